@@ -1,0 +1,42 @@
+"""The application factory: config -> extensions -> blueprints -> error handlers -> CLI."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from flask import Flask
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MIGRATIONS_DIR = str(PROJECT_ROOT / "migrations")
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    from . import config, errors
+    from .cli import register_commands
+    from .db import init_engine_events, init_session_events
+    from .extensions import cors, db, migrate
+    from .routes import register_blueprints
+
+    instance_path = os.environ.get("LEDGER_INSTANCE_PATH") or str(PROJECT_ROOT / "instance")
+    app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
+    config.load(app, test_config)
+    os.makedirs(app.instance_path, exist_ok=True)
+
+    db.init_app(app)
+    with app.app_context():
+        init_engine_events(db.engine)
+    init_session_events()
+    migrate.init_app(app, db, directory=MIGRATIONS_DIR)
+    cors.init_app(
+        app,
+        origins=[app.config["WEB_ORIGIN"]],
+        supports_credentials=True,
+        methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+        allow_headers=["Content-Type", "Authorization"],
+    )
+
+    register_blueprints(app)
+    errors.register(app)
+    register_commands(app)
+    return app

@@ -1,0 +1,162 @@
+"""The `ledger-service` command: a Flask CLI group over the app factory.
+
+Each command parses its arguments, calls services, commits and echoes. User
+accounts are managed only here, never over HTTP.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from flask import current_app
+from flask.cli import FlaskGroup, with_appcontext
+
+from . import db as store
+from .config import parse_host_port
+from .services import credentials, users
+from .services.errors import ServiceError
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(1)
+
+
+def _run(fn, *args, **kwargs):
+    """Run a service call as one unit of work; a ServiceError is a one-line failure."""
+    store.write_intent.set(True)
+    try:
+        result = fn(*args, **kwargs)
+        store.commit()
+        return result
+    except ServiceError as err:
+        store.rollback()
+        _fail(err.message)
+
+
+def _read_password(option: str | None) -> str | None:
+    if option is None:
+        return None
+    if option != "-":
+        _fail("pass the password on standard input with --password - (never on the command line)")
+    line = sys.stdin.readline()
+    password = line.rstrip("\r\n")
+    if not password:
+        _fail("no password on standard input")
+    return password
+
+
+def upgrade_schema() -> None:
+    """Bring the schema to the newest migration (serialised under a lock, see migrations/env.py)."""
+    from flask_migrate import upgrade
+
+    store.write_intent.set(True)
+    upgrade(directory=current_app.extensions["migrate"].directory)
+
+
+@click.command("serve")
+@with_appcontext
+def serve_command():
+    """Migrate the schema, then serve the API with waitress on BIND_ADDR."""
+    import waitress
+
+    app = current_app._get_current_object()
+    upgrade_schema()
+    host, port = parse_host_port(app.config["BIND_ADDR"])
+    click.echo(f"ledger-service API on http://{host}:{port} (API_ORIGIN {app.config['API_ORIGIN']})")
+    waitress.serve(app, host=host, port=port, threads=8, ident="ledger-service")
+
+
+@click.group("user")
+def user_group():
+    """Manage users (never possible over HTTP)."""
+
+
+@user_group.command("add")
+@click.argument("email")
+@click.option("--password", "password_opt", metavar="-", help="read the password from stdin")
+@with_appcontext
+def user_add(email, password_opt):
+    """Create a user; prints a generated password once unless --password - is given."""
+    upgrade_schema()
+    password = _read_password(password_opt)
+    generated = password is None
+    if generated:
+        password = users.generate_password()
+    user = _run(users.add_user, email, password)
+    if generated:
+        click.echo(password)
+    else:
+        click.echo(f"created {user.email}", err=True)
+
+
+@user_group.command("list")
+@with_appcontext
+def user_list():
+    """One row per user: email, passkey count, last seen."""
+    upgrade_schema()
+    for row in _run(users.list_users):
+        click.echo(f"{row['email']}\t{row['passkeys']}\t{row['last_seen_at'] or 'never'}")
+
+
+@user_group.command("passwd")
+@click.argument("email")
+@click.option("--password", "password_opt", metavar="-", help="read the password from stdin")
+@with_appcontext
+def user_passwd(email, password_opt):
+    """Reset a password; ends every session and revokes every token of the user."""
+    upgrade_schema()
+    password = _read_password(password_opt)
+    generated = password is None
+    if generated:
+        password = users.generate_password()
+    _run(users.set_password, email, password)
+    if generated:
+        click.echo(password)
+
+
+@user_group.command("rm")
+@click.argument("email")
+@with_appcontext
+def user_rm(email):
+    """Delete a user; their transactions stay, with the author cleared."""
+    upgrade_schema()
+    _run(users.remove_user, email)
+    click.echo(f"removed {users.normalise_email(email)}", err=True)
+
+
+@click.command("mint-token")
+@click.argument("email")
+@click.option("--label", default=None, help="a name for the token (default: cli)")
+@click.option("--days", default=365, show_default=True, type=int, help="lifetime in days")
+@with_appcontext
+def mint_token(email, label, days):
+    """Mint a bearer token for scripts and clients; prints it alone on one line."""
+    upgrade_schema()
+    token = _run(
+        credentials.mint_token,
+        email,
+        label=label,
+        days=days,
+        audience=current_app.config["API_ORIGIN"],
+    )
+    click.echo(token)
+
+
+def register_commands(app) -> None:
+    for command in (serve_command, user_group, mint_token):
+        app.cli.add_command(command)
+
+
+def _create_app():
+    from . import create_app
+
+    return create_app()
+
+
+cli = FlaskGroup(
+    create_app=_create_app,
+    add_default_commands=False,
+    help="ledger-service: a double-entry bookkeeping server. Administer users and tokens, or serve.",
+)

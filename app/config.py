@@ -1,0 +1,95 @@
+"""Configuration: defaults <- instance/config.py <- environment <- test mapping.
+
+Origins are canonicalised once here (scheme and host lowercased, trailing slash
+removed) and every other module reads the canonical values from app.config.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import urlsplit, urlunsplit
+
+ENV_KEYS = (
+    "DATABASE_URL",
+    "BIND_ADDR",
+    "WEB_BIND_ADDR",
+    "API_ORIGIN",
+    "WEB_ORIGIN",
+    "SESSION_TTL_DAYS",
+    "OAUTH_CLIENT_COMPAT",
+)
+
+DEFAULTS = {
+    "DATABASE_URL": None,  # None: a SQLite file in the instance folder
+    "BIND_ADDR": "0.0.0.0:38081",
+    "WEB_BIND_ADDR": None,  # None: all interfaces on WEB_ORIGIN's port
+    "API_ORIGIN": "http://localhost:38081",
+    "WEB_ORIGIN": "http://localhost:38080",
+    "SESSION_TTL_DAYS": 30,
+    "OAUTH_CLIENT_COMPAT": False,
+    # Tests may set a callable returning an aware UTC datetime (an injectable clock).
+    "CLOCK": None,
+    # Tests lower argon2's cost; production never sets this.
+    "PASSWORD_HASH_FAST": False,
+}
+
+TRUE_WORDS = {"1", "true", "yes", "on"}
+
+
+def canonical_origin(value: str) -> str:
+    """Lowercase scheme and host, drop one trailing slash (SPEC: canonical form)."""
+    value = value.strip()
+    parts = urlsplit(value)
+    if not parts.scheme or not parts.netloc:
+        raise ValueError(f"not an absolute URL: {value!r}")
+    path = parts.path[:-1] if parts.path.endswith("/") else parts.path
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+
+
+def normalise_database_url(url: str) -> str:
+    """Route every PostgreSQL URL to psycopg 3; leave SQLite URLs alone."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+def parse_host_port(value: str, default_host: str = "0.0.0.0") -> tuple[str, int]:
+    """Parse 'host:port' (or '[::1]:port', or ':port') into a pair."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"expected host:port, got {value!r}")
+    host = host.strip("[]") or default_host
+    return host, int(port)
+
+
+def load(app, test_config=None) -> None:
+    """Fill app.config from the layers and canonicalise what needs it."""
+    app.config.from_mapping(DEFAULTS)
+    app.config.from_pyfile("config.py", silent=True)
+    for key in ENV_KEYS:
+        if key in os.environ and os.environ[key] != "":
+            app.config[key] = os.environ[key]
+    if test_config:
+        app.config.from_mapping(test_config)
+
+    cfg = app.config
+    if not cfg["DATABASE_URL"]:
+        cfg["DATABASE_URL"] = "sqlite:///" + os.path.join(app.instance_path, "ledger.db")
+    cfg["DATABASE_URL"] = normalise_database_url(cfg["DATABASE_URL"])
+    cfg["API_ORIGIN"] = canonical_origin(cfg["API_ORIGIN"])
+    cfg["WEB_ORIGIN"] = canonical_origin(cfg["WEB_ORIGIN"])
+    cfg["SESSION_TTL_DAYS"] = int(cfg["SESSION_TTL_DAYS"])
+    compat = cfg["OAUTH_CLIENT_COMPAT"]
+    if isinstance(compat, str):
+        cfg["OAUTH_CLIENT_COMPAT"] = compat.strip().lower() in TRUE_WORDS
+
+    cfg["SQLALCHEMY_DATABASE_URI"] = cfg["DATABASE_URL"]
+    engine_options = {"pool_pre_ping": True}
+    if cfg["DATABASE_URL"].startswith("sqlite"):
+        # One connection per thread is fine for SQLite; waits are handled by busy_timeout.
+        engine_options["connect_args"] = {"timeout": 30}
+    cfg.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options)
+    cfg["SQLALCHEMY_TRACK_MODIFICATIONS"] = False
+    cfg["JSON_SORT_KEYS"] = False
+    app.json.sort_keys = False

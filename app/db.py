@@ -1,0 +1,111 @@
+"""Store plumbing: SQLite pragmas, SQLite's pre-commit balance check, and commit().
+
+commit() is the single unit-of-work boundary that routes, MCP tools and CLI
+commands use. Services only flush.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+from sqlalchemy import event, text
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+
+from .extensions import db
+from .services.errors import ServiceError, from_db_error
+
+
+class BalanceViolation(Exception):
+    """SQLite's equivalent of the PostgreSQL balance trigger's P0001."""
+
+
+# Transactions touched in this database transaction are noted in
+# ledger_balance_pending by SQLite triggers (see the first migration); before
+# COMMIT they are re-checked here. A whole transaction deleted is skipped by the join.
+_SQLITE_UNBALANCED = text(
+    """
+    SELECT p.transaction_id
+    FROM ledger_balance_pending AS p
+    JOIN transactions AS t ON t.id = p.transaction_id
+    LEFT JOIN entries AS e ON e.transaction_id = t.id
+    GROUP BY p.transaction_id
+    HAVING COUNT(e.id) < 2 OR COALESCE(SUM(e.amount_cents), 0) <> 0
+    LIMIT 1
+    """
+)
+
+
+def _sqlite_connect_pragmas(dbapi_conn, _record):
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
+
+
+def _sqlite_begin_immediate_off(dbapi_conn, _record):
+    # pysqlite's implicit transaction handling breaks SAVEPOINT and makes BEGIN
+    # lazy in surprising ways; take control and emit BEGIN ourselves.
+    dbapi_conn.isolation_level = None
+
+
+def _sqlite_begin(conn):
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if write_intent.get() else "BEGIN")
+
+
+def _check_sqlite_balance(session):
+    bind = session.get_bind()
+    if bind.dialect.name != "sqlite":
+        return
+    session.flush()
+    if session.execute(text("SELECT 1 FROM ledger_balance_pending LIMIT 1")).first() is None:
+        return
+    bad = session.execute(_SQLITE_UNBALANCED).first()
+    if bad is not None:
+        raise BalanceViolation(f"transaction {bad[0]} does not balance")
+    session.execute(text("DELETE FROM ledger_balance_pending"))
+
+
+def init_engine_events(engine: Engine) -> None:
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_begin_immediate_off)
+        event.listen(engine, "connect", _sqlite_connect_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
+
+
+def init_session_events() -> None:
+    # Registered once on the scoped session's class so every session gets it.
+    if not event.contains(db.session, "before_commit", _check_sqlite_balance):
+        event.listen(db.session, "before_commit", _check_sqlite_balance)
+
+
+def commit() -> None:
+    """Commit the unit of work; a store refusal becomes a ServiceError, the rest re-raises."""
+    try:
+        db.session.commit()
+    except (DBAPIError, BalanceViolation) as exc:
+        db.session.rollback()
+        mapped = from_db_error(exc)
+        if mapped is None:
+            raise
+        raise mapped from exc
+
+
+def rollback() -> None:
+    db.session.rollback()
+
+
+def finish(error: BaseException | None) -> None:
+    """End a unit of work after an error: keep it if the error is a state change."""
+    if isinstance(error, ServiceError) and error.commit:
+        commit()
+    else:
+        rollback()
+
+
+# Whether the unit of work will write. On SQLite a writer starts with BEGIN IMMEDIATE,
+# taking the write lock up front (waiting under busy_timeout) instead of failing with
+# SQLITE_BUSY when a read transaction later tries to upgrade.
+write_intent: ContextVar[bool] = ContextVar("write_intent", default=False)

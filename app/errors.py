@@ -1,0 +1,64 @@
+"""The HTTP error mapping, registered once.
+
+ServiceError -> {error} with its status (401 adds the WWW-Authenticate challenge,
+429 adds Retry-After); werkzeug HTTP errors -> {error}; anything else -> a fixed
+generic 500 sentence, with details in the server log only.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import current_app, jsonify
+from werkzeug.exceptions import HTTPException
+
+from . import db as store
+from .services.errors import ServiceError, TooManyAttempts, Unauthenticated
+
+log = logging.getLogger("app.errors")
+
+GENERIC_500 = "something went wrong on the server; the details are in the server log"
+
+
+def challenge_header() -> str:
+    origin = current_app.config["API_ORIGIN"]
+    return f'Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource"'
+
+
+def error_response(message: str, status: int):
+    response = jsonify({"error": message})
+    response.status_code = status
+    return response
+
+
+def handle_service_error(err: ServiceError):
+    store.finish(err)
+    response = error_response(err.message, err.status)
+    if isinstance(err, Unauthenticated):
+        response.headers["WWW-Authenticate"] = challenge_header()
+    if isinstance(err, TooManyAttempts):
+        response.headers["Retry-After"] = str(max(1, int(err.retry_after)))
+    return response
+
+
+def handle_http_error(err: HTTPException):
+    store.rollback()
+    response = error_response((err.name or "error").lower(), err.code or 500)
+    if err.code == 405 and getattr(err, "valid_methods", None):
+        response.headers["Allow"] = ", ".join(err.valid_methods)
+    return response
+
+
+def handle_unexpected(err: Exception):
+    log.exception("unhandled error: %s", err)
+    try:
+        store.rollback()
+    except Exception:  # the connection itself may be what failed
+        log.exception("rollback failed")
+    return error_response(GENERIC_500, 500)
+
+
+def register(app) -> None:
+    app.register_error_handler(ServiceError, handle_service_error)
+    app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(Exception, handle_unexpected)

@@ -1,0 +1,23 @@
+"""Every model, imported so that Alembic and the tests see the full metadata."""
+
+from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
+from .ledger import ACCOUNT_KINDS, BOOK_STYLES, Account, Entry, Settings, Transaction
+from .oauth import AuthorizationCode, DeviceRecord, OAuthClient, Token
+
+__all__ = [
+    "ACCOUNT_KINDS",
+    "BOOK_STYLES",
+    "Account",
+    "AuthorizationCode",
+    "DeviceRecord",
+    "Entry",
+    "LoginThrottle",
+    "OAuthClient",
+    "Passkey",
+    "Session",
+    "Settings",
+    "Token",
+    "Transaction",
+    "User",
+    "WebAuthnChallenge",
+]

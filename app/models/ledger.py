@@ -1,0 +1,107 @@
+"""The books: accounts, transactions, entries and the settings row.
+
+Design overview
+---------------
+A Transaction is a dated, described header. Its Entries carry signed integer
+cents against Accounts: a debit is positive, a credit negative. The entries of
+one transaction always number at least two and sum to exactly zero.
+
+That invariant is enforced three times, deliberately:
+1. services.transactions validates every posting before it is written;
+2. the store re-checks at commit: on PostgreSQL a DEFERRABLE INITIALLY DEFERRED
+   constraint trigger raising SQLSTATE P0001; on SQLite triggers that note the
+   touched transactions plus a check run by app.db just before COMMIT;
+3. reports rely on it (all-time balances sum to zero; assets = liabilities + equity).
+
+Deleting a transaction cascades to its entries (ON DELETE CASCADE). Removing a
+user keeps their transactions with created_by set to NULL (ON DELETE SET NULL).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Date,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from ..extensions import db
+from .types import UTCDateTime
+
+ACCOUNT_KINDS = ("asset", "liability", "equity", "income", "expense")
+BOOK_STYLES = ("club", "personal")
+
+# BigInteger on PostgreSQL, INTEGER on SQLite (so it stays the rowid alias).
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Account(db.Model):
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False, unique=True)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+
+    __table_args__ = (
+        CheckConstraint(
+            "kind IN ('asset', 'liability', 'equity', 'income', 'expense')", name="kind"
+        ),
+        Index("ix_accounts_kind_name", "kind", "name"),
+    )
+
+
+class Transaction(db.Model):
+    __tablename__ = "transactions"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    occurred_on: Mapped[date] = mapped_column(Date, nullable=False)
+    description: Mapped[str] = mapped_column(Text, nullable=False)
+    created_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+
+    __table_args__ = (
+        # Serves the listing order (occurred_on DESC, id DESC) and date windows.
+        Index("ix_transactions_occurred_on_id", "occurred_on", "id"),
+        Index("ix_transactions_created_by", "created_by"),
+    )
+
+
+class Entry(db.Model):
+    __tablename__ = "entries"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    transaction_id: Mapped[int] = mapped_column(
+        ForeignKey("transactions.id", ondelete="CASCADE"), nullable=False
+    )
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="RESTRICT"), nullable=False
+    )
+    amount_cents: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+    __table_args__ = (
+        Index("ix_entries_transaction_id", "transaction_id", "id"),
+        # Covers the per-account sum without touching the table.
+        Index("ix_entries_account_id_amount", "account_id", "transaction_id", "amount_cents"),
+    )
+
+
+class Settings(db.Model):
+    __tablename__ = "settings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    book_style: Mapped[str] = mapped_column(String(16), nullable=False)
+
+    __table_args__ = (
+        CheckConstraint("id = 1", name="single_row"),
+        CheckConstraint("book_style IN ('club', 'personal')", name="book_style"),
+    )

@@ -1,0 +1,114 @@
+"""OAuth state: clients, bearer tokens (access and refresh), authorization codes, device records.
+
+Every token and code is stored only as the SHA-256 hex digest of what was handed out.
+Tokens form families: a refresh token records its parent; the access token issued
+with a refresh token records that refresh token as its parent; `family_id` is the
+digest of the family's root (the first refresh token of an authorization grant).
+An administratively minted token is kind 'access' with no parent.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from ..extensions import db
+from .types import UTCDateTime
+
+
+class OAuthClient(db.Model):
+    __tablename__ = "oauth_clients"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    dynamic: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    redirect_uris: Mapped[str] = mapped_column(Text, nullable=False)  # JSON array
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    first_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class Token(db.Model):
+    __tablename__ = "tokens"
+
+    # SHA-256 hex digest of the token; also the Connection id in GET /auth/tokens.
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
+    )
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("oauth_clients.id", ondelete="RESTRICT"), nullable=False
+    )
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    label: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    audience: Mapped[str] = mapped_column(String(400), nullable=False)
+    parent_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    family_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    retired_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (
+        CheckConstraint("kind IN ('access', 'refresh')", name="kind"),
+        Index("ix_tokens_user_id", "user_id"),
+        Index("ix_tokens_parent_id", "parent_id"),
+        Index("ix_tokens_family_id", "family_id"),
+        Index("ix_tokens_client_id", "client_id"),
+    )
+
+
+class AuthorizationCode(db.Model):
+    __tablename__ = "authorization_codes"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # digest of the code
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("oauth_clients.id", ondelete="RESTRICT"), nullable=False
+    )
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
+    )
+    redirect_uri: Mapped[str] = mapped_column(Text, nullable=False)
+    code_challenge: Mapped[str] = mapped_column(String(200), nullable=False)
+    resource: Mapped[str] = mapped_column(String(400), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+
+    __table_args__ = (Index("ix_authorization_codes_client_id", "client_id"),)
+
+
+class DeviceRecord(db.Model):
+    __tablename__ = "device_records"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # digest of device_code
+    user_code: Mapped[str] = mapped_column(String(9), nullable=False, unique=True)
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("oauth_clients.id", ondelete="CASCADE"), nullable=False
+    )
+    resource: Mapped[str] = mapped_column(String(400), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), nullable=True
+    )
+    # Digest of the session that approved it (re-approval by that session is free).
+    decided_by_session: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    interval: Mapped[int] = mapped_column(Integer, nullable=False, default=5)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    last_poll_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (
+        CheckConstraint("status IN ('pending', 'approved', 'declined')", name="status"),
+        Index("ix_device_records_client_id", "client_id"),
+    )

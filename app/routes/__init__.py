@@ -1,0 +1,21 @@
+"""The one list of blueprints, plus GET /health."""
+
+from flask import Blueprint
+
+from .support import load_principal, open_route
+
+health_bp = Blueprint("health", __name__)
+
+
+@health_bp.get("/health")
+@open_route
+def health():
+    return "ok", 200, {"Content-Type": "text/plain; charset=utf-8"}
+
+
+def register_blueprints(app) -> None:
+    from . import ledger, reports
+
+    app.before_request(load_principal)
+    for bp in (health_bp, ledger.bp, reports.bp):
+        app.register_blueprint(bp)

@@ -1,0 +1,61 @@
+"""HTTP adapters for accounts, transactions and settings."""
+
+from flask import Blueprint, jsonify, request
+
+from .. import db as store
+from ..services import accounts, settings, transactions, validate
+from .support import json_body, principal
+
+bp = Blueprint("ledger", __name__)
+
+
+@bp.get("/accounts")
+def list_accounts():
+    return jsonify(accounts.list_accounts())
+
+
+@bp.post("/accounts")
+def create_account():
+    body = json_body()
+    account = accounts.create_account(body.get("name"), body.get("kind"))
+    store.commit()
+    return jsonify(account), 201
+
+
+@bp.get("/transactions")
+def list_transactions():
+    start, end = validate.window(request.args.get("from"), request.args.get("to"))
+    return jsonify(transactions.list_transactions(start, end))
+
+
+@bp.post("/transactions")
+def record_transaction():
+    body = json_body()
+    tx_id = transactions.record_transaction(
+        body.get("occurred_on"),
+        body.get("description"),
+        body.get("entries"),
+        created_by=principal().user_id,
+    )
+    store.commit()
+    return jsonify({"id": tx_id}), 201
+
+
+@bp.delete("/transactions/<int:tx_id>")
+def delete_transaction(tx_id: int):
+    transactions.delete_transaction(tx_id)
+    store.commit()
+    return "", 204
+
+
+@bp.get("/settings")
+def get_settings():
+    return jsonify(settings.get_settings())
+
+
+@bp.put("/settings")
+def update_settings():
+    body = json_body()
+    result = settings.update_settings(body.get("book_style"))
+    store.commit()
+    return jsonify(result)

@@ -1,0 +1,25 @@
+"""HTTP adapters for the three reports (all built on services.reports.account_sums)."""
+
+from flask import Blueprint, jsonify, request
+
+from ..services import reports, validate
+
+bp = Blueprint("reports", __name__, url_prefix="/reports")
+
+
+@bp.get("/balances")
+def balances():
+    start, end = validate.window(request.args.get("from"), request.args.get("to"))
+    return jsonify(reports.balances(start, end))
+
+
+@bp.get("/income-statement")
+def income_statement():
+    start, end = validate.window(request.args.get("from"), request.args.get("to"))
+    return jsonify(reports.income_statement(start, end))
+
+
+@bp.get("/balance-sheet")
+def balance_sheet():
+    as_of = validate.optional_date("as_of", request.args.get("as_of"))
+    return jsonify(reports.balance_sheet(as_of))

@@ -1,0 +1,84 @@
+"""Shared plumbing for the HTTP adapters: access tiers, body parsing, the principal.
+
+Access is default-deny: a view is full tier (bearer token or full session)
+unless it is marked @open_route or @half_session. @session_only additionally
+refuses bearer tokens (credential-issuing and credential-destroying routes).
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from flask import current_app, g, request
+
+from .. import db as store
+from ..services import credentials
+from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
+
+SESSION_COOKIE = "svc_session"
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def open_route(view):
+    view._tier = "open"
+    return view
+
+
+def half_session(view):
+    view._tier = "half"
+    return view
+
+
+def session_only(refusal=None):
+    """Full tier, but refuse bearer tokens with 403 (refusal builds the error to raise)."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(*args, **kwargs):
+            if g.principal is not None and g.principal.via == "bearer":
+                raise (refusal() if refusal else Forbidden("this action needs a signed-in session, not a token"))
+            return view(*args, **kwargs)
+
+        wrapper._tier = "full"
+        return wrapper
+
+    return decorate
+
+
+def load_principal():
+    """before_request: resolve the caller and enforce the route's tier."""
+    store.write_intent.set(request.method not in _SAFE_METHODS)
+    g.principal = None
+    if request.method == "OPTIONS":  # CORS preflight carries no credentials
+        return None
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    if view is None:  # no such route: let routing answer 404/405
+        return None
+    tier = getattr(view, "_tier", "full")
+    g.principal = credentials.resolve(
+        cookie=request.cookies.get(SESSION_COOKIE),
+        authorization=request.headers.get("Authorization"),
+        audience=current_app.config["API_ORIGIN"],
+    )
+    store.commit()  # keep last-use bookkeeping even if the request then fails
+    if tier == "full" and (g.principal is None or not g.principal.full):
+        raise Unauthenticated("authentication required")
+    if tier == "half" and (g.principal is None or g.principal.via != "session"):
+        raise Unauthenticated("authentication required")
+    return None
+
+
+def json_body() -> dict:
+    """The JSON object in the body: 415 unless application/json, 400 if malformed."""
+    if not request.is_json:
+        raise UnsupportedMediaType("the request body must be JSON (Content-Type: application/json)")
+    data = request.get_json(silent=True)
+    if data is None:
+        raise BadRequest("the request body is not valid JSON")
+    if not isinstance(data, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return data
+
+
+def principal() -> credentials.Principal:
+    return g.principal

@@ -1,0 +1,122 @@
+"""The credential layer: who is calling, and how.
+
+resolve() turns the request's credentials into a Principal or None. A bearer
+token is looked up by the SHA-256 digest of what was presented (never compared
+raw); it must be live (not expired, retired or revoked), of kind 'access', and
+bound to this API's canonical origin. Cookie sessions are resolved by
+services.sessions (the sign-in issue) through the same Principal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import select, update
+
+from ..extensions import db
+from ..models import Token, User
+from . import clock, crypto, sessions
+from .errors import BadRequest
+from .users import get_user
+
+# last_used_at is refreshed at most this often, so reads do not write on every request.
+LAST_USED_RESOLUTION = timedelta(seconds=60)
+ADMIN_CLIENT_ID = "svc-cli"
+
+
+@dataclass(frozen=True)
+class Principal:
+    user_id: int
+    email: str
+    via: str  # "session" | "bearer"
+    mfa_complete: bool
+    session_id: str | None = None  # digest of the cookie session, when via == "session"
+    token_id: str | None = None  # digest of the bearer token, when via == "bearer"
+
+    @property
+    def full(self) -> bool:
+        return self.via == "bearer" or self.mfa_complete
+
+
+def bearer_from_header(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, value = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()
+
+
+def resolve_bearer(token: str, audience: str) -> Principal | None:
+    now = clock.now()
+    row = db.session.execute(
+        select(
+            Token.id, Token.user_id, Token.expires_at, Token.last_used_at, Token.audience, User.email
+        )
+        .join(User, User.id == Token.user_id)
+        .where(
+            Token.id == crypto.digest(token),
+            Token.kind == "access",
+            Token.revoked_at.is_(None),
+            Token.retired_at.is_(None),
+        )
+    ).first()
+    if row is None or row.expires_at <= now or not crypto.same(row.audience, audience):
+        return None
+    if row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION:
+        db.session.execute(update(Token).where(Token.id == row.id).values(last_used_at=now))
+        db.session.execute(update(User).where(User.id == row.user_id).values(last_seen_at=now))
+    return Principal(
+        user_id=row.user_id, email=row.email, via="bearer", mfa_complete=True, token_id=row.id
+    )
+
+
+def resolve(*, cookie: str | None, authorization: str | None, audience: str) -> Principal | None:
+    """The caller, from an Authorization header or else the session cookie.
+
+    A presented Authorization header is authoritative: an invalid bearer token does
+    not fall back to the cookie.
+    """
+    if authorization is not None:
+        token = bearer_from_header(authorization)
+        return resolve_bearer(token, audience) if token else None
+    if cookie:
+        return resolve_session(cookie)
+    return None
+
+
+def resolve_session(cookie: str) -> Principal | None:
+    live = sessions.lookup(cookie)
+    if live is None:
+        return None
+    return Principal(
+        user_id=live.user_id,
+        email=live.email,
+        via="session",
+        mfa_complete=live.mfa_complete,
+        session_id=live.id,
+    )
+
+
+def mint_token(email, *, label: str | None, days: int, audience: str) -> str:
+    """An administratively minted access token for scripts and clients (CONTRACT)."""
+    user = get_user(email)
+    if days < 1:
+        raise BadRequest("--days must be at least 1")
+    token = crypto.new_token()
+    now = clock.now()
+    db.session.add(
+        Token(
+            id=crypto.digest(token),
+            user_id=user.id,
+            client_id=ADMIN_CLIENT_ID,
+            kind="access",
+            label=label or "cli",
+            audience=audience,
+            created_at=now,
+            expires_at=now + timedelta(days=days),
+        )
+    )
+    db.session.flush()
+    return token

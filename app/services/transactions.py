@@ -1,0 +1,120 @@
+"""Transactions: listing, recording, deleting.
+
+IMPORTANT: a posting is written only if it has at least two entries that sum to
+exactly zero. This function is the single write path for postings (HTTP, MCP and
+import all call record_transaction); the store re-checks the same rule at commit.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlalchemy import delete, insert, select
+
+from ..extensions import db
+from ..models import Account, Entry, Transaction, User
+from . import clock, validate
+from .errors import BadRequest, NotFound
+
+DESCRIPTION_MAX = 2000
+
+
+def check_balanced(entries: list[tuple[int, int]]) -> None:
+    """The double-entry rule: at least two entries, summing to zero."""
+    if len(entries) < 2:
+        raise BadRequest(f"a transaction needs at least 2 entries; got {len(entries)}")
+    total = sum(amount for _, amount in entries)
+    if total != 0:
+        raise BadRequest(
+            f"entries must sum to 0; the {len(entries)} entries sum to {total}"
+        )
+
+
+def check_accounts_exist(account_ids: set[int]) -> None:
+    found = set(
+        db.session.execute(select(Account.id).where(Account.id.in_(account_ids))).scalars()
+    )
+    missing = sorted(account_ids - found)
+    if missing:
+        raise BadRequest(f"unknown account_id {missing[0]}")
+
+
+def record_transaction(occurred_on, description, entries, created_by: int | None) -> int:
+    """Validate and store one balanced posting with its entries; return its id."""
+    if occurred_on is None:
+        raise BadRequest("occurred_on is required")
+    day = validate.date_value("occurred_on", occurred_on)
+    description = validate.text("description", description, max_length=DESCRIPTION_MAX)
+    parsed = validate.entries(entries)
+    check_balanced(parsed)
+    check_accounts_exist({account_id for account_id, _ in parsed})
+
+    tx_id = db.session.execute(
+        insert(Transaction)
+        .values(
+            occurred_on=day,
+            description=description,
+            created_by=created_by,
+            created_at=clock.now(),
+        )
+        .returning(Transaction.id)
+    ).scalar_one()
+    db.session.execute(
+        insert(Entry),
+        [
+            {"transaction_id": tx_id, "account_id": account_id, "amount_cents": amount}
+            for account_id, amount in parsed
+        ],
+    )
+    return tx_id
+
+
+def delete_transaction(tx_id: int) -> None:
+    """Delete a transaction and (by cascade) its entries."""
+    if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
+        raise NotFound("no such transaction")
+    result = db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
+    if result.rowcount != 1:
+        raise NotFound("no such transaction")
+
+
+def list_transactions(start: date | None, end: date | None) -> list[dict]:
+    """Transactions in an inclusive window, newest first, each with its entries."""
+    query = (
+        select(Transaction.id, Transaction.occurred_on, Transaction.description, User.email)
+        .outerjoin(User, User.id == Transaction.created_by)
+        .order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
+    )
+    if start is not None:
+        query = query.where(Transaction.occurred_on >= start)
+    if end is not None:
+        query = query.where(Transaction.occurred_on <= end)
+    headers = db.session.execute(query).all()
+    if not headers:
+        return []
+
+    entry_query = (
+        select(Entry.transaction_id, Entry.account_id, Account.name, Entry.amount_cents)
+        .join(Account, Account.id == Entry.account_id)
+        .join(Transaction, Transaction.id == Entry.transaction_id)
+        .order_by(Entry.id)
+    )
+    if start is not None:
+        entry_query = entry_query.where(Transaction.occurred_on >= start)
+    if end is not None:
+        entry_query = entry_query.where(Transaction.occurred_on <= end)
+    by_tx: dict[int, list[dict]] = {}
+    for row in db.session.execute(entry_query):
+        by_tx.setdefault(row.transaction_id, []).append(
+            {"account_id": row.account_id, "account_name": row.name, "amount_cents": row.amount_cents}
+        )
+    return [
+        {
+            "id": h.id,
+            "occurred_on": h.occurred_on.isoformat(),
+            "description": h.description,
+            "created_by_email": h.email,
+            "entries": by_tx.get(h.id, []),
+        }
+        for h in headers
+    ]

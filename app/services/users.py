@@ -1,0 +1,108 @@
+"""User administration (the CLI's commands call these; never reachable over HTTP)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from sqlalchemy import delete, func, select, update
+
+from ..extensions import db
+from ..models import Passkey, Token, User
+from . import clock, passwords, sessions
+from .errors import BadRequest, NotFound
+
+_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+PASSWORD_MIN = 8
+
+
+def normalise_email(email) -> str:
+    if not isinstance(email, str):
+        raise BadRequest("email must be a string")
+    return email.strip().lower()
+
+
+def valid_email(email) -> str:
+    email = normalise_email(email)
+    if len(email) > 254 or not _EMAIL_RE.match(email):
+        raise BadRequest(f"not a valid email address: {email!r}")
+    return email
+
+
+def generate_password() -> str:
+    return secrets.token_urlsafe(15)
+
+
+def check_password_strength(password) -> str:
+    if not isinstance(password, str) or len(password) < PASSWORD_MIN:
+        raise BadRequest(f"the password must be at least {PASSWORD_MIN} characters")
+    return password
+
+
+def find_user(email) -> User | None:
+    return db.session.execute(
+        select(User).where(User.email == normalise_email(email))
+    ).scalar_one_or_none()
+
+
+def get_user(email) -> User:
+    user = find_user(email)
+    if user is None:
+        raise NotFound(f"no user with email {normalise_email(email)!r}")
+    return user
+
+
+def add_user(email, password: str) -> User:
+    """Create a user with an argon2 hash of the password."""
+    email = valid_email(email)
+    check_password_strength(password)
+    if find_user(email) is not None:
+        raise BadRequest(f"a user with email {email!r} already exists")
+    user = User(
+        email=email,
+        password_hash=passwords.hash_password(password),
+        webauthn_handle=secrets.token_bytes(32),
+        created_at=clock.now(),
+    )
+    db.session.add(user)
+    db.session.flush()
+    return user
+
+
+def end_all_sessions_and_tokens(user_id: int) -> None:
+    """SPEC: password change, reset or removal ends every session and revokes every token."""
+    sessions.end_all_for_user(user_id)
+    db.session.execute(
+        update(Token)
+        .where(Token.user_id == user_id, Token.revoked_at.is_(None))
+        .values(revoked_at=clock.now())
+    )
+
+
+def set_password(email, password: str) -> User:
+    user = get_user(email)
+    check_password_strength(password)
+    user.password_hash = passwords.hash_password(password)
+    end_all_sessions_and_tokens(user.id)
+    db.session.flush()
+    return user
+
+
+def remove_user(email) -> None:
+    """Delete the user; sessions, passkeys and tokens cascade; transactions keep created_by NULL."""
+    user = get_user(email)
+    end_all_sessions_and_tokens(user.id)
+    db.session.execute(delete(User).where(User.id == user.id))
+
+
+def list_users() -> list[dict]:
+    count = (
+        select(func.count(Passkey.id)).where(Passkey.user_id == User.id).scalar_subquery()
+    )
+    rows = db.session.execute(
+        select(User.email, count.label("passkeys"), User.last_seen_at).order_by(User.email)
+    )
+    return [
+        {"email": r.email, "passkeys": r.passkeys, "last_seen_at": clock.iso(r.last_seen_at)}
+        for r in rows
+    ]

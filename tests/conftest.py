@@ -1,0 +1,266 @@
+"""Fixtures: every test that touches the app runs once on SQLite and once on PostgreSQL.
+
+The schema comes from the migrations (never create_all). PostgreSQL gets a
+throwaway database per test run. If PostgreSQL is unreachable its runs are
+skipped with a visible reason, unless CI (or LEDGER_REQUIRE_POSTGRES) is set,
+in which case they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from app import create_app
+from app import db as store
+from app.extensions import db
+from app.services import accounts, credentials, users
+
+PG_ADMIN_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+API_ORIGIN = "http://localhost:38081"
+WEB_ORIGIN = "http://localhost:38080"
+PASSWORD = "correct horse battery staple"
+# Tables whose seeded rows survive the per-test reset (they are reset by hand).
+SEEDED = {"settings", "oauth_clients"}
+
+
+def _require_postgres() -> bool:
+    flag = os.environ.get("LEDGER_REQUIRE_POSTGRES") or os.environ.get("CI") or ""
+    return flag.strip().lower() not in ("", "0", "false", "no")
+
+
+class FakeClock:
+    """An injectable clock: starts at a fixed instant, moves only when told."""
+
+    def __init__(self, start: datetime | None = None):
+        self.current = start or datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.current
+
+    def advance(self, seconds: float = 0, **kwargs) -> datetime:
+        self.current += timedelta(seconds=seconds, **kwargs)
+        return self.current
+
+
+def _migrate(url: str) -> None:
+    from flask_migrate import upgrade
+
+    app = create_app({"DATABASE_URL": url, "TESTING": True})
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade()
+        db.engine.dispose()
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def database_url(request, tmp_path_factory):
+    if request.param == "sqlite":
+        url = "sqlite:///" + str(tmp_path_factory.mktemp("db") / "ledger.db")
+        _migrate(url)
+        yield url
+        return
+
+    name = "ledger_test_" + secrets.token_hex(4)
+    try:
+        admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # noqa: BLE001 - any failure means "no PostgreSQL here"
+        reason = f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(exc).__name__}"
+        if _require_postgres():
+            pytest.fail(reason + " (CI/LEDGER_REQUIRE_POSTGRES set: PostgreSQL runs are required)")
+        pytest.skip(reason)
+    url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    try:
+        _migrate(url)
+        yield url
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def dialect(database_url) -> str:
+    return "postgresql" if database_url.startswith("postgresql") else "sqlite"
+
+
+def reset_database() -> None:
+    """Empty every table but keep the seeds, as a freshly migrated database has them."""
+    engine = db.engine
+    tables = [t.name for t in reversed(db.metadata.sorted_tables) if t.name not in SEEDED]
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(text("TRUNCATE " + ", ".join(tables) + " RESTART IDENTITY CASCADE"))
+        else:
+            for name in tables + ["ledger_balance_pending"]:
+                conn.execute(text(f"DELETE FROM {name}"))
+        conn.execute(text("DELETE FROM oauth_clients WHERE dynamic"))
+        conn.execute(text("UPDATE oauth_clients SET first_used_at = NULL, last_used_at = NULL"))
+        conn.execute(text("UPDATE settings SET book_style = 'personal'"))
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def app_config(database_url, clock):
+    return {
+        "TESTING": True,
+        "DATABASE_URL": database_url,
+        "API_ORIGIN": API_ORIGIN,
+        "WEB_ORIGIN": WEB_ORIGIN,
+        "CLOCK": clock,
+        "PASSWORD_HASH_FAST": True,
+    }
+
+
+@pytest.fixture
+def app(app_config):
+    app = create_app(app_config)
+    with app.app_context():
+        reset_database()
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+class ApiClient:
+    """A test client that sends a bearer token with every request."""
+
+    def __init__(self, client, token: str):
+        self.client = client
+        self.token = token
+
+    def _headers(self, headers):
+        merged = {"Authorization": f"Bearer {self.token}"}
+        merged.update(headers or {})
+        return merged
+
+    def get(self, path, **kw):
+        return self.client.get(path, headers=self._headers(kw.pop("headers", None)), **kw)
+
+    def post(self, path, **kw):
+        return self.client.post(path, headers=self._headers(kw.pop("headers", None)), **kw)
+
+    def put(self, path, **kw):
+        return self.client.put(path, headers=self._headers(kw.pop("headers", None)), **kw)
+
+    def delete(self, path, **kw):
+        return self.client.delete(path, headers=self._headers(kw.pop("headers", None)), **kw)
+
+
+@pytest.fixture
+def make_user(app):
+    def make(email="alice@example.com", password=PASSWORD):
+        with app.app_context():
+            user = users.add_user(email, password)
+            store.commit()
+            return user.id
+
+    return make
+
+
+@pytest.fixture
+def mint(app):
+    def mint_for(email="alice@example.com", label=None, days=365):
+        with app.app_context():
+            token = credentials.mint_token(email, label=label, days=days, audience=API_ORIGIN)
+            store.commit()
+            return token
+
+    return mint_for
+
+
+@pytest.fixture
+def api(client, make_user, mint):
+    """A bearer-authenticated client for alice@example.com."""
+    make_user()
+    return ApiClient(client, mint())
+
+
+@pytest.fixture
+def make_account(api):
+    def make(name, kind):
+        response = api.post("/accounts", json={"name": name, "kind": kind})
+        assert response.status_code == 201, response.get_json()
+        return response.get_json()["id"]
+
+    return make
+
+
+@pytest.fixture
+def post_tx(api):
+    """Post a transaction; returns the response."""
+
+    def post(occurred_on, description, *entries):
+        return api.post(
+            "/transactions",
+            json={
+                "occurred_on": occurred_on,
+                "description": description,
+                "entries": [{"account_id": a, "amount_cents": c} for a, c in entries],
+            },
+        )
+
+    return post
+
+
+@pytest.fixture
+def service_account(app):
+    """Create an account through the service directly (for tests that bypass HTTP)."""
+
+    def make(name, kind):
+        with app.app_context():
+            account = accounts.create_account(name, kind)
+            store.commit()
+            return account["id"]
+
+    return make
+
+
+SESSION_COOKIE = "svc_session"
+
+
+@pytest.fixture
+def session_client(app, client, make_user):
+    """A client holding a cookie session for alice@example.com.
+
+    Call it with mfa_complete=True for a full session (as if the passkey ceremony
+    had succeeded) or False for a half-session (password only).
+    """
+    from app.services import sessions
+
+    def make(mfa_complete=True, email="alice@example.com"):
+        with app.app_context():
+            user = users.find_user(email)
+            user_id = user.id if user else None
+        if user_id is None:
+            user_id = make_user(email)
+        with app.app_context():
+            cookie = sessions.create(user_id, mfa_complete=mfa_complete)
+            store.commit()
+        client.set_cookie(SESSION_COOKIE, cookie, domain="localhost")
+        return client
+
+    return make
