@@ -264,3 +264,42 @@ def session_client(app, client, make_user):
         return client
 
     return make
+
+
+@pytest.fixture
+def scratch_database_url(dialect, tmp_path):
+    """A fresh, empty (unmigrated) database of the current dialect, dropped afterwards."""
+    if dialect == "sqlite":
+        yield f"sqlite:///{tmp_path}/scratch.db"
+        return
+    name = "ledger_scratch_" + secrets.token_hex(4)
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def console_script() -> list[str]:
+    """The installed `ledger-service` command (from this interpreter's environment)."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    beside = Path(sys.executable).parent / "ledger-service"
+    found = str(beside) if beside.exists() else shutil.which("ledger-service")
+    if not found:
+        pytest.skip("the ledger-service console script is not installed (pip install -e .)")
+    return [found]
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
