@@ -193,8 +193,12 @@ class SoftAuthenticator:
 
     def _client_data(self, kind: str, challenge: str, origin: str | None) -> bytes:
         return json.dumps(
-            {"type": kind, "challenge": challenge, "origin": origin or self.origin,
-             "crossOrigin": False},
+            {
+                "type": kind,
+                "challenge": challenge,
+                "origin": origin or self.origin,
+                "crossOrigin": False,
+            },
             separators=(",", ":"),
         ).encode("utf-8")
 

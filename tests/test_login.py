@@ -3,13 +3,13 @@
 import base64
 
 import pytest
+from conftest import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
 from app import create_app
 from app.extensions import db
 from app.models import LoginThrottle, Session
 from app.services import crypto, passwords
-from conftest import PASSWORD, SESSION_COOKIE
 
 
 def set_cookie_header(response) -> str:
@@ -56,7 +56,9 @@ def test_cookie_is_secure_exactly_when_the_api_origin_is_https(app, app_config, 
 
 def test_email_is_matched_case_insensitively(client, make_user):
     make_user()
-    response = client.post("/auth/login", json={"email": " Alice@Example.COM ", "password": PASSWORD})
+    response = client.post(
+        "/auth/login", json={"email": " Alice@Example.COM ", "password": PASSWORD}
+    )
     assert response.status_code == 200
 
 
@@ -95,8 +97,13 @@ def test_unknown_email_spends_a_real_verification_against_the_dummy_hash(
 
 @pytest.mark.parametrize(
     "body",
-    [{}, {"email": "alice@example.com"}, {"password": PASSWORD}, {"email": 3, "password": "x"},
-     {"email": "alice@example.com", "password": ["x"]}],
+    [
+        {},
+        {"email": "alice@example.com"},
+        {"password": PASSWORD},
+        {"email": 3, "password": "x"},
+        {"email": "alice@example.com", "password": ["x"]},
+    ],
 )
 def test_malformed_login_is_400_and_counts_nothing(app, client, make_user, body):
     make_user()
@@ -109,9 +116,7 @@ def test_malformed_login_is_400_and_counts_nothing(app, client, make_user, body)
 
 def test_form_encoded_login_is_415(client, make_user):
     make_user()
-    response = client.post(
-        "/auth/login", data={"email": "alice@example.com", "password": PASSWORD}
-    )
+    response = client.post("/auth/login", data={"email": "alice@example.com", "password": PASSWORD})
     assert response.status_code == 415
     assert "Set-Cookie" not in response.headers
 
@@ -122,7 +127,9 @@ def test_logging_in_again_replaces_the_previous_session(app, client, make_user):
     first = client.get_cookie(SESSION_COOKIE).value
     client.post("/auth/login", json={"email": "alice@example.com", "password": PASSWORD})
     assert client.get_cookie(SESSION_COOKIE).value != first
-    assert [r.id for r in session_rows(app)] == [crypto.digest(client.get_cookie(SESSION_COOKIE).value)]
+    assert [r.id for r in session_rows(app)] == [
+        crypto.digest(client.get_cookie(SESSION_COOKIE).value)
+    ]
 
 
 def test_login_records_last_seen(app, client, make_user, clock):

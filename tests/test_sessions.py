@@ -2,13 +2,13 @@
 
 from datetime import timedelta
 
+from conftest import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
 from app import db as store
 from app.extensions import db
 from app.models import Session, Token
 from app.services import crypto
-from conftest import PASSWORD, SESSION_COOKIE
 
 
 def rows(app):
@@ -91,8 +91,9 @@ def test_full_session_expiry_never_slides(signin, client, clock):
 
 
 def test_session_ttl_days_is_honoured(app_config, app, make_user, authenticator, clock):
-    from app import create_app
     from conftest import SignIn
+
+    from app import create_app
 
     make_user()
     short = create_app({**app_config, "SESSION_TTL_DAYS": 2})
@@ -236,12 +237,18 @@ def test_half_session_cannot_change_the_password(signin, client):
 def test_me_for_a_session_and_for_a_bearer(signin, client, mint):
     signin.full()
     assert client.get("/auth/me").get_json() == {
-        "email": "alice@example.com", "mfa_complete": True, "has_passkeys": True, "auth": "session",
+        "email": "alice@example.com",
+        "mfa_complete": True,
+        "has_passkeys": True,
+        "auth": "session",
     }
     token = mint()
     client.post("/auth/logout")
     me = client.get("/auth/me", headers={"Authorization": f"Bearer {token}"})
     assert me.get_json() == {
-        "email": "alice@example.com", "mfa_complete": True, "has_passkeys": True, "auth": "bearer",
+        "email": "alice@example.com",
+        "mfa_complete": True,
+        "has_passkeys": True,
+        "auth": "bearer",
     }
     assert client.get("/auth/me").status_code == 401

@@ -1,11 +1,11 @@
 """The per-email password throttle: 3 free failures, then 2 s doubling, capped at 15 minutes."""
 
 import pytest
+from conftest import PASSWORD
 from sqlalchemy import select
 
 from app.extensions import db
 from app.models import LoginThrottle, Session
-from conftest import PASSWORD
 
 
 def attempt(client, email="alice@example.com", password="wrong password"):
@@ -64,7 +64,12 @@ def test_success_clears_the_count(app, client, make_user, clock):
 def test_throttle_is_per_normalised_email(client, make_user):
     make_user()
     make_user("bob@example.com")
-    for spelling in ("alice@example.com", "ALICE@example.com", " Alice@Example.com", "alice@EXAMPLE.com"):
+    for spelling in (
+        "alice@example.com",
+        "ALICE@example.com",
+        " Alice@Example.com",
+        "alice@EXAMPLE.com",
+    ):
         assert attempt(client, spelling).status_code == 401
     assert attempt(client, "alice@example.com").status_code == 429
     # another account is unaffected

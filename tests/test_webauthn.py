@@ -1,11 +1,11 @@
-"""Passkey ceremonies, verified by the real py_webauthn code path against a software authenticator."""
+"""Passkey ceremonies: the real py_webauthn code path against a software authenticator."""
 
 import pytest
+from conftest import WEB_ORIGIN
 from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Passkey, Session, WebAuthnChallenge
-from conftest import WEB_ORIGIN
 
 
 def passkeys(app):
@@ -55,13 +55,16 @@ def test_authentication_options_list_the_users_passkeys(signin, client):
 def test_registration_excludes_existing_credentials(signin, client):
     signin.full()
     options = client.post("/auth/webauthn/register/begin").get_json()
-    assert [c["id"] for c in options["excludeCredentials"]] == list(signin.authenticator.credentials)
+    assert [c["id"] for c in options["excludeCredentials"]] == list(
+        signin.authenticator.credentials
+    )
 
 
 def test_rp_id_and_origin_follow_web_origin(app_config, app, make_user):
-    from app import create_app
     from authenticator import SoftAuthenticator
     from conftest import SignIn
+
+    from app import create_app
 
     make_user()
     other = create_app({**app_config, "WEB_ORIGIN": "https://Books.Example.org/"})
@@ -71,7 +74,10 @@ def test_rp_id_and_origin_follow_web_origin(app_config, app, make_user):
         options = signin.client.post("/auth/webauthn/register/begin").get_json()
         assert options["rp"]["id"] == "books.example.org"
         # right origin, the old RP ID; then the right RP ID from the options, the old origin
-        assert signin.register(rp_id="localhost", origin="https://books.example.org").status_code == 400
+        assert (
+            signin.register(rp_id="localhost", origin="https://books.example.org").status_code
+            == 400
+        )
         assert signin.register().status_code == 400
         signin.authenticator = SoftAuthenticator("books.example.org", "https://books.example.org")
         assert signin.register().status_code == 200
@@ -226,8 +232,13 @@ def test_authentication_updates_counter_and_last_use(app, enrolled, clock):
         {"unknown_credential": True},
         {"challenge": "bm90IHRoZSBjaGFsbGVuZ2U"},
     ],
-    ids=["no-user-verification", "wrong-origin", "wrong-rp-id", "unknown-credential",
-         "other-challenge"],
+    ids=[
+        "no-user-verification",
+        "wrong-origin",
+        "wrong-rp-id",
+        "unknown-credential",
+        "other-challenge",
+    ],
 )
 def test_authentication_refusals(app, enrolled, client, knobs):
     response = enrolled.assert_passkey(**knobs)
@@ -270,7 +281,9 @@ def test_authentication_challenge_expires(enrolled, client, authenticator, clock
     assert client.post("/auth/webauthn/auth/finish", json=body).status_code == 400
 
 
-def test_authentication_challenge_cannot_finish_a_registration(app, enrolled, client, authenticator):
+def test_authentication_challenge_cannot_finish_a_registration(
+    app, enrolled, client, authenticator
+):
     assert enrolled.assert_passkey().status_code == 200  # full: registration is allowed
     options = client.post("/auth/webauthn/auth/begin").get_json()
     body = authenticator.get(options)

@@ -1,11 +1,11 @@
 """SESSION STATE MACHINE (SPEC "States and transitions -> Session").
 
-| State        | Trigger                          | Next            | Also                          |
-|--------------|----------------------------------|-----------------|-------------------------------|
-| none         | correct password                 | half-session    | 10 minutes; WebAuthn + logout |
-| half-session | verified WebAuthn ceremony       | full session    | id rotated; expiry reset      |
-| any          | logout                           | none            |                               |
-| any of user  | password change / reset / rm     | none            | all tokens revoked too        |
+| State        | Trigger                    | Next         | Also                          |
+|--------------|----------------------------|--------------|-------------------------------|
+| none         | correct password           | half-session | 10 minutes; WebAuthn + logout |
+| half-session | verified WebAuthn ceremony | full session | id rotated; expiry reset      |
+| any          | logout                     | none         |                               |
+| any of user  | password change/reset/rm   | none         | all tokens revoked too        |
 
 The cookie carries 256 random bits; only their SHA-256 digest is stored. The
 expiry is fixed at creation and again at elevation; use never extends it.
