@@ -127,11 +127,9 @@ class SoftAuthenticator:
         auth_data = self._auth_data(rp, user_verified, counter, FLAG_AT) + attested
         attestation = cbor({"fmt": "none", "attStmt": {}, "authData": auth_data})
         self.credentials[b64url(credential.id)] = credential
-        return {
-            "id": b64url(credential.id),
-            "rawId": b64url(credential.id),
-            "type": "public-key",
-            "response": {
+        return self._to_json(
+            credential,
+            {
                 "clientDataJSON": b64url(client_data),
                 "attestationObject": b64url(attestation),
                 "authenticatorData": b64url(auth_data),
@@ -139,9 +137,7 @@ class SoftAuthenticator:
                 "publicKeyAlgorithm": COSE_ES256,
                 "publicKey": b64url(credential.spki()),
             },
-            "clientExtensionResults": {},
-            "authenticatorAttachment": "platform",
-        }
+        )
 
     # navigator.credentials.get()
     def get(
@@ -168,16 +164,24 @@ class SoftAuthenticator:
         )
         signed = auth_data + hashlib.sha256(client_data).digest()
         signature = credential.key.sign(signed, ec.ECDSA(hashes.SHA256()))
-        return {
-            "id": b64url(credential.id),
-            "rawId": b64url(credential.id),
-            "type": "public-key",
-            "response": {
+        return self._to_json(
+            credential,
+            {
                 "clientDataJSON": b64url(client_data),
                 "authenticatorData": b64url(auth_data),
                 "signature": b64url(signature),
                 "userHandle": b64url(credential.user_handle),
             },
+        )
+
+    @staticmethod
+    def _to_json(credential: Credential, response: dict) -> dict:
+        """The outer shape of PublicKeyCredential.toJSON()."""
+        return {
+            "id": b64url(credential.id),
+            "rawId": b64url(credential.id),
+            "type": "public-key",
+            "response": response,
             "clientExtensionResults": {},
             "authenticatorAttachment": "platform",
         }

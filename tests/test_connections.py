@@ -43,26 +43,13 @@ def grant(app, clock):
         with app.app_context():
             now = service_clock.now()
             r1, a1, r2, a2 = (f"svc_{tag}_{n}" for n in ("r1", "a1", "r2", "a2"))
+            hour = now + timedelta(hours=1)
             db.session.add_all(
                 [
                     _row(user_id, r1, "refresh", family=r1, retired_at=now),
-                    _row(
-                        user_id,
-                        a1,
-                        "access",
-                        parent=r1,
-                        family=r1,
-                        expires_at=now + timedelta(hours=1),
-                    ),
+                    _row(user_id, a1, "access", parent=r1, family=r1, expires_at=hour),
                     _row(user_id, r2, "refresh", parent=r1, family=r1),
-                    _row(
-                        user_id,
-                        a2,
-                        "access",
-                        parent=r2,
-                        family=r1,
-                        expires_at=now + timedelta(hours=1),
-                    ),
+                    _row(user_id, a2, "access", parent=r2, family=r1, expires_at=hour),
                 ]
             )
             store.commit()
