@@ -7,7 +7,9 @@ hand, independently of the cbor2 library the server uses to decode it, so an
 encoding mistake on one side cannot hide a mistake on the other.
 
 Knobs for the refusals: `user_verified=False`, `origin=`, `rp_id=`, `counter=`,
-`credential_id=` (an id the server never saw), `challenge=` (answer another one).
+`challenge=` (answer another one), `unknown_credential=True` (a key the server
+never saw), `id_length=` (registration); `credential_id=` picks which of its
+credentials answers an assertion.
 """
 
 from __future__ import annotations
@@ -111,9 +113,10 @@ class SoftAuthenticator:
         rp_id: str | None = None,
         challenge: str | None = None,
         counter: int = 0,
+        id_length: int = 32,
     ) -> dict:
         rp = rp_id or options["rp"]["id"]
-        credential = Credential(os.urandom(32), from_b64url(options["user"]["id"]))
+        credential = Credential(os.urandom(id_length), from_b64url(options["user"]["id"]))
         credential.counter = counter
         client_data = self._client_data(
             "webauthn.create", challenge or options["challenge"], origin

@@ -183,3 +183,9 @@ def test_half_session_cannot_list_or_revoke(signin, client, mint):
     signin.password()
     assert client.get("/auth/tokens").status_code == 401
     assert client.delete(f"/auth/tokens/{crypto.digest(token)}").status_code == 401
+
+
+def test_revoke_with_an_oversized_id_is_404(signin, client):
+    signin.full()
+    response = client.delete("/auth/tokens/" + "f" * 500)
+    assert response.status_code == 404 and set(response.get_json()) == {"error"}

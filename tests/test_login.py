@@ -103,6 +103,7 @@ def test_unknown_email_spends_a_real_verification_against_the_dummy_hash(
         {"password": PASSWORD},
         {"email": 3, "password": "x"},
         {"email": "alice@example.com", "password": ["x"]},
+        {"email": "a" * 250 + "@example.com", "password": PASSWORD},  # longer than any account
     ],
 )
 def test_malformed_login_is_400_and_counts_nothing(app, client, make_user, body):

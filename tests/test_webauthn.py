@@ -329,3 +329,23 @@ def test_webauthn_routes_refuse_bearer_tokens(client, make_user, mint):
 def test_origin_is_compared_exactly(signin):
     signin.password()
     assert signin.register(origin=WEB_ORIGIN + "/").status_code == 400
+
+
+def test_credential_ids_longer_than_webauthn_allows_are_refused(app, signin):
+    signin.password()
+    assert signin.register(id_length=1024).status_code == 400
+    assert passkeys(app) == []
+    assert signin.register(id_length=1023).status_code == 200
+
+
+def test_elevating_a_session_that_ended_meanwhile_is_refused(app, make_user):
+    from app.services import sessions
+    from app.services.errors import Unauthenticated
+
+    user_id = make_user()
+    with app.app_context():
+        cookie = sessions.create(user_id)
+        session_id = sessions.lookup(cookie).id
+        sessions.end(session_id)
+        with pytest.raises(Unauthenticated):
+            sessions.elevate(session_id)

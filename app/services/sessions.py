@@ -27,6 +27,7 @@ from .errors import BadRequest, Unauthenticated
 HALF_SESSION_TTL = timedelta(minutes=10)
 # One sentence for a wrong password and for an unknown email (SPEC rule 6).
 LOGIN_REFUSED = "wrong email or password"
+EMAIL_MAX = 254
 
 
 @dataclass(frozen=True)
@@ -78,11 +79,14 @@ def lookup(cookie: str) -> LiveSession | None:
 def elevate(session_id: str) -> str:
     """Half -> full: rotate the id (old cookie dies) and reset the fixed expiry."""
     secret = crypto.new_secret()
-    db.session.execute(
+    moved = db.session.execute(
         update(Session)
-        .where(Session.id == session_id)
+        .where(Session.id == session_id, Session.expires_at > clock.now())
         .values(id=crypto.digest(secret), mfa_complete=True, expires_at=clock.now() + full_ttl())
-    )
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if moved != 1:  # ended meanwhile (logout, password change): nothing to elevate
+        raise Unauthenticated("the session has ended; sign in again")
     return secret
 
 
@@ -128,6 +132,8 @@ def login(body: dict, *, replacing: str | None = None) -> LoginResult:
     failure and the same 401 sentence.
     """
     email = users.normalise_email(_text_field(body, "email"))
+    if len(email) > EMAIL_MAX:  # no account can have it; keeps the throttle key in bounds
+        raise BadRequest(f"email must be at most {EMAIL_MAX} characters")
     password = _text_field(body, "password")
     dummy = passwords.dummy_hash()  # paid on both paths, so the first call costs the same
     throttle.check(email)

@@ -44,6 +44,7 @@ from .errors import BadRequest, Forbidden
 RP_NAME = "Ledger"
 CHALLENGE_TTL = timedelta(minutes=5)
 NAME_MAX = 100
+CREDENTIAL_ID_MAX = 1023  # bytes (WebAuthn Level 2 "credential ID")
 _TRANSPORTS = {t.value for t in AuthenticatorTransport}
 
 
@@ -166,6 +167,8 @@ def register_finish(principal, body: dict) -> str:
             expected_origin=expected_origin(),
             require_user_verification=True,
         )
+    if len(verified.credential_id) > CREDENTIAL_ID_MAX:
+        raise BadRequest("the credential id is longer than WebAuthn allows", commit=True)
     credential_id = bytes_to_base64url(verified.credential_id)
     taken = db.session.execute(
         select(Passkey.id).where(Passkey.credential_id == credential_id)
