@@ -116,7 +116,7 @@ def test_every_cookie_reachable_write_refuses_non_json_bodies(app, signin, clien
         ):
             response = client.open(url, method=method, **kwargs)
             assert response.status_code == 415, (method, rule, kwargs)
-            assert set(response.get_json()) == {"error"}
+            assert "error" in response.get_json()  # {error} or the OAuth shape
 
 
 def test_form_posts_with_a_valid_cookie_change_nothing(app, signin, client):
