@@ -12,16 +12,13 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-import yaml
-from flask import Flask
 
 from app import create_app
+from tests.fuzzing import described_operations, load_description, routed_operations
 
 ROOT = Path(__file__).resolve().parent.parent
 CANONICAL = ROOT / "app" / "openapi.yaml"
 DOCS_COPY = ROOT / "docs" / "openapi.yaml"
-AUTOMATIC = {"HEAD", "OPTIONS"}
-HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 
 # Operations written from SPEC/CONTRACT ahead of the branch that implements them.
 # A documented operation that is absent from the URL map fails the test unless it
@@ -33,35 +30,6 @@ PENDING = {
     "/mcp": "issue 5 (tool endpoint)",
     "/export": "issue 9 (export)",
 }
-
-
-def load_description() -> dict:
-    return yaml.safe_load(CANONICAL.read_text(encoding="utf-8"))
-
-
-def shape(path: str) -> str:
-    """A path with every parameter name erased: /transactions/{} for both spellings."""
-    path = re.sub(r"<(?:[^:<>]+:)?[^<>]+>", "{}", path)  # Flask: <int:tx_id>
-    return re.sub(r"\{[^{}]+\}", "{}", path)  # OpenAPI: {id}
-
-
-def routed_operations(app: Flask) -> set[tuple[str, str]]:
-    found = set()
-    for rule in app.url_map.iter_rules():
-        if rule.endpoint == "static":
-            continue
-        for method in rule.methods - AUTOMATIC:
-            found.add((method, shape(rule.rule)))
-    return found
-
-
-def described_operations(description: dict) -> set[tuple[str, str]]:
-    return {
-        (method.upper(), shape(path))
-        for path, item in description["paths"].items()
-        for method in item
-        if method in HTTP_METHODS
-    }
 
 
 def pending_reason(path: str) -> str | None:
