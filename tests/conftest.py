@@ -264,3 +264,48 @@ def session_client(app, client, make_user):
         return client
 
     return make
+
+
+class Rpc:
+    """JSON-RPC 2.0 over POST /mcp with alice's bearer token (the tool endpoint)."""
+
+    def __init__(self, api: ApiClient):
+        self.api = api
+        self.next_id = 0
+
+    def post(self, payload=None, *, data=None, headers=None):
+        if data is not None:
+            return self.api.post("/mcp", data=data, headers=headers)
+        return self.api.post("/mcp", json=payload, headers=headers)
+
+    def request(self, method, params=None):
+        """The whole reply envelope; asserts the HTTP layer answered 200 JSON."""
+        self.next_id += 1
+        payload = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            payload["params"] = params
+        response = self.post(payload)
+        assert response.status_code == 200, response.data
+        assert response.is_json, response.data
+        reply = response.get_json()
+        assert reply["jsonrpc"] == "2.0" and reply["id"] == self.next_id, reply
+        return reply
+
+    def call(self, tool, arguments=None):
+        """tools/call; returns the whole reply (result or error)."""
+        params = {"name": tool}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return self.request("tools/call", params)
+
+    def result(self, tool, arguments=None):
+        """tools/call that must succeed; returns structuredContent (lists unwrapped)."""
+        reply = self.call(tool, arguments)
+        assert "result" in reply, reply
+        structured = reply["result"]["structuredContent"]
+        return structured["result"] if set(structured) == {"result"} else structured
+
+
+@pytest.fixture
+def rpc(api):
+    return Rpc(api)
