@@ -309,3 +309,54 @@ class Rpc:
 @pytest.fixture
 def rpc(api):
     return Rpc(api)
+
+
+class LiveServer:
+    """The app under waitress in a thread, on 127.0.0.1 and a free port.
+
+    API_ORIGIN is switched to this server's own address (what a real client connects
+    to), so tokens must be minted for `origin`: use `mint()`.
+    """
+
+    def __init__(self, app):
+        import threading
+
+        import waitress
+
+        self.app = app
+        self.server = waitress.create_server(
+            app, host="127.0.0.1", port=0, threads=4, ident="ledger-service-test"
+        )
+        self.port = self.server.effective_port
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.url = self.origin + "/mcp"
+        app.config["API_ORIGIN"] = self.origin
+        self.thread = threading.Thread(target=self.server.run, name="waitress-test", daemon=True)
+        self.thread.start()
+
+    def mint(self, email="alice@example.com", label=None) -> str:
+        with self.app.app_context():
+            token = credentials.mint_token(email, label=label, days=365, audience=self.origin)
+            store.commit()
+            return token
+
+    def stop(self) -> None:
+        server = self.server
+
+        def close_everything():  # runs inside the server's own loop thread
+            for dispatcher in list(server._map.values()):
+                dispatcher.close()
+
+        server.trigger.pull_trigger(close_everything)
+        self.thread.join(timeout=10)
+        server.task_dispatcher.shutdown(timeout=5)
+        assert not self.thread.is_alive(), "the test server did not stop"
+
+
+@pytest.fixture
+def live_server(app):
+    server = LiveServer(app)
+    try:
+        yield server
+    finally:
+        server.stop()

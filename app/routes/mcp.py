@@ -22,7 +22,7 @@ def endpoint():
     # A bearer token cannot be attached by a foreign page, so its body is parsed as is.
     if caller.via == "session" and not request.is_json:
         raise UnsupportedMediaType("the request body must be JSON (Content-Type: application/json)")
-    reply = jsonrpc.handle(request.get_data(cache=False), caller)
+    reply = jsonrpc.handle(request.get_data(), caller)
     if reply is None:
         return "", 202
     return jsonify(reply), 200
