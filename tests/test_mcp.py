@@ -59,6 +59,12 @@ def test_initialize_without_a_version_answers_2025_06_18(rpc):
     assert rpc.request("initialize")["result"]["protocolVersion"] == "2025-06-18"
 
 
+def test_initialize_ignores_a_protocol_version_that_is_not_a_string(rpc):
+    for odd in (20250618, "", None, ["2025-06-18"]):
+        result = rpc.request("initialize", {"protocolVersion": odd})["result"]
+        assert result["protocolVersion"] == "2025-06-18"
+
+
 def test_instructions_say_reports_are_sign_adjusted_and_shown_as_given(rpc):
     text = rpc.request("initialize", {})["result"]["instructions"]
     assert "already sign-adjusted" in text
