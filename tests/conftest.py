@@ -311,6 +311,19 @@ def rpc(api):
     return Rpc(api)
 
 
+@pytest.fixture
+def spec_tools() -> set[str]:
+    """The six tool names SPEC lists, written out independently of app.mcp.tools."""
+    return {
+        "list_accounts",
+        "account_balances",
+        "income_statement",
+        "balance_sheet",
+        "list_transactions",
+        "record_transaction",
+    }
+
+
 class LiveServer:
     """The app under waitress in a thread, on 127.0.0.1 and a free port.
 

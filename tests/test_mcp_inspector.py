@@ -29,14 +29,6 @@ NPM_CACHE = os.environ.get("LEDGER_NPM_CACHE") or str(
     Path(__file__).resolve().parent.parent / ".npm-cache"
 )
 NPX = ["npx", "-y", "-p", NODE, "-p", INSPECTOR, "--"]
-SIX_TOOLS = {
-    "list_accounts",
-    "account_balances",
-    "income_statement",
-    "balance_sheet",
-    "list_transactions",
-    "record_transaction",
-}
 
 
 def _run(args: list[str], timeout: float) -> subprocess.CompletedProcess:
@@ -77,7 +69,7 @@ def inspector(server, token: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_inspector_cli_lists_the_six_tools_and_calls_them(
-    inspector_ready, app, live_server, make_user, service_account
+    inspector_ready, app, live_server, make_user, service_account, spec_tools
 ):
     make_user()
     checking = service_account("Checking", "asset")
@@ -87,7 +79,7 @@ def test_inspector_cli_lists_the_six_tools_and_calls_them(
     listed = inspector(live_server, token, "--method", "tools/list")
     assert listed.returncode == 0, listed.stderr
     tools = json.loads(listed.stdout)["tools"]
-    assert {tool["name"] for tool in tools} == SIX_TOOLS
+    assert {tool["name"] for tool in tools} == spec_tools and len(tools) == 6
 
     entries = json.dumps(
         [

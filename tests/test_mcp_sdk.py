@@ -22,15 +22,6 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from app.services import transactions  # noqa: E402
 
-SIX_TOOLS = {
-    "list_accounts",
-    "account_balances",
-    "income_statement",
-    "balance_sheet",
-    "list_transactions",
-    "record_transaction",
-}
-
 
 @pytest.fixture
 def wire(app):
@@ -105,7 +96,7 @@ async def session_with(url: str, token: str, checking: int, salary: int) -> dict
 
 
 def test_official_sdk_lists_tools_reads_and_records(
-    app, live_server, make_user, service_account, wire
+    app, live_server, make_user, service_account, wire, spec_tools
 ):
     make_user()
     checking = service_account("Checking", "asset")
@@ -124,7 +115,7 @@ def test_official_sdk_lists_tools_reads_and_records(
     assert out["protocol_version"]  # echoed back, so the SDK accepted it
     assert "already sign-adjusted" in out["instructions"]
 
-    assert set(out["tools"]) == SIX_TOOLS
+    assert set(out["tools"]) == spec_tools
     assert out["tools"]["balance_sheet"].input_schema["required"] == ["as_of"]
 
     before = out["balances_before"]
