@@ -20,7 +20,7 @@ from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from app.services import transactions  # noqa: E402
+from app.services import reports, transactions  # noqa: E402
 
 
 @pytest.fixture
@@ -160,3 +160,64 @@ async def without_token(url: str) -> str:
 def test_official_sdk_without_a_token_cannot_connect(live_server, wire):
     assert asyncio.run(without_token(live_server.url)) != "connected"
     assert wire and all(status == 401 for _, _, status, _ in wire)
+
+
+def test_concurrent_tool_recordings_lose_no_write(app, live_server, make_user, service_account):
+    """Many assistants recording at once through the real server: every write lands once."""
+    import threading
+    import urllib.request
+
+    make_user()
+    checking = service_account("Checking", "asset")
+    groceries = service_account("Groceries", "expense")
+    token = live_server.mint()
+    workers, each = 6, 5
+    replies: list[dict] = []
+    lock = threading.Lock()
+
+    def record(worker: int) -> None:
+        for n in range(each):
+            cents = 100 * worker + n + 1
+            body = {
+                "jsonrpc": "2.0",
+                "id": f"{worker}-{n}",
+                "method": "tools/call",
+                "params": {
+                    "name": "record_transaction",
+                    "arguments": {
+                        "occurred_on": "2026-03-01",
+                        "description": f"worker {worker} #{n}",
+                        "entries": [
+                            {"account_id": groceries, "amount_cents": cents},
+                            {"account_id": checking, "amount_cents": -cents},
+                        ],
+                    },
+                },
+            }
+            request = urllib.request.Request(
+                live_server.url,
+                data=json.dumps(body).encode(),
+                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+                method="POST",
+            )
+            with urllib.request.urlopen(request, timeout=60) as response:
+                reply = json.loads(response.read())
+            with lock:
+                replies.append(reply)
+
+    threads = [threading.Thread(target=record, args=(w,)) for w in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+    assert len(replies) == workers * each
+    assert all(r["result"]["structuredContent"]["recorded"] is True for r in replies), replies
+    ids = {r["result"]["structuredContent"]["id"] for r in replies}
+    assert len(ids) == workers * each
+    expected = sum(100 * w + n + 1 for w in range(workers) for n in range(each))
+    with app.app_context():
+        stored = transactions.list_transactions(None, None)
+        lines = {line["account"]: line["cents"] for line in reports.balances(None, None)}
+    assert {t["id"] for t in stored} == ids
+    assert lines == {"Checking": -expected, "Groceries": expected}
