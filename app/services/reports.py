@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import date
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 
 from ..extensions import db
 from ..models import Account, Entry, Transaction
@@ -37,19 +38,41 @@ def account_sums(start: date | None = None, end: date | None = None) -> list[tup
     sums = select(Entry.account_id, func.sum(Entry.amount_cents).label("cents")).group_by(
         Entry.account_id
     )
-    if start is not None or end is not None:
-        sums = sums.join(Transaction, Transaction.id == Entry.transaction_id)
-        if start is not None:
-            sums = sums.where(Transaction.occurred_on >= start)
-        if end is not None:
-            sums = sums.where(Transaction.occurred_on <= end)
-    sums = sums.subquery()
+    sums = _in_window(sums, start, end).subquery()
     query = (
         select(Account.id, Account.name, Account.kind, func.coalesce(sums.c.cents, 0))
         .outerjoin(sums, sums.c.account_id == Account.id)
         .order_by(Account.kind, Account.name)
     )
-    return [(r[0], r[1], r[2], int(r[3])) for r in db.session.execute(query)]
+    try:
+        return [(r[0], r[1], r[2], int(r[3])) for r in db.session.execute(query)]
+    except OperationalError as exc:
+        # SQLite's SUM() stops with "integer overflow" once a running total leaves the
+        # 64-bit range (each amount fits, a balance need not). PostgreSQL sums bigint
+        # into numeric and never gets here. Add up exactly in Python instead.
+        if "integer overflow" not in str(exc.orig):
+            raise
+        return _account_sums_exact(start, end)
+
+
+def _in_window(query, start: date | None, end: date | None):
+    if start is None and end is None:
+        return query
+    query = query.join(Transaction, Transaction.id == Entry.transaction_id)
+    if start is not None:
+        query = query.where(Transaction.occurred_on >= start)
+    if end is not None:
+        query = query.where(Transaction.occurred_on <= end)
+    return query
+
+
+def _account_sums_exact(start: date | None, end: date | None) -> list[tuple]:
+    totals: dict[int, int] = {}
+    entries = _in_window(select(Entry.account_id, Entry.amount_cents), start, end)
+    for account_id, cents in db.session.execute(entries):
+        totals[account_id] = totals.get(account_id, 0) + cents
+    accounts = select(Account.id, Account.name, Account.kind).order_by(Account.kind, Account.name)
+    return [(i, name, kind, totals.get(i, 0)) for i, name, kind in db.session.execute(accounts)]
 
 
 def _line(name: str, kind: str, raw: int) -> dict:
