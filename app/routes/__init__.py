@@ -14,8 +14,8 @@ def health():
 
 
 def register_blueprints(app) -> None:
-    from . import ledger, reports
+    from . import ledger, oauth, reports, well_known
 
     app.before_request(load_principal)
-    for bp in (health_bp, ledger.bp, reports.bp):
+    for bp in (health_bp, ledger.bp, reports.bp, oauth.bp, well_known.bp):
         app.register_blueprint(bp)
