@@ -196,12 +196,11 @@ def poll(form) -> dict:
         if claimed != 1:  # another poll claimed it first
             raise InvalidGrant(NOT_REDEEMABLE)
         return issue_pair(row.user_id, row.client_id)
+    # The interval is advice, not a limiter: slow_down only compares with the previous
+    # poll, and the stored interval stays 5 s (a client that adds 5 s stays clear of it).
     too_fast = previous is not None and now - previous < timedelta(seconds=interval)
-    values = {"last_poll_at": now}
-    if row.expires_at > now and row.status == "pending" and too_fast:
-        values["interval"] = interval + SLOW_DOWN_STEP  # RFC 8628 3.5
     db.session.execute(
-        update(DeviceRecord).where(DeviceRecord.id == row.id).values(**values)
+        update(DeviceRecord).where(DeviceRecord.id == row.id).values(last_poll_at=now)
         .execution_options(synchronize_session=False)
     )
     if row.expires_at <= now:
@@ -209,5 +208,7 @@ def poll(form) -> dict:
     if row.status == "declined":
         raise AccessDenied("the request was declined", commit=True)
     if too_fast:
-        raise SlowDown(f"polling too fast; wait {interval + SLOW_DOWN_STEP} seconds", commit=True)
+        raise SlowDown(
+            f"polling too fast; add {SLOW_DOWN_STEP} seconds to the polling interval", commit=True
+        )
     raise AuthorizationPending("the request is still waiting for approval", commit=True)
