@@ -73,7 +73,8 @@ class OAuthFlow:
         return self.token(**{k: v for k, v in form.items() if v is not None})
 
     def pair(self, **overrides) -> dict:
-        response = self.exchange(self.code(**overrides))
+        bound = {k: overrides[k] for k in ("client_id", "redirect_uri") if k in overrides}
+        response = self.exchange(self.code(**overrides), **bound)
         assert response.status_code == 200, response.get_json()
         return response.get_json()
 
