@@ -100,9 +100,7 @@ class OAuthFlow:
 
     def works(self, access_token) -> bool:
         """Whether an access token opens a full-tier ledger route."""
-        response = self.client.get(
-            "/accounts", headers={"Authorization": f"Bearer {access_token}"}
-        )
+        response = self.client.get("/accounts", headers={"Authorization": f"Bearer {access_token}"})
         assert response.status_code in (200, 401)
         return response.status_code == 200
 

@@ -30,8 +30,14 @@ def test_authorize_makes_no_session_check(client, oauth):
 
 @pytest.mark.parametrize(
     "missing",
-    ["client_id", "redirect_uri", "response_type", "code_challenge", "code_challenge_method",
-     "resource"],
+    [
+        "client_id",
+        "redirect_uri",
+        "response_type",
+        "code_challenge",
+        "code_challenge_method",
+        "resource",
+    ],
 )
 def test_missing_required_parameter_is_plain_text_400(client, oauth, missing):
     response = client.get("/oauth/authorize", query_string=oauth.params(**{missing: None}))
@@ -78,7 +84,9 @@ def test_unknown_client_is_401_invalid_client(client, oauth):
     assert_oauth_error(response, "invalid_client", 401)
 
 
-@pytest.mark.parametrize("bad", ["%C3%A9", "%7F", "%00", "%0A", "\u00e9".encode().decode("latin-1")])
+@pytest.mark.parametrize(
+    "bad", ["%C3%A9", "%7F", "%00", "%0A", "\u00e9".encode().decode("latin-1")]
+)
 def test_bytes_outside_printable_ascii_are_refused(client, oauth, bad):
     base = (
         f"client_id=svc-cli&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcallback&response_type=code"
@@ -96,9 +104,13 @@ def test_client_info_needs_a_full_credential(client, session_client, oauth):
     assert response.get_json() == {"error": "authentication required"}
     assert "resource_metadata=" in response.headers["WWW-Authenticate"]
     session_client(mfa_complete=False)
-    assert client.get("/oauth/client_info", query_string={"client_id": "svc-cli"}).status_code == 401
+    assert (
+        client.get("/oauth/client_info", query_string={"client_id": "svc-cli"}).status_code == 401
+    )
     oauth.human()
-    assert client.get("/oauth/client_info", query_string={"client_id": "svc-cli"}).status_code == 200
+    assert (
+        client.get("/oauth/client_info", query_string={"client_id": "svc-cli"}).status_code == 200
+    )
 
 
 def test_client_info_unknown_client(api):
@@ -116,8 +128,11 @@ def test_client_info_reads_the_stored_name_and_first_use(client, oauth):
         "/oauth/client_info", query_string={"client_id": registered["client_id"], "name": "Bank"}
     ).get_json()
     assert info == {
-        "id": registered["client_id"], "name": "Honest App", "dynamic": True,
-        "first_use": True, "redirect_uris": ["https://app.example/cb"],
+        "id": registered["client_id"],
+        "name": "Honest App",
+        "dynamic": True,
+        "first_use": True,
+        "redirect_uris": ["https://app.example/cb"],
     }
     oauth.code(client_id=registered["client_id"], redirect_uri="https://app.example/cb")
     info = client.get("/oauth/client_info", query_string={"client_id": registered["client_id"]})
@@ -155,8 +170,12 @@ def test_approve_false_redirects_with_access_denied_and_stores_nothing(app, oaut
 def test_approve_keeps_an_existing_query_on_the_redirect_uri(client, oauth):
     reg = client.post("/oauth/register", json={"redirect_uris": ["https://a.example/cb?x=1"]})
     oauth.human()
-    response = oauth.approve(True, client_id=reg.get_json()["client_id"],
-                             redirect_uri="https://a.example/cb?x=1", state=None)
+    response = oauth.approve(
+        True,
+        client_id=reg.get_json()["client_id"],
+        redirect_uri="https://a.example/cb?x=1",
+        state=None,
+    )
     redirect = response.get_json()["redirect"]
     assert urlsplit(redirect).query.startswith("x=1&code=")
     assert "state" not in query_of(redirect)
@@ -192,6 +211,9 @@ def test_approve_needs_a_full_session(client, session_client, oauth):
 
 def test_approve_body_must_be_json(client, oauth):
     oauth.human()
-    response = client.post("/oauth/authorize/approve", data="approve=true",
-                           content_type="application/x-www-form-urlencoded")
+    response = client.post(
+        "/oauth/authorize/approve",
+        data="approve=true",
+        content_type="application/x-www-form-urlencoded",
+    )
     assert response.status_code == 415

@@ -39,18 +39,31 @@ def test_localhost_redirect_matches_on_any_port_only_in_compat(app, client, oaut
     from app.services import clock
 
     with app.app_context():
-        db.session.add(OAuthClient(id="dyn_local", name="Desk", dynamic=True,
-                                   redirect_uris=json.dumps([LOCALHOST_CB]),
-                                   created_at=clock.now()))
+        db.session.add(
+            OAuthClient(
+                id="dyn_local",
+                name="Desk",
+                dynamic=True,
+                redirect_uris=json.dumps([LOCALHOST_CB]),
+                created_at=clock.now(),
+            )
+        )
         store.commit()
-    for uri, ok in ((LOCALHOST_CB, True), ("http://localhost:9/callback", compat),
-                    ("http://localhost:9/other", False), ("http://127.0.0.1:9/callback", False),
-                    ("http://user@localhost:9/callback", False)):
-        response = client.get("/oauth/authorize",
-                              query_string=oauth.params(client_id="dyn_local", redirect_uri=uri))
+    for uri, ok in (
+        (LOCALHOST_CB, True),
+        ("http://localhost:9/callback", compat),
+        ("http://localhost:9/other", False),
+        ("http://127.0.0.1:9/callback", False),
+        ("http://user@localhost:9/callback", False),
+    ):
+        response = client.get(
+            "/oauth/authorize", query_string=oauth.params(client_id="dyn_local", redirect_uri=uri)
+        )
         assert response.status_code == (303 if ok else 400), uri
     oauth.human()
-    response = oauth.approve(True, client_id="dyn_local", redirect_uri="http://localhost:4711/callback")
+    response = oauth.approve(
+        True, client_id="dyn_local", redirect_uri="http://localhost:4711/callback"
+    )
     if not compat:
         assert_oauth_error(response, "invalid_request")
         return
@@ -60,8 +73,9 @@ def test_localhost_redirect_matches_on_any_port_only_in_compat(app, client, oaut
 
 def test_first_party_client_localhost_redirect(client, oauth, compat):
     """svc-cli registered 127.0.0.1: a localhost redirect is a different host either way."""
-    response = client.get("/oauth/authorize",
-                          query_string=oauth.params(redirect_uri="http://localhost:5/callback"))
+    response = client.get(
+        "/oauth/authorize", query_string=oauth.params(redirect_uri="http://localhost:5/callback")
+    )
     assert_oauth_error(response, "invalid_request")
 
 
@@ -91,8 +105,9 @@ def test_missing_resource_on_approve_and_token(app, oauth, compat):
 
 
 def test_wrong_resource_is_refused_either_way(client, oauth, compat):
-    response = client.get("/oauth/authorize",
-                          query_string=oauth.params(resource="http://localhost:1"))
+    response = client.get(
+        "/oauth/authorize", query_string=oauth.params(resource="http://localhost:1")
+    )
     assert_oauth_error(response, "invalid_request")
 
 

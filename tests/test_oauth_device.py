@@ -34,8 +34,14 @@ def attempts(app):
 
 
 def test_device_authorization_allocates_a_pending_record(app, oauth, started, clock):
-    assert set(started) == {"device_code", "user_code", "verification_uri",
-                            "verification_uri_complete", "expires_in", "interval"}
+    assert set(started) == {
+        "device_code",
+        "user_code",
+        "verification_uri",
+        "verification_uri_complete",
+        "expires_in",
+        "interval",
+    }
     assert re.fullmatch(f"[{ALPHABET}]{{4}}-[{ALPHABET}]{{4}}", started["user_code"])
     assert started["verification_uri"] == f"{WEB_ORIGIN}/device"
     assert started["verification_uri_complete"] == (
@@ -128,8 +134,7 @@ def test_poll_with_wrong_client_or_unknown_code_is_invalid_grant(oauth, started)
     decide(oauth.client, started["user_code"])
     assert_oauth_error(oauth.poll(started["device_code"], client_id="svc-desktop"), "invalid_grant")
     assert_oauth_error(oauth.poll("unknown"), "invalid_grant")
-    assert_oauth_error(oauth.token(grant_type=DEVICE_GRANT, client_id="svc-cli"),
-                       "invalid_request")
+    assert_oauth_error(oauth.token(grant_type=DEVICE_GRANT, client_id="svc-cli"), "invalid_request")
     assert oauth.poll(started["device_code"], resource=API_ORIGIN).status_code == 200
 
 
@@ -154,8 +159,12 @@ def test_other_decisions_on_a_decided_code_cost_one(app, oauth, started, session
 @pytest.mark.parametrize("typed", ["{code}", "{lower}", "{nodash}", " {spaced} "])
 def test_user_code_input_is_normalised(oauth, started, typed):
     code = started["user_code"]
-    value = typed.format(code=code, lower=code.lower(), nodash=code.replace("-", ""),
-                         spaced=code[:2] + " " + code[2:])
+    value = typed.format(
+        code=code,
+        lower=code.lower(),
+        nodash=code.replace("-", ""),
+        spaced=code[:2] + " " + code[2:],
+    )
     oauth.human()
     response = info(oauth.client, value)
     assert response.status_code == 200
@@ -191,7 +200,9 @@ def test_ten_failures_then_every_call_is_429(app, oauth, started, session_client
     assert_oauth_error(decide(oauth.client, started["user_code"]), "invalid_request", 429)
     assert attempts(app) == 10
     with app.app_context():
-        assert db.session.get(DeviceRecord, crypto.digest(started["device_code"])).status == "pending"
+        assert (
+            db.session.get(DeviceRecord, crypto.digest(started["device_code"])).status == "pending"
+        )
     # A new sign-in is a new session with a fresh budget.
     session_client(mfa_complete=True)
     assert decide(oauth.client, started["user_code"]).status_code == 204
@@ -200,7 +211,9 @@ def test_ten_failures_then_every_call_is_429(app, oauth, started, session_client
 def test_device_routes_refuse_bearer_tokens_with_403(api, started):
     for response in (
         api.get("/oauth/device_info", query_string={"user_code": started["user_code"]}),
-        api.post("/oauth/device/approve", json={"user_code": started["user_code"], "approve": True}),
+        api.post(
+            "/oauth/device/approve", json={"user_code": started["user_code"], "approve": True}
+        ),
     ):
         assert_oauth_error(response, "invalid_client", 403)
 
@@ -213,7 +226,8 @@ def test_device_routes_need_a_full_session(client, session_client, started):
 
 def test_malformed_decision_is_invalid_request_and_free(app, oauth, started):
     oauth.human()
-    response = oauth.client.post("/oauth/device/approve",
-                                 json={"user_code": started["user_code"], "approve": "yes"})
+    response = oauth.client.post(
+        "/oauth/device/approve", json={"user_code": started["user_code"], "approve": "yes"}
+    )
     assert_oauth_error(response, "invalid_request")
     assert attempts(app) == 0

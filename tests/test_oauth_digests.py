@@ -53,8 +53,13 @@ def test_no_raw_token_code_or_device_code_is_stored(app, client, oauth, session_
     for raw in handed_out:
         assert raw not in blob, "a raw secret is stored"
     # The scan does see the stored digests (so it would have seen the raw values).
-    for raw in (pending_code, pair["refresh_token"], rotated["access_token"],
-                pending_device["device_code"], device_pair["refresh_token"]):
+    for raw in (
+        pending_code,
+        pair["refresh_token"],
+        rotated["access_token"],
+        pending_device["device_code"],
+        device_pair["refresh_token"],
+    ):
         assert crypto.digest(raw) in values
     # The user code is shown to people and looked up as typed: it is stored as is.
     assert pending_device["user_code"] in values

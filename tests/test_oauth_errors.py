@@ -53,8 +53,11 @@ def test_a_data_store_failure_is_a_generic_server_error(app, oauth, monkeypatch,
 
 
 def test_every_oauth_error_response_is_no_store_json(client):
-    response = client.post("/oauth/token", data={"grant_type": "nope"},
-                           content_type="application/x-www-form-urlencoded")
+    response = client.post(
+        "/oauth/token",
+        data={"grant_type": "nope"},
+        content_type="application/x-www-form-urlencoded",
+    )
     assert response.mimetype == "application/json"
     assert set(response.get_json()) == {"error", "error_description"}
     assert response.headers["Cache-Control"] == "no-store"

@@ -71,9 +71,14 @@ def test_authlib_client_full_lifecycle(live_server):
     # Dynamic registration, from the library's HTTP session.
     redirect_uri = "http://127.0.0.1:8765/callback"  # registered without a port
     probe = OAuth2Session()
-    registered = probe.post(meta["registration_endpoint"], json={
-        "client_name": "Authlib interop", "redirect_uris": ["http://127.0.0.1/callback"],
-    }, withhold_token=True)
+    registered = probe.post(
+        meta["registration_endpoint"],
+        json={
+            "client_name": "Authlib interop",
+            "redirect_uris": ["http://127.0.0.1/callback"],
+        },
+        withhold_token=True,
+    )
     assert registered.status_code == 201, registered.text
     client_id = registered.json()["client_id"]
     assert registered.json()["token_endpoint_auth_method"] == "none"
@@ -100,22 +105,28 @@ def test_authlib_client_full_lifecycle(live_server):
     from urllib.parse import unquote_plus
 
     fields = {k: unquote_plus(v) for k, v in query.items()}
-    approved = requests.post(f"{origin}/oauth/authorize/approve",
-                             json={**fields, "approve": True}, cookies={"svc_session": cookie})
+    approved = requests.post(
+        f"{origin}/oauth/authorize/approve",
+        json={**fields, "approve": True},
+        cookies={"svc_session": cookie},
+    )
     assert approved.status_code == 200, approved.text
     callback = approved.json()["redirect"]
     assert callback.startswith(redirect_uri + "?")
 
     token = client.fetch_token(
-        meta["token_endpoint"], authorization_response=callback, code_verifier=verifier,
+        meta["token_endpoint"],
+        authorization_response=callback,
+        code_verifier=verifier,
         resource=resource,
     )
     assert token["token_type"] == "Bearer" and token["expires_in"] == 3600
     assert client.get(f"{origin}/accounts").status_code == 200
 
     first_refresh = token["refresh_token"]
-    refreshed = client.refresh_token(meta["token_endpoint"], refresh_token=first_refresh,
-                                     resource=resource)
+    refreshed = client.refresh_token(
+        meta["token_endpoint"], refresh_token=first_refresh, resource=resource
+    )
     assert refreshed["refresh_token"] != first_refresh
     assert client.get(f"{origin}/accounts").status_code == 200  # uses the new access token
 
@@ -127,8 +138,11 @@ def test_authlib_client_full_lifecycle(live_server):
     assert refused.value.error == "invalid_grant"
     client.token = refreshed
 
-    revoked = client.revoke_token(meta["revocation_endpoint"],
-                                  token=refreshed["refresh_token"], token_type_hint="refresh_token")
+    revoked = client.revoke_token(
+        meta["revocation_endpoint"],
+        token=refreshed["refresh_token"],
+        token_type_hint="refresh_token",
+    )
     assert revoked.status_code == 200
     assert revoked.headers["Cache-Control"] == "no-store"
     # The access token minted with that refresh token went with it.

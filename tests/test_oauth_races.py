@@ -66,9 +66,13 @@ def assert_no_orphans(app, expected_tokens: int) -> None:
 def test_two_redemptions_of_one_code(app, oauth, rounds):
     oauth.human()
     for _ in range(rounds):
-        form = {"grant_type": "authorization_code", "code": oauth.code(),
-                "redirect_uri": oauth.params()["redirect_uri"], "client_id": "svc-cli",
-                "code_verifier": oauth.verifier}
+        form = {
+            "grant_type": "authorization_code",
+            "code": oauth.code(),
+            "redirect_uri": oauth.params()["redirect_uri"],
+            "client_id": "svc-cli",
+            "code_verifier": oauth.verifier,
+        }
         winner = one_winner(race(app, form))
         assert oauth.works(winner["access_token"])
     assert_no_orphans(app, 2 * rounds)
@@ -78,8 +82,11 @@ def test_two_refreshes_of_one_refresh_token(app, oauth, rounds):
     oauth.human()
     current = oauth.pair()
     for _ in range(rounds):
-        form = {"grant_type": "refresh_token", "refresh_token": current["refresh_token"],
-                "client_id": "svc-cli"}
+        form = {
+            "grant_type": "refresh_token",
+            "refresh_token": current["refresh_token"],
+            "client_id": "svc-cli",
+        }
         current = one_winner(race(app, form))
         assert oauth.works(current["access_token"])  # losers inside the grace revoke nothing
     assert_no_orphans(app, 2 + 2 * rounds)
@@ -89,11 +96,15 @@ def test_two_polls_claiming_one_approved_device_code(app, oauth, rounds):
     oauth.human()
     for _ in range(rounds):
         started = oauth.device_start().get_json()
-        response = oauth.client.post("/oauth/device/approve",
-                                     json={"user_code": started["user_code"], "approve": True})
+        response = oauth.client.post(
+            "/oauth/device/approve", json={"user_code": started["user_code"], "approve": True}
+        )
         assert response.status_code == 204
-        form = {"grant_type": "urn:ietf:params:oauth:grant-type:device_code",
-                "device_code": started["device_code"], "client_id": "svc-cli"}
+        form = {
+            "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+            "device_code": started["device_code"],
+            "client_id": "svc-cli",
+        }
         winner = one_winner(race(app, form))
         assert oauth.works(winner["access_token"])
     assert_no_orphans(app, 2 * rounds)

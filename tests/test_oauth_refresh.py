@@ -58,7 +58,9 @@ def test_retired_token_after_10_seconds_revokes_the_whole_family(app, oauth, clo
     assert not oauth.works(first["access_token"])
     assert_oauth_error(oauth.refresh(third["refresh_token"]), "invalid_grant")
     with app.app_context():
-        family = db.session.query(Token).filter(Token.family_id == row(app, first["refresh_token"]).id)
+        family = db.session.query(Token).filter(
+            Token.family_id == row(app, first["refresh_token"]).id
+        )
         assert family.count() == 6 and all(t.revoked_at is not None for t in family)
     assert oauth.works(other["access_token"])
     assert oauth.refresh(other["refresh_token"]).status_code == 200
@@ -67,7 +69,9 @@ def test_retired_token_after_10_seconds_revokes_the_whole_family(app, oauth, clo
 def test_refresh_with_another_client_is_refused_and_changes_nothing(app, oauth):
     oauth.human()
     pair = oauth.pair()
-    assert_oauth_error(oauth.refresh(pair["refresh_token"], client_id="svc-desktop"), "invalid_grant")
+    assert_oauth_error(
+        oauth.refresh(pair["refresh_token"], client_id="svc-desktop"), "invalid_grant"
+    )
     assert row(app, pair["refresh_token"]).retired_at is None
     assert oauth.refresh(pair["refresh_token"]).status_code == 200
 
@@ -89,11 +93,15 @@ def test_unknown_or_access_token_is_invalid_grant(oauth):
 def test_refresh_missing_fields_and_wrong_resource(oauth):
     oauth.human()
     pair = oauth.pair()
-    assert_oauth_error(oauth.token(grant_type="refresh_token", client_id="svc-cli"),
-                       "invalid_request")
-    assert_oauth_error(oauth.refresh(pair["refresh_token"], resource="http://evil.example"),
-                       "invalid_request")
-    assert oauth.refresh(pair["refresh_token"], resource="http://localhost:38081/").status_code == 200
+    assert_oauth_error(
+        oauth.token(grant_type="refresh_token", client_id="svc-cli"), "invalid_request"
+    )
+    assert_oauth_error(
+        oauth.refresh(pair["refresh_token"], resource="http://evil.example"), "invalid_request"
+    )
+    assert (
+        oauth.refresh(pair["refresh_token"], resource="http://localhost:38081/").status_code == 200
+    )
 
 
 # --- revocation (RFC 7009) ---------------------------------------------------------------
@@ -125,7 +133,9 @@ def test_revoking_a_retired_refresh_token_revokes_everything_minted_after_it(oau
 def test_revoking_an_access_token_leaves_its_refresh_token_alone(oauth):
     oauth.human()
     pair = oauth.pair()
-    assert oauth.revoke(token=pair["access_token"], token_type_hint="access_token").status_code == 200
+    assert (
+        oauth.revoke(token=pair["access_token"], token_type_hint="access_token").status_code == 200
+    )
     assert not oauth.works(pair["access_token"])
     fresh = oauth.refresh(pair["refresh_token"])
     assert fresh.status_code == 200 and oauth.works(fresh.get_json()["access_token"])

@@ -19,12 +19,15 @@ def register(client, uris=("https://app.example/callback",), **extra):
 
 def dynamic_ids(app) -> set[str]:
     with app.app_context():
-        return set(db.session.scalars(db.select(OAuthClient.id).where(OAuthClient.dynamic.is_(True))))
+        return set(
+            db.session.scalars(db.select(OAuthClient.id).where(OAuthClient.dynamic.is_(True)))
+        )
 
 
 def test_registration_answers_rfc7591_without_a_secret(app, client, clock):
-    response = register(client, ["http://127.0.0.1/cb", "https://app.example/cb"],
-                        client_name="My App")
+    response = register(
+        client, ["http://127.0.0.1/cb", "https://app.example/cb"], client_name="My App"
+    )
     assert response.status_code == 201
     assert response.headers["Cache-Control"] == "no-store"
     body = response.get_json()
@@ -43,8 +46,14 @@ def test_registration_answers_rfc7591_without_a_secret(app, client, clock):
 
 @pytest.mark.parametrize(
     "uri",
-    ["http://127.0.0.1/callback", "http://127.0.0.1:8080/cb", "http://[::1]/cb",
-     "http://[::1]:9/cb?x=1", "https://app.example/cb", "https://app.example:8443/a/b"],
+    [
+        "http://127.0.0.1/callback",
+        "http://127.0.0.1:8080/cb",
+        "http://[::1]/cb",
+        "http://[::1]:9/cb?x=1",
+        "https://app.example/cb",
+        "https://app.example:8443/a/b",
+    ],
 )
 def test_allowed_redirect_uris(client, uri):
     assert register(client, [uri]).status_code == 201
@@ -53,11 +62,24 @@ def test_allowed_redirect_uris(client, uri):
 @pytest.mark.parametrize(
     "uri",
     [
-        "http://localhost/cb", "http://localhost:8080/cb", "http://app.example/cb",
-        "http://127.0.0.1/cb#frag", "https://app.example/cb#", "https://user@app.example/cb",
-        "https://user:pw@app.example/cb", "http://user@127.0.0.1/cb", "myapp://callback",
-        "com.example.app:/cb", "https://app.example/c b", "https://app.example/cb\n", " https://a.example/",
-        "https:///cb", "", 42, None, "https://app.example/caf\u00e9",
+        "http://localhost/cb",
+        "http://localhost:8080/cb",
+        "http://app.example/cb",
+        "http://127.0.0.1/cb#frag",
+        "https://app.example/cb#",
+        "https://user@app.example/cb",
+        "https://user:pw@app.example/cb",
+        "http://user@127.0.0.1/cb",
+        "myapp://callback",
+        "com.example.app:/cb",
+        "https://app.example/c b",
+        "https://app.example/cb\n",
+        " https://a.example/",
+        "https:///cb",
+        "",
+        42,
+        None,
+        "https://app.example/caf\u00e9",
     ],
 )
 def test_refused_redirect_uris(app, client, uri):
@@ -68,8 +90,10 @@ def test_refused_redirect_uris(app, client, uri):
 def test_redirect_uris_required_and_at_most_five(app, client):
     assert_oauth_error(register(client, None), "invalid_redirect_uri")
     assert_oauth_error(register(client, []), "invalid_redirect_uri")
-    assert_oauth_error(client.post("/oauth/register", json={"redirect_uris": "https://a.example/"}),
-                       "invalid_redirect_uri")
+    assert_oauth_error(
+        client.post("/oauth/register", json={"redirect_uris": "https://a.example/"}),
+        "invalid_redirect_uri",
+    )
     six = [f"https://app.example/cb{i}" for i in range(6)]
     assert_oauth_error(register(client, six), "invalid_redirect_uri")
     assert register(client, six[:5]).status_code == 201
@@ -99,8 +123,9 @@ def test_non_string_name_is_invalid_request(client):
 
 
 def test_registration_body_must_be_json(client):
-    response = client.post("/oauth/register", data="redirect_uris=x",
-                           content_type="application/x-www-form-urlencoded")
+    response = client.post(
+        "/oauth/register", data="redirect_uris=x", content_type="application/x-www-form-urlencoded"
+    )
     assert response.status_code == 415
 
 
@@ -123,8 +148,9 @@ def test_unused_clients_older_than_24h_are_reaped_before_the_cap(app, client, cl
     assert not set(old) & dynamic_ids(app)
 
 
-def test_reaping_spares_used_and_referenced_clients_and_takes_device_codes(app, client, clock,
-                                                                         oauth):
+def test_reaping_spares_used_and_referenced_clients_and_takes_device_codes(
+    app, client, clock, oauth
+):
     used = register(client, ["https://u.example/cb"]).get_json()["client_id"]
     coded = register(client, ["https://c.example/cb"]).get_json()["client_id"]
     tokened = register(client, ["https://t.example/cb"]).get_json()["client_id"]
@@ -136,10 +162,14 @@ def test_reaping_spares_used_and_referenced_clients_and_takes_device_codes(app, 
     oauth.pair(client_id=tokened, redirect_uri="https://t.example/cb")
     with app.app_context():
         # `used` keeps only its first-use stamp; the other two keep only their rows.
-        db.session.execute(db.delete(clients.AuthorizationCode).where(
-            clients.AuthorizationCode.client_id == used))
-        db.session.execute(db.update(OAuthClient).where(OAuthClient.id.in_([coded, tokened]))
-                           .values(first_used_at=None))
+        db.session.execute(
+            db.delete(clients.AuthorizationCode).where(clients.AuthorizationCode.client_id == used)
+        )
+        db.session.execute(
+            db.update(OAuthClient)
+            .where(OAuthClient.id.in_([coded, tokened]))
+            .values(first_used_at=None)
+        )
         db.session.commit()
     assert oauth.device_start(client_id=with_device).status_code == 200
     clock.advance(hours=25)
@@ -195,8 +225,11 @@ def test_redirect_matching(app, registered, presented, matches):
 
 
 def test_first_party_loopback_redirect_on_any_port(client, oauth):
-    for uri in ("http://127.0.0.1/callback", "http://127.0.0.1:1/callback",
-                "http://127.0.0.1:65535/callback"):
+    for uri in (
+        "http://127.0.0.1/callback",
+        "http://127.0.0.1:1/callback",
+        "http://127.0.0.1:65535/callback",
+    ):
         query = oauth.params(redirect_uri=uri)
         assert client.get("/oauth/authorize", query_string=query).status_code == 303
 

@@ -2,10 +2,12 @@
 
 DYNAMIC CLIENT STATE MACHINE (SPEC "States and transitions -> Dynamic client"):
 
-| State              | Trigger                                | Condition      | Next    |
-|--------------------|----------------------------------------|----------------|---------|
-| registered, unused | first approved grant or device code    |                | used    |
-| registered, unused | any registration attempt               | older than 24 h| deleted, with its device codes; skipped if a code or token row references it |
+State               Trigger                              Condition        Next
+registered, unused  first approved grant or device code                   used
+registered, unused  any registration attempt             older than 24 h  deleted, with its
+                                                                          device codes; skipped
+                                                                          if a code or token row
+                                                                          references it
 
 All clients are public (no secret). "Used" is `first_used_at` being set; `first_use`
 in client info is true while it is not.

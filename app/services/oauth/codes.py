@@ -1,12 +1,12 @@
 """AUTHORIZATION-CODE STATE MACHINE (SPEC "States and transitions -> Authorization code").
 
-| State  | Trigger                              | Condition                                   | Next     |
-|--------|--------------------------------------|---------------------------------------------|----------|
-| none   | approve, `approve` true              | full cookie session, valid request          | issued (client marked used) |
-| none   | approve, `approve` false             |                                             | none (redirect error=access_denied) |
-| issued | token, authorization_code            | code, client, redirect URI, PKCE match, <60 s| redeemed (tokens issued) |
-| issued | token with any mismatch, or replay   |                                             | killed   |
-| issued | 60 seconds elapse                    |                                             | expired  |
+State    Trigger                          Condition                       Next
+none     approve, `approve` true          full cookie session, valid      issued (client used)
+none     approve, `approve` false                                         none (access_denied)
+issued   token, authorization_code        code, client, redirect URI and  redeemed (pair issued)
+                                          PKCE verifier match, < 60 s
+issued   token with any mismatch, replay                                  killed
+issued   60 seconds elapse                                                expired
 
 Killing a code is deleting its row. Redemption deletes the row first and requires
 exactly one deleted row, then checks it: whatever the outcome the code is gone, and of

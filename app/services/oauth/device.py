@@ -1,14 +1,17 @@
 """DEVICE-RECORD STATE MACHINE (SPEC "States and transitions -> Device record", RFC 8628).
 
-| State               | Trigger                    | Condition                        | Next        | Also |
-|---------------------|----------------------------|----------------------------------|-------------|------|
-| none                | device_authorization       | valid client and resource        | pending     | codes allocated; 600 s |
-| pending             | device/approve, true       | full session, budget left        | approved    | client marked used; 204 |
-| pending             | device/approve, false      |                                  | declined    | polling: access_denied |
-| pending             | poll                       |                                  | pending     | authorization_pending, or slow_down |
-| approved            | poll                       | client matches                   | row deleted | tokens issued; later polls invalid_grant |
-| pending or approved | 600 seconds elapse         |                                  | expired     | polling: expired_token |
-| approved            | device/approve, true again | by the session that approved it  | approved    | 204, costs no attempt |
+State          Trigger                 Condition                  Next         Also
+none           device_authorization    valid client, resource     pending      codes; 600 s
+pending        device/approve true     full session, budget left  approved     client used; 204
+pending        device/approve false                               declined     polls: access_denied
+pending        poll                                               pending      authorization_pending
+                                                                               or slow_down
+approved       poll                    client matches             row deleted  tokens issued; later
+                                                                               polls invalid_grant
+pending or     600 seconds elapse                                 expired      polls: expired_token
+  approved
+approved       device/approve true     the session that approved  approved     204, costs nothing
+               again
 
 Polling ladder (authlib rfc8628): unknown/wrong client -> expired -> declined ->
 approved (claim) -> slow_down -> pending. The last poll time is stored on every poll,

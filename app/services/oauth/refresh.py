@@ -1,11 +1,11 @@
 """REFRESH-FAMILY STATE MACHINE (SPEC "States and transitions -> Refresh token").
 
-| State   | Trigger                      | Condition                 | Next           | Also |
-|---------|------------------------------|---------------------------|----------------|------|
-| live    | token, refresh_token         | valid, client matches     | retired        | new pair chained to it |
-| retired | presented again              | within 10 s of retirement | retired        | invalid_grant; grant untouched |
-| retired | presented again              | more than 10 s after      | family revoked | every token of the family, the live pair too |
-| live    | revoke / DELETE /auth/tokens |                           | revoked        | its descendants too |
+State    Trigger                       Condition                  Next            Also
+live     token, refresh_token          valid, client matches      retired         new pair chained
+retired  presented again               within 10 s of retirement  retired         invalid_grant;
+                                                                                  grant untouched
+retired  presented again               more than 10 s after       family revoked  every token of it
+live     revoke, DELETE /auth/tokens                              revoked         its descendants
 
 Rotation is a conditional UPDATE (`retired_at IS NULL AND revoked_at IS NULL`) that
 must touch exactly one row; of two concurrent refreshes only that one mints a pair.
@@ -36,7 +36,9 @@ def rotate(form) -> dict:
     check_resource(form.get("resource"), required=False)
     now = clock.now()
     token = db.session.execute(
-        select(Token).where(Token.id == crypto.digest(form["refresh_token"]), Token.kind == "refresh")
+        select(Token).where(
+            Token.id == crypto.digest(form["refresh_token"]), Token.kind == "refresh"
+        )
     ).scalar_one_or_none()
     if (
         token is None
