@@ -20,16 +20,23 @@ def rounds(dialect):
     return 30 if dialect == "postgresql" else 8
 
 
-def race(app, form) -> list:
-    """POST the same token request from THREADS threads at once; returns the responses."""
+def race(app, form=None, send=None) -> list:
+    """Send the same request from THREADS threads at once; returns (status, body) pairs.
+
+    By default the request is a token request with `form`; `send(client)` overrides it.
+    """
     barrier = threading.Barrier(THREADS)
     results, errors = [None] * THREADS, []
+    if send is None:
+
+        def send(client):
+            return client.post("/oauth/token", data=form, content_type=FORM)
 
     def run(i):
         client = app.test_client()
         try:
             barrier.wait(timeout=10)
-            response = client.post("/oauth/token", data=form, content_type=FORM)
+            response = send(client)
             results[i] = (response.status_code, response.get_json())
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
@@ -108,3 +115,21 @@ def test_two_polls_claiming_one_approved_device_code(app, oauth, rounds):
         winner = one_winner(race(app, form))
         assert oauth.works(winner["access_token"])
     assert_no_orphans(app, 2 * rounds)
+
+
+def test_concurrent_registrations_never_pass_the_20_client_cap(app, client, dialect):
+    from app.models import OAuthClient
+
+    body = {"redirect_uris": ["https://app.example/cb"]}
+    for _ in range(2 if dialect == "postgresql" else 1):
+        with app.app_context():
+            db.session.execute(db.delete(OAuthClient).where(OAuthClient.dynamic.is_(True)))
+            db.session.commit()
+        for _ in range(20 - THREADS // 2):
+            assert client.post("/oauth/register", json=body).status_code == 201
+        results = race(app, send=lambda c: c.post("/oauth/register", json=body))
+        statuses = sorted(status for status, _ in results)
+        assert statuses == [201] * (THREADS // 2) + [429] * (THREADS - THREADS // 2), results
+        with app.app_context():
+            count = db.session.query(OAuthClient).filter(OAuthClient.dynamic.is_(True)).count()
+            assert count == 20
