@@ -65,6 +65,11 @@ def test_state_is_optional(client, oauth):
         {"resource": "https://localhost:38081"},
         {"resource": "http://localhost:38082"},
         {"resource": "http://localhost:38081/mcp"},
+        {"resource": "http://[localhost:38081"},
+        {"resource": "http://localhost:38081?x=1"},
+        {"resource": "http://localhost:38081#"},
+        {"resource": "http://localhost:38081//"},
+        {"resource": "http://user@localhost:38081"},
     ],
 )
 def test_invalid_request_is_json_400_never_a_redirect(client, oauth, override):

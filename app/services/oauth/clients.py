@@ -93,7 +93,10 @@ def mark_used(client_id: str) -> None:
 
 def canonical_resource(value: str) -> str:
     """Scheme and host lowercased, one trailing slash removed (CONTRACT: OAuth edges)."""
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # e.g. an unclosed IPv6 bracket: matches nothing
+        return ""
     path = parts.path[:-1] if parts.path.endswith("/") else parts.path
     rebuilt = f"{parts.scheme.lower()}://{parts.netloc.lower()}{path}"
     if parts.query:
@@ -178,8 +181,12 @@ def allowed_redirect(uri) -> bool:
     if uri.startswith("http://"):
         return _loopback_parts(uri) is not None
     if uri.startswith("https://"):
-        parts = urlsplit(uri)
-        return bool(parts.hostname) and "@" not in parts.netloc
+        try:
+            netloc = urlsplit(uri).netloc
+        except ValueError:
+            return False
+        split = None if "@" in netloc else _split_authority(netloc)
+        return split is not None and bool(split[0].strip("[]"))
     return False
 
 
