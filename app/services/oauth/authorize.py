@@ -11,7 +11,14 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
 
-from .clients import check_redirect, check_resource, get_client, printable_ascii
+from .clients import (
+    check_redirect,
+    check_resource,
+    compat,
+    get_client,
+    printable_ascii,
+    require,
+)
 from .errors import InvalidRequest
 
 REQUIRED = ("client_id", "redirect_uri", "response_type", "code_challenge", "code_challenge_method")
@@ -34,8 +41,6 @@ def missing_params(params) -> list[str]:
 
     `resource` is required too, unless OAUTH_CLIENT_COMPAT lets it default.
     """
-    from .clients import compat
-
     names = REQUIRED + (() if compat() else ("resource",))
     return [name for name in names if params.get(name) is None]
 
@@ -53,9 +58,7 @@ def validate(params) -> AuthorizationRequest:
         value = params.get(name)
         if value is not None and (not isinstance(value, str) or not printable_ascii(value)):
             raise InvalidRequest(f"{name} must be a string of printable ASCII characters")
-    for name in REQUIRED:
-        if not params.get(name):
-            raise InvalidRequest(f"{name} is required")
+    require(params, *REQUIRED)
     client = get_client(params["client_id"])
     redirect_uri = check_redirect(client, params["redirect_uri"])
     if params["response_type"] != "code":

@@ -106,6 +106,13 @@ def canonical_resource(value: str) -> str:
     return rebuilt
 
 
+def require(params, *names: str, commit: bool = False) -> None:
+    """Each named parameter is present and non-empty, else 400 invalid_request."""
+    for name in names:
+        if not params.get(name):
+            raise InvalidRequest(f"{name} is required", commit=commit)
+
+
 def check_resource(value, *, required: bool) -> str:
     """The `resource` parameter must name this API; compat mode defaults a missing one."""
     origin = current_app.config["API_ORIGIN"]

@@ -27,7 +27,7 @@ from ...extensions import db
 from ...models import AuthorizationCode
 from .. import clock, crypto
 from .authorize import AuthorizationRequest
-from .clients import check_resource, mark_used
+from .clients import check_resource, mark_used, require
 from .errors import InvalidGrant, InvalidRequest
 from .tokens import issue_pair
 
@@ -90,9 +90,7 @@ def redeem(form) -> dict:
     code = form.get("code")
     row = _take(code) if code else None
     killed = row is not None  # a refusal must still commit the deletion
-    for name in ("code", "redirect_uri", "client_id", "code_verifier"):
-        if not form.get(name):
-            raise InvalidRequest(f"{name} is required", commit=killed)
+    require(form, "code", "redirect_uri", "client_id", "code_verifier", commit=killed)
     try:
         check_resource(form.get("resource"), required=False)
     except InvalidRequest as err:

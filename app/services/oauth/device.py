@@ -34,7 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from ...extensions import db
 from ...models import DeviceRecord, Session
 from .. import clock, crypto
-from .clients import check_resource, client_info, get_client, mark_used
+from .clients import check_resource, client_info, get_client, mark_used, require
 from .errors import (
     AccessDenied,
     AuthorizationPending,
@@ -69,9 +69,7 @@ def normalise_user_code(value) -> str:
 
 def start(form) -> dict:
     """POST /oauth/device_authorization: a pending record with fresh codes."""
-    for name in ("client_id", "resource"):
-        if not form.get(name):
-            raise InvalidRequest(f"{name} is required")
+    require(form, "client_id", "resource")
     client = get_client(form["client_id"])
     resource = check_resource(form.get("resource"), required=True)
     now = clock.now()
@@ -179,9 +177,7 @@ def decide(user_code, approve, *, session_id: str, user_id: int) -> None:
 
 def poll(form) -> dict:
     """grant_type=device_code: the polling ladder; a claim deletes exactly one row."""
-    for name in ("device_code", "client_id"):
-        if not form.get(name):
-            raise InvalidRequest(f"{name} is required")
+    require(form, "device_code", "client_id")
     check_resource(form.get("resource"), required=False)
     now = clock.now()
     row = db.session.execute(

@@ -20,8 +20,8 @@ from sqlalchemy import select, update
 from ...extensions import db
 from ...models import Token
 from .. import clock, crypto, tokens
-from .clients import check_resource
-from .errors import InvalidGrant, InvalidRequest
+from .clients import check_resource, require
+from .errors import InvalidGrant
 from .tokens import issue_pair
 
 REUSE_GRACE = timedelta(seconds=10)
@@ -30,9 +30,7 @@ NOT_REDEEMABLE = "the refresh token is not redeemable"
 
 def rotate(form) -> dict:
     """grant_type=refresh_token: retire the presented token and issue its successor pair."""
-    for name in ("refresh_token", "client_id"):
-        if not form.get(name):
-            raise InvalidRequest(f"{name} is required")
+    require(form, "refresh_token", "client_id")
     check_resource(form.get("resource"), required=False)
     now = clock.now()
     token = db.session.execute(
