@@ -264,11 +264,3 @@ def session_client(app, client, make_user):
         return client
 
     return make
-
-
-@pytest.fixture
-def oauth(client, session_client):
-    """An OAuth driver over the test client (tests/oauth_flow.py); .human() signs alice in."""
-    from oauth_flow import OAuthFlow
-
-    return OAuthFlow(client, session_client)

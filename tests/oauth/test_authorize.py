@@ -3,10 +3,10 @@
 from urllib.parse import urlsplit
 
 import pytest
-from oauth_flow import API_ORIGIN, REDIRECT, assert_oauth_error, query_of
 
 from app.extensions import db
 from app.models import AuthorizationCode, OAuthClient
+from tests.oauth.flow import API_ORIGIN, REDIRECT, assert_oauth_error, query_of
 
 WEB_ORIGIN = "http://localhost:38080"
 

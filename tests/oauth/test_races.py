@@ -7,10 +7,10 @@ PostgreSQL, where requests truly run in parallel, gets the most rounds."""
 import threading
 
 import pytest
-from oauth_flow import FORM
 
 from app.extensions import db
 from app.models import Token
+from tests.oauth.flow import FORM
 
 THREADS = 4
 

@@ -4,11 +4,11 @@ redirect URI matching."""
 from datetime import timedelta
 
 import pytest
-from oauth_flow import assert_oauth_error
 
 from app.extensions import db
 from app.models import DeviceRecord, OAuthClient
 from app.services.oauth import clients
+from tests.oauth.flow import assert_oauth_error
 
 
 def register(client, uris=("https://app.example/callback",), **extra):

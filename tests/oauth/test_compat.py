@@ -2,7 +2,8 @@
 a missing `resource` on authorize, approve and token means the canonical API origin."""
 
 import pytest
-from oauth_flow import API_ORIGIN, assert_oauth_error
+
+from tests.oauth.flow import API_ORIGIN, assert_oauth_error
 
 LOCALHOST_CB = "http://localhost:33418/callback"
 

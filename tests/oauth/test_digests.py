@@ -1,10 +1,10 @@
 """Only digests are stored: scan every column of every table for the raw secrets handed out."""
 
-from oauth_flow import query_of
 from sqlalchemy import inspect, text
 
 from app.extensions import db
 from app.services import crypto
+from tests.oauth.flow import query_of
 
 
 def stored_values(app) -> list[str]:

@@ -1,10 +1,10 @@
 """SPEC's OAuth error table: every code with its status, the shape, and the generic 500."""
 
 import pytest
-from oauth_flow import assert_oauth_error
 from sqlalchemy.exc import OperationalError
 
 from app.services.oauth import codes, errors
+from tests.oauth.flow import assert_oauth_error
 
 TABLE = [
     (errors.InvalidRequest, "invalid_request", 400),

@@ -3,11 +3,11 @@
 import re
 
 import pytest
-from oauth_flow import API_ORIGIN, DEVICE_GRANT, assert_oauth_error
 
 from app.extensions import db
 from app.models import DeviceRecord, OAuthClient, Session
 from app.services import crypto
+from tests.oauth.flow import API_ORIGIN, DEVICE_GRANT, assert_oauth_error
 
 WEB_ORIGIN = "http://localhost:38080"
 ALPHABET = "ABCDEFGHJKMNPQRSTVWXYZ23456789"

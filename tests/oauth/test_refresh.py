@@ -1,10 +1,9 @@
 """Refresh rotation, reuse detection, and revocation: SPEC's Refresh token table."""
 
-from oauth_flow import assert_oauth_error
-
 from app.extensions import db
 from app.models import Token
 from app.services import crypto, tokens
+from tests.oauth.flow import assert_oauth_error
 
 NOT_REDEEMABLE = "the refresh token is not redeemable"
 

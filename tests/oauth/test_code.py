@@ -1,10 +1,10 @@
 """POST /oauth/token with authorization_code: SPEC's Authorization code table, row by row."""
 
 import pytest
-from oauth_flow import API_ORIGIN, FORM, REDIRECT, assert_oauth_error
 
 from app.extensions import db
 from app.models import AuthorizationCode, Token
+from tests.oauth.flow import API_ORIGIN, FORM, REDIRECT, assert_oauth_error
 
 NOT_REDEEMABLE = "the authorization code is not redeemable"
 
