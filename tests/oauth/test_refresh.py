@@ -187,3 +187,14 @@ def test_shared_revoke_tree_agrees_with_the_revocation_endpoint(app, oauth):
         assert tokens.revoke_tree(crypto.digest(pair["refresh_token"])) == 2
         store.commit()
     assert not oauth.works(pair["access_token"])
+
+
+def test_token_type_hint_is_ignored(oauth):
+    oauth.human()
+    pair = oauth.pair()
+    # A wrong hint still revokes the refresh token (and the access token minted with it).
+    assert (
+        oauth.revoke(token=pair["refresh_token"], token_type_hint="access_token").status_code == 200
+    )
+    assert not oauth.works(pair["access_token"])
+    assert_oauth_error(oauth.refresh(pair["refresh_token"]), "invalid_grant")
