@@ -1,0 +1,1 @@
+"""Benchmarks and load: python -m bench.load, python -m bench.fuzz."""
