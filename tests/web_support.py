@@ -14,3 +14,53 @@ def require_browser_tools() -> bool:
         return explicit.strip().lower() not in ("0", "false", "no")
     flag = os.environ.get("CI") or os.environ.get("LEDGER_REQUIRE_POSTGRES") or ""
     return flag.strip().lower() not in ("", "0", "false", "no")
+
+
+CHROMIUM = os.environ.get("LEDGER_CHROMIUM", "/usr/bin/chromium")
+# BROWSER-TESTING.md: Debian's Chromium driven by Playwright, no browser download.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class ThreadedServers:
+    """The API and the web app on waitress in one background thread (shared socket map).
+
+    Same wiring as `serve` (app.web.serving), but stoppable from the test: the
+    loop runs one poll at a time and checks a stop flag in between.
+    """
+
+    def __init__(self, apps):
+        import threading
+
+        from waitress.server import create_server
+
+        self.map = {}
+        self.servers = [
+            create_server(app, map=self.map, listen=f"{host}:{port}", threads=4,
+                          ident="ledger-service-test")
+            for app, host, port in apps
+        ]
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self):
+        from waitress import wasyncore
+
+        while not self.stopping.is_set():
+            wasyncore.loop(timeout=0.1, map=self.map, count=1)
+
+    def close(self):
+        from waitress import wasyncore
+
+        self.stopping.set()
+        self.thread.join(timeout=10)
+        for server in self.servers:
+            server.task_dispatcher.shutdown()
+        wasyncore.close_all(self.map)

@@ -16,8 +16,8 @@ export function renderIncomeStatement(target, chartTarget, report, style) {
     h("table", { class: "report", id: "income-statement-table" },
       h("caption", {}, `${w.incomeStatement}, ${report.from ?? "start"} to ${report.to ?? "today"}`),
       h("tbody", {},
-        heading(w.income), lines(report.income), total(`Total ${w.income.toLowerCase()}`, report.total_income_cents),
-        heading(w.expenses), lines(report.expenses), total(`Total ${w.expenses.toLowerCase()}`, report.total_expenses_cents),
+        heading(w.income), lines(report.income), total(w.totalIncome, report.total_income_cents),
+        heading(w.expenses), lines(report.expenses), total(w.totalExpenses, report.total_expenses_cents),
         total(w.net, report.net_cents, "grand"))),
   );
   chartTarget.replaceChildren(barChart([
@@ -33,8 +33,8 @@ export function renderBalanceSheet(target, chartTarget, report, style) {
     h("table", { class: "report", id: "balance-sheet-table" },
       h("caption", {}, `${w.balanceSheet} as of ${report.as_of}`),
       h("tbody", {},
-        heading(w.assets), lines(report.assets), total(`Total ${w.assets.toLowerCase()}`, report.total_assets_cents),
-        heading(w.liabilities), lines(report.liabilities), total(`Total ${w.liabilities.toLowerCase()}`, report.total_liabilities_cents),
+        heading(w.assets), lines(report.assets), total(w.totalAssets, report.total_assets_cents),
+        heading(w.liabilities), lines(report.liabilities), total(w.totalLiabilities, report.total_liabilities_cents),
         heading(w.equity), lines(report.equity),
         h("tr", {}, h("td", {}, w.retained), money(report.retained_cents)),
         total(w.totalEquity, report.total_equity_cents, "grand"))),

@@ -22,6 +22,10 @@ export const VOCAB = {
     equity: "Opening balances",
     retained: "Saved from income",
     totalEquity: "Net worth",
+    totalIncome: "Total income",
+    totalExpenses: "Total spending",
+    totalAssets: "Total I have",
+    totalLiabilities: "Total I owe",
   },
   club: {
     title: "Club accounts",
@@ -45,6 +49,10 @@ export const VOCAB = {
     equity: "Reserves",
     retained: "Accumulated surplus",
     totalEquity: "Total funds",
+    totalIncome: "Total income",
+    totalExpenses: "Total expenditure",
+    totalAssets: "Total assets",
+    totalLiabilities: "Total liabilities",
   },
 };
 

@@ -11,6 +11,7 @@ const message = byId("message");
 const attempts = byId("attempts");
 const input = byId("user-code");
 let current = null; // the code being decided
+let spent = false; // the API refused with 429: no more lookups in this session
 
 // Failures seen by this tab since sign-in; the server's count is authoritative
 // (429), this only tells people plainly how much is left.
@@ -27,9 +28,9 @@ function showBudget() {
   attempts.className = left <= 3 ? "hint warning-text" : "hint";
 }
 function exhausted() {
+  spent = true;
   sessionStorage.setItem("device-failures", String(BUDGET));
   showBudget();
-  byId("lookup").disabled = true;
   byId("device-request").hidden = true;
   say(message, "All 10 attempts for this sign-in are used up, so no more codes can be checked. Sign out and sign in again to try more codes.");
 }
@@ -82,7 +83,9 @@ byId("code-form").addEventListener("submit", (event) => {
     say(message, "A code has 8 letters and digits, like WDJB-MJHT.");
     return;
   }
-  busy(byId("lookup"), () => lookUp(code));
+  busy(byId("lookup"), () => lookUp(code)).then(() => {
+    byId("lookup").disabled = spent;
+  });
 });
 byId("device-approve").addEventListener("click", (e) => busy(e.currentTarget, () => decide(true)));
 byId("device-deny").addEventListener("click", (e) => busy(e.currentTarget, () => decide(false)));

@@ -21,7 +21,9 @@ function waitText(seconds) {
 }
 
 let countdown = null;
+let locked = false; // while throttled, the button stays off even after the request ends
 function throttled(seconds) {
+  locked = true;
   clearInterval(countdown);
   let left = seconds;
   const show = () =>
@@ -32,6 +34,7 @@ function throttled(seconds) {
     left -= 1;
     if (left <= 0) {
       clearInterval(countdown);
+      locked = false;
       loginButton.disabled = false;
       say(message, "You can try again now.", "info");
     } else {
@@ -69,7 +72,8 @@ async function ceremony(button, run) {
 loginForm.addEventListener("submit", (event) => {
   event.preventDefault();
   say(message, "");
-  busy(loginButton, async () => {
+  loginButton.disabled = true;
+  (async () => {
     let result;
     try {
       result = await api("/auth/login", {
@@ -100,7 +104,11 @@ loginForm.addEventListener("submit", (event) => {
       showStep("enrol-step");
       byId("passkey-name").focus();
     }
-  }).catch((err) => say(message, err.message));
+  })()
+    .catch((err) => say(message, err.message))
+    .finally(() => {
+      loginButton.disabled = locked;
+    });
 });
 
 byId("passkey-signin").addEventListener("click", (event) =>
