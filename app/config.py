@@ -89,6 +89,9 @@ def load(app, test_config=None) -> None:
     if cfg["DATABASE_URL"].startswith("sqlite"):
         # One connection per thread is fine for SQLite; waits are handled by busy_timeout.
         engine_options["connect_args"] = {"timeout": 30}
+    else:
+        # Bounded waits when the database is unreachable: fail with a 500, never hang.
+        engine_options["connect_args"] = {"connect_timeout": 10}
     cfg.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options)
     cfg["SQLALCHEMY_TRACK_MODIFICATIONS"] = False
     cfg["JSON_SORT_KEYS"] = False

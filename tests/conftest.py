@@ -19,6 +19,7 @@ from app import create_app
 from app import db as store
 from app.extensions import db
 from app.services import accounts, credentials, users
+from tests.support import console_script, free_port, require_postgres  # noqa: F401
 
 PG_ADMIN_URL = os.environ.get(
     "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -28,11 +29,6 @@ WEB_ORIGIN = "http://localhost:38080"
 PASSWORD = "correct horse battery staple"
 # Tables whose seeded rows survive the per-test reset (they are reset by hand).
 SEEDED = {"settings", "oauth_clients"}
-
-
-def _require_postgres() -> bool:
-    flag = os.environ.get("LEDGER_REQUIRE_POSTGRES") or os.environ.get("CI") or ""
-    return flag.strip().lower() not in ("", "0", "false", "no")
 
 
 class FakeClock:
@@ -74,7 +70,7 @@ def database_url(request, tmp_path_factory):
             conn.execute(text(f'CREATE DATABASE "{name}"'))
     except Exception as exc:  # noqa: BLE001 - any failure means "no PostgreSQL here"
         reason = f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(exc).__name__}"
-        if _require_postgres():
+        if require_postgres():
             pytest.fail(reason + " (CI/LEDGER_REQUIRE_POSTGRES set: PostgreSQL runs are required)")
         pytest.skip(reason)
     url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
@@ -283,23 +279,3 @@ def scratch_database_url(dialect, tmp_path):
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
 
-
-def console_script() -> list[str]:
-    """The installed `ledger-service` command (from this interpreter's environment)."""
-    import shutil
-    import sys
-    from pathlib import Path
-
-    beside = Path(sys.executable).parent / "ledger-service"
-    found = str(beside) if beside.exists() else shutil.which("ledger-service")
-    if not found:
-        pytest.skip("the ledger-service console script is not installed (pip install -e .)")
-    return [found]
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
