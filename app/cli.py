@@ -61,7 +61,7 @@ def upgrade_schema() -> None:
 def serve_command(no_web):
     """Migrate the schema, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR."""
     from .web import create_web_app
-    from .web.serving import serve, web_bind_addr
+    from .web.serving import ListenError, serve, web_bind_addr
 
     app = current_app._get_current_object()
     upgrade_schema()
@@ -77,7 +77,10 @@ def serve_command(no_web):
         apps.append((web, *web_addr))
         click.echo(f"ledger-service web app on {web_addr[0]}:{web_addr[1]} "
                    f"(WEB_ORIGIN {cfg['WEB_ORIGIN']})")
-    serve(apps, announce=lambda line: click.echo(line))
+    try:
+        serve(apps, announce=lambda line: click.echo(line))
+    except ListenError as err:
+        _fail(str(err))
 
 
 @click.group("user")

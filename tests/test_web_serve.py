@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from tests.conftest import console_script, free_port
+from tests.support import console_script, free_port
 
 
 def _start(tmp_path, *args, **env_extra):
@@ -120,3 +120,18 @@ def test_web_defaults_to_the_port_of_web_origin(tmp_path):
         code, output = _stop(proc)
     assert code == 0, output
     assert f"0.0.0.0:{web_port}" in output
+
+
+def test_a_taken_web_port_is_a_clear_failure(tmp_path):
+    api_port = free_port()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        web_port = taken.getsockname()[1]
+        proc = _start(tmp_path, BIND_ADDR=f"127.0.0.1:{api_port}",
+                      WEB_BIND_ADDR=f"127.0.0.1:{web_port}")
+        output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert f"error: cannot listen on 127.0.0.1:{web_port}" in output
+    assert "Traceback" not in output
+    assert not _listening(api_port)  # nothing half-started is left behind

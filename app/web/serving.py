@@ -30,6 +30,10 @@ def web_bind_addr(config, no_web: bool = False) -> tuple[str, int] | None:
     return parse_host_port(value.strip())
 
 
+class ListenError(Exception):
+    """An address to serve on could not be bound (in use, not permitted, no such host)."""
+
+
 def _stop_on_sigterm() -> None:
     def handler(signum, frame):
         raise SystemExit(0)
@@ -43,11 +47,16 @@ def serve(apps: list[tuple[object, str, int]], threads: int = 8, announce=print)
     from waitress.server import create_server
 
     shared_map: dict = {}
-    servers = [
-        create_server(app, map=shared_map, host=host, port=port, threads=threads,
-                      ident="ledger-service")
-        for app, host, port in apps
-    ]
+    servers = []
+    for app, host, port in apps:
+        try:
+            servers.append(create_server(app, map=shared_map, host=host, port=port,
+                                         threads=threads, ident="ledger-service"))
+        except OSError as err:
+            for server in servers:
+                server.task_dispatcher.shutdown()
+            wasyncore.close_all(shared_map)
+            raise ListenError(f"cannot listen on {host}:{port}: {err.strerror or err}") from err
     for server in servers:
         announce(f"listening on http://{server.effective_host}:{server.effective_port}")
     _stop_on_sigterm()
