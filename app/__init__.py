@@ -39,6 +39,12 @@ def create_app(test_config: dict | None = None) -> Flask:
         expose_headers=["Retry-After"],
     )
 
+    if app.config["TRUSTED_PROXIES"] > 0:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        hops = app.config["TRUSTED_PROXIES"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
+
     register_blueprints(app)
     errors.register(app)
     register_commands(app)

@@ -17,6 +17,8 @@ ENV_KEYS = (
     "WEB_ORIGIN",
     "SESSION_TTL_DAYS",
     "OAUTH_CLIENT_COMPAT",
+    "TRUSTED_PROXIES",
+    "MAX_BODY_BYTES",
 )
 
 DEFAULTS = {
@@ -27,6 +29,10 @@ DEFAULTS = {
     "WEB_ORIGIN": "http://localhost:38080",
     "SESSION_TTL_DAYS": 30,
     "OAUTH_CLIENT_COMPAT": False,
+    # How many reverse proxies in front are trusted to set X-Forwarded-* (0: none).
+    "TRUSTED_PROXIES": 0,
+    # Largest request body accepted; larger ones get 413 in the ledger error shape.
+    "MAX_BODY_BYTES": 1024 * 1024,
     # Tests may set a callable returning an aware UTC datetime (an injectable clock).
     "CLOCK": None,
     # Tests lower argon2's cost; production never sets this.
@@ -80,6 +86,8 @@ def load(app, test_config=None) -> None:
     cfg["API_ORIGIN"] = canonical_origin(cfg["API_ORIGIN"])
     cfg["WEB_ORIGIN"] = canonical_origin(cfg["WEB_ORIGIN"])
     cfg["SESSION_TTL_DAYS"] = int(cfg["SESSION_TTL_DAYS"])
+    cfg["TRUSTED_PROXIES"] = int(cfg["TRUSTED_PROXIES"])
+    cfg["MAX_CONTENT_LENGTH"] = int(cfg["MAX_BODY_BYTES"])
     compat = cfg["OAUTH_CLIENT_COMPAT"]
     if isinstance(compat, str):
         cfg["OAUTH_CLIENT_COMPAT"] = compat.strip().lower() in TRUE_WORDS

@@ -279,3 +279,20 @@ def scratch_database_url(dialect, tmp_path):
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
 
+
+
+@pytest.fixture
+def make_app(app_config):
+    """Build extra apps over the test database with config overrides; disposed afterwards."""
+    made = []
+
+    def build(**overrides):
+        extra = create_app({**app_config, **overrides})
+        made.append(extra)
+        return extra
+
+    yield build
+    for extra in made:
+        with extra.app_context():
+            db.session.remove()
+            db.engine.dispose()
