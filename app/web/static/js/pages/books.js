@@ -78,8 +78,8 @@ byId("new-account").addEventListener("submit", (event) => {
       if (!name) throw new Error("Give the account a name.");
       const created = await orSignIn(api("/accounts", { method: "POST", json: { name, kind: byId("account-kind").value } }));
       byId("account-name").value = "";
-      say(message, `Created ${created.name}.`, "info");
       await loadAccounts();
+      say(message, `Created ${created.name}.`, "info");
     } catch (err) {
       say(message, err.message);
     }
@@ -162,10 +162,10 @@ form.addEventListener("submit", (event) => {
     }
     const amount = formatCents(body.entries[0].amount_cents);
     resetForm();
+    await refresh();
     say(recordMessage, original
       ? `Saved: ${body.description}, ${amount}.`
       : `Recorded: ${body.description}, ${amount}.`, "info");
-    await refresh();
   });
 });
 
@@ -210,14 +210,15 @@ function txRow(tx) {
 }
 
 async function deleteTx(tx) {
+  let outcome = [`Deleted “${tx.description}”.`, "info"];
   try {
     await orSignIn(api(`/transactions/${tx.id}`, { method: "DELETE" }));
-    say(byId("tx-message"), `Deleted “${tx.description}”.`, "info");
   } catch (err) {
-    say(byId("tx-message"), err.message);
+    outcome = [err.message];
   }
   if (state.editing && state.editing.id === tx.id) resetForm();
   await refresh();
+  say(byId("tx-message"), ...outcome);
 }
 
 async function loadTransactions() {
@@ -301,7 +302,11 @@ byId("book-style").addEventListener("change", async (event) => {
 });
 
 async function refresh() {
-  await loadAccounts();
+  try {
+    await loadAccounts();
+  } catch (err) {
+    say(byId("message"), `Could not load the accounts: ${err.message}`);
+  }
   await Promise.all([loadTransactions(), loadIncomeStatement(), loadBalanceSheet()]);
 }
 

@@ -39,17 +39,16 @@ async function loadPasskeys() {
 
 async function deletePasskey(key) {
   say(passkeyMessage, "");
+  let outcome = [`Deleted “${key.name}”.`, "info"];
   try {
     await orSignIn(api(`/auth/passkeys/${encodeURIComponent(key.id)}`, { method: "DELETE" }));
-    say(passkeyMessage, `Deleted “${key.name}”.`, "info");
   } catch (err) {
-    if (err instanceof ApiError && err.status === 409) {
-      say(passkeyMessage, "This is your last passkey, and every sign-in needs one. Add another passkey before deleting this one.");
-    } else {
-      say(passkeyMessage, err.message);
-    }
+    outcome = [err instanceof ApiError && err.status === 409
+      ? "This is your last passkey, and every sign-in needs one. Add another passkey before deleting this one."
+      : err.message];
   }
-  await loadPasskeys();
+  await loadPasskeys(); // the list first, then the message: what it says is on screen
+  say(passkeyMessage, ...outcome);
 }
 
 byId("add-passkey").addEventListener("submit", (event) => {
@@ -57,14 +56,15 @@ byId("add-passkey").addEventListener("submit", (event) => {
   say(passkeyMessage, "");
   busy(byId("add-passkey-submit"), async () => {
     const name = byId("new-passkey-name").value.trim();
+    let outcome = ["Passkey added.", "info"];
     try {
       await enrolPasskey(name);
       byId("new-passkey-name").value = "";
-      say(passkeyMessage, "Passkey added.", "info");
     } catch (err) {
-      say(passkeyMessage, err instanceof ApiError ? err.message : ceremonyMessage(err));
+      outcome = [err instanceof ApiError ? err.message : ceremonyMessage(err)];
     }
     await loadPasskeys();
+    say(passkeyMessage, ...outcome);
   });
 });
 
@@ -96,15 +96,16 @@ async function loadConnections() {
 
 async function revokeConnection(row) {
   say(connectionMessage, "");
+  let outcome = [`Revoked ${row.client_name} (${row.label}).`, "info"];
   try {
     await orSignIn(api(`/auth/tokens/${encodeURIComponent(row.id)}`, { method: "DELETE" }));
-    say(connectionMessage, `Revoked ${row.client_name} (${row.label}).`, "info");
   } catch (err) {
-    say(connectionMessage, err instanceof ApiError && err.status === 404
+    outcome = [err instanceof ApiError && err.status === 404
       ? "That connection had already ended."
-      : err.message);
+      : err.message];
   }
   await loadConnections();
+  say(connectionMessage, ...outcome);
 }
 
 byId("password-form").addEventListener("submit", (event) => {
