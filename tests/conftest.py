@@ -296,3 +296,58 @@ def make_app(app_config):
         with extra.app_context():
             db.session.remove()
             db.engine.dispose()
+
+
+# --- sign-in helpers (issue 3) ---------------------------------------------------
+
+
+@pytest.fixture
+def authenticator():
+    """A software WebAuthn authenticator for the test RP (tests/authenticator.py)."""
+    from tests.authenticator import SoftAuthenticator
+
+    return SoftAuthenticator(rp_id="localhost", origin=WEB_ORIGIN)
+
+
+class SignIn:
+    """The browser side of sign-in, through the real endpoints."""
+
+    def __init__(self, client, authenticator):
+        self.client = client
+        self.authenticator = authenticator
+
+    def cookie(self) -> str | None:
+        found = self.client.get_cookie(SESSION_COOKIE, domain="localhost")
+        return found.value if found else None
+
+    def password(self, email="alice@example.com", password=PASSWORD):
+        return self.client.post("/auth/login", json={"email": email, "password": password})
+
+    def register(self, name=None, **knobs):
+        begin = self.client.post("/auth/webauthn/register/begin")
+        assert begin.status_code == 200, begin.get_json()
+        body = self.authenticator.create(begin.get_json(), **knobs)
+        if name is not None:
+            body["name"] = name
+        return self.client.post("/auth/webauthn/register/finish", json=body)
+
+    def assert_passkey(self, **knobs):
+        begin = self.client.post("/auth/webauthn/auth/begin")
+        assert begin.status_code == 200, begin.get_json()
+        body = self.authenticator.get(begin.get_json(), **knobs)
+        return self.client.post("/auth/webauthn/auth/finish", json=body)
+
+    def full(self, email="alice@example.com", password=PASSWORD):
+        """Password, then the first passkey (or an existing one): a full session."""
+        login = self.password(email, password)
+        assert login.status_code == 200, login.get_json()
+        finish = self.assert_passkey() if login.get_json()["has_passkeys"] else self.register()
+        assert finish.status_code == 200, finish.get_json()
+        return self.client
+
+
+@pytest.fixture
+def signin(client, authenticator, make_user):
+    """Alice exists; `signin.full()` gives a full session through the real ceremonies."""
+    make_user()
+    return SignIn(client, authenticator)

@@ -40,6 +40,7 @@ def session_only(refusal=None):
             return view(*args, **kwargs)
 
         wrapper._tier = "full"
+        wrapper._session_only = True  # lets tests find every session-only route
         return wrapper
 
     return decorate

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, func, or_, select, update
 
 from ..extensions import db
-from ..models import Token, User
-from . import clock, crypto, sessions
-from .errors import BadRequest
+from ..models import OAuthClient, Token, User
+from . import clock, crypto, sessions, tokens
+from .errors import BadRequest, NotFound
 from .users import get_user
 
 # last_used_at is refreshed at most this often, so reads do not write on every request.
@@ -120,3 +120,67 @@ def mint_token(email, *, label: str | None, days: int, audience: str) -> str:
     )
     db.session.flush()
     return token
+
+
+def _live(now):
+    return and_(Token.revoked_at.is_(None), Token.retired_at.is_(None), Token.expires_at > now)
+
+
+def list_connections(user_id: int) -> list[dict]:
+    """GET /auth/tokens: one Connection row per live credential of the user.
+
+    A connection is an administratively minted token (kind access, no parent) or
+    the single live refresh token of an OAuth grant; the access tokens an OAuth
+    grant mints are not connections of their own. A grant's last use is the latest
+    use of its refresh token or of an access token minted with it.
+    """
+    now = clock.now()
+    rows = db.session.execute(
+        select(Token, OAuthClient.name)
+        .join(OAuthClient, OAuthClient.id == Token.client_id)
+        .where(
+            Token.user_id == user_id,
+            _live(now),
+            or_(and_(Token.kind == "access", Token.parent_id.is_(None)), Token.kind == "refresh"),
+        )
+        .order_by(Token.created_at, Token.id)
+    ).all()
+    refresh_ids = [t.id for t, _ in rows if t.kind == "refresh"]
+    child_use = {}
+    if refresh_ids:
+        child_use = dict(
+            db.session.execute(
+                select(Token.parent_id, func.max(Token.last_used_at))
+                .where(Token.parent_id.in_(refresh_ids), Token.kind == "access")
+                .group_by(Token.parent_id)
+            ).all()
+        )
+    result = []
+    for token, client_name in rows:
+        used = [u for u in (token.last_used_at, child_use.get(token.id)) if u is not None]
+        result.append(
+            {
+                "id": token.id,
+                "client_id": token.client_id,
+                "client_name": client_name,
+                "kind": token.kind,
+                "label": token.label,
+                "last_used_at": clock.iso(max(used)) if used else None,
+                "expires_at": clock.iso(token.expires_at),
+            }
+        )
+    return result
+
+
+def revoke_connection(user_id: int, token_id: str) -> None:
+    """DELETE /auth/tokens/{id}: revoke a live token of the caller and all its descendants.
+
+    404 when the id names nothing live that belongs to the caller (unknown, foreign,
+    revoked, retired or expired), with one sentence for all of them.
+    """
+    found = db.session.execute(
+        select(Token.id).where(Token.id == token_id, Token.user_id == user_id, _live(clock.now()))
+    ).first()
+    if found is None:
+        raise NotFound("no such live token")
+    tokens.revoke_tree(token_id)
