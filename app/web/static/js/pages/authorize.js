@@ -2,32 +2,30 @@
 // request's query; approval answers POST /oauth/authorize/approve with that same
 // query plus `approve`, then follows the redirect the API returns.
 import { api, ApiError, orSignIn } from "../api.js";
-import { busy, byId, say } from "../dom.js";
+import { byId, say } from "../dom.js";
 import { renderNav } from "../nav.js";
 
 const message = byId("message");
 const params = Object.fromEntries(new URLSearchParams(window.location.search));
 
-async function decide(approve, button) {
+async function decide(approve) {
   say(message, "");
-  await busy(byId("approve"), () =>
-    busy(byId("deny"), async () => {
-      try {
-        const { redirect } = await orSignIn(
-          api("/oauth/authorize/approve", { method: "POST", json: { ...params, approve } }),
-        );
-        // The API answers with the redirect URI of this request; check before leaving.
-        if (!returnsTo(redirect, params.redirect_uri)) {
-          throw new Error("The server returned an unexpected address; nothing was opened.");
-        }
-        say(message, approve ? "Approved. Returning to the application…" : "Denied. Returning to the application…", "info");
-        window.location.assign(redirect);
-      } catch (err) {
-        say(message, err.message);
-      }
-    }),
-  );
-  button.blur();
+  const buttons = [byId("approve"), byId("deny")];
+  for (const b of buttons) b.disabled = true;
+  try {
+    const { redirect } = await orSignIn(
+      api("/oauth/authorize/approve", { method: "POST", json: { ...params, approve } }),
+    );
+    // The API answers with the redirect URI of this request; check before leaving.
+    if (!returnsTo(redirect, params.redirect_uri)) {
+      throw new Error("The server returned an unexpected address; nothing was opened.");
+    }
+    say(message, approve ? "Approved. Returning to the application…" : "Denied. Returning to the application…", "info");
+    window.location.assign(redirect); // the buttons stay off: one decision per request
+  } catch (err) {
+    say(message, err.message);
+    for (const b of buttons) b.disabled = false;
+  }
 }
 
 function returnsTo(redirect, redirectUri) {
@@ -57,8 +55,8 @@ async function main() {
   byId("client-redirect").textContent = params.redirect_uri;
   byId("first-use-warning").hidden = !(client.dynamic && client.first_use);
   byId("consent").hidden = false;
-  byId("approve").addEventListener("click", (e) => decide(true, e.currentTarget));
-  byId("deny").addEventListener("click", (e) => decide(false, e.currentTarget));
+  byId("approve").addEventListener("click", () => decide(true));
+  byId("deny").addEventListener("click", () => decide(false));
 }
 
 main();

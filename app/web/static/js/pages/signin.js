@@ -62,6 +62,8 @@ async function ceremony(button, run) {
         say(message, "The sign-in took too long. Enter your password again.");
       } else if (err instanceof ApiError) {
         say(message, `The passkey was not accepted: ${err.message}`);
+      } else if (run === signInWithPasskey && err && err.name === "NotAllowedError") {
+        say(message, `${ceremonyMessage(err)} If this device holds no passkey for your account, sign in on one that does.`);
       } else {
         say(message, ceremonyMessage(err));
       }
