@@ -293,7 +293,7 @@ def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
     page.fill("#new-password", "a brand new secret")
     page.fill("#repeat-password", "a brand new secret")
     page.click("#password-submit")
-    _expect_text(page, "#password-message", r"\w")
+    _expect_text(page, "#password-message", r"(?i)current password")
     assert "error" in page.locator("#password-message").get_attribute("class")
     person.shot("security")
 
@@ -316,6 +316,20 @@ def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
     page.wait_for_selector("body[data-ready=true]")
     assert page.locator("#who").inner_text() == "alice@example.com"
     assert person.credentials()[0]["signCount"] >= 2  # enrolment, then this sign-in (Phone)
+
+    # A password change signs out everywhere; the new password (and the passkey) work.
+    page.goto(live.web + "/security")
+    page.fill("#current-password", PASSWORD)
+    page.fill("#new-password", "a brand new secret")
+    page.fill("#repeat-password", "a brand new secret")
+    page.click("#password-submit")
+    _expect_text(page, "#password-message", r"^Password changed\. You were signed out everywhere")
+    page.wait_for_url(live.web + "/signin")
+    person.password_step(password=PASSWORD)
+    _expect_text(page, "#message", r"^Wrong email or password\.$")
+    person.password_step(password="a brand new secret")
+    page.wait_for_url(live.web + "/")
+    page.wait_for_selector("body[data-ready=true]")
 
 
 def test_keeping_the_books(live, person):
