@@ -351,3 +351,110 @@ def signin(client, authenticator, make_user):
     """Alice exists; `signin.full()` gives a full session through the real ceremonies."""
     make_user()
     return SignIn(client, authenticator)
+class Rpc:
+    """JSON-RPC 2.0 over POST /mcp with alice's bearer token (the tool endpoint)."""
+
+    def __init__(self, api: ApiClient):
+        self.api = api
+        self.next_id = 0
+
+    def post(self, payload=None, *, data=None, headers=None):
+        if data is not None:
+            return self.api.post("/mcp", data=data, headers=headers)
+        return self.api.post("/mcp", json=payload, headers=headers)
+
+    def request(self, method, params=None):
+        """The whole reply envelope; asserts the HTTP layer answered 200 JSON."""
+        self.next_id += 1
+        payload = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            payload["params"] = params
+        response = self.post(payload)
+        assert response.status_code == 200, response.data
+        assert response.is_json, response.data
+        reply = response.get_json()
+        assert reply["jsonrpc"] == "2.0" and reply["id"] == self.next_id, reply
+        return reply
+
+    def call(self, tool, arguments=None):
+        """tools/call; returns the whole reply (result or error)."""
+        params = {"name": tool}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return self.request("tools/call", params)
+
+    def result(self, tool, arguments=None):
+        """tools/call that must succeed; returns structuredContent (lists unwrapped)."""
+        reply = self.call(tool, arguments)
+        assert "result" in reply, reply
+        structured = reply["result"]["structuredContent"]
+        return structured["result"] if set(structured) == {"result"} else structured
+
+
+@pytest.fixture
+def rpc(api):
+    return Rpc(api)
+
+
+@pytest.fixture
+def spec_tools() -> set[str]:
+    """The six tool names SPEC lists, written out independently of app.mcp.tools."""
+    return {
+        "list_accounts",
+        "account_balances",
+        "income_statement",
+        "balance_sheet",
+        "list_transactions",
+        "record_transaction",
+    }
+
+
+class LiveServer:
+    """The app under waitress in a thread, on 127.0.0.1 and a free port.
+
+    API_ORIGIN is switched to this server's own address (what a real client connects
+    to), so tokens must be minted for `origin`: use `mint()`.
+    """
+
+    def __init__(self, app):
+        import threading
+
+        import waitress
+
+        self.app = app
+        self.server = waitress.create_server(
+            app, host="127.0.0.1", port=0, threads=4, ident="ledger-service-test"
+        )
+        self.port = self.server.effective_port
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.url = self.origin + "/mcp"
+        app.config["API_ORIGIN"] = self.origin
+        self.thread = threading.Thread(target=self.server.run, name="waitress-test", daemon=True)
+        self.thread.start()
+
+    def mint(self, email="alice@example.com", label=None) -> str:
+        with self.app.app_context():
+            token = credentials.mint_token(email, label=label, days=365, audience=self.origin)
+            store.commit()
+            return token
+
+    def stop(self) -> None:
+        server = self.server
+
+        def close_everything():  # runs inside the server's own loop thread
+            for dispatcher in list(server._map.values()):
+                dispatcher.close()
+
+        server.trigger.pull_trigger(close_everything)
+        self.thread.join(timeout=10)
+        server.task_dispatcher.shutdown(timeout=5)
+        assert not self.thread.is_alive(), "the test server did not stop"
+
+
+@pytest.fixture
+def live_server(app):
+    server = LiveServer(app)
+    try:
+        yield server
+    finally:
+        server.stop()

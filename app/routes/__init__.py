@@ -14,8 +14,19 @@ def health():
 
 
 def register_blueprints(app) -> None:
-    from . import auth, ledger, reports
+    from . import (
+        auth,
+        ledger,
+        mcp,
+        reports,
+    )
 
     app.before_request(load_principal)
-    for bp in (health_bp, ledger.bp, reports.bp, auth.bp):
+    for bp in (
+        health_bp,
+        ledger.bp,
+        reports.bp,
+        auth.bp,
+        mcp.bp,
+    ):
         app.register_blueprint(bp)

@@ -30,6 +30,13 @@ def optional_date(key: str, value) -> date | None:
     return date_value(key, value)
 
 
+def required_date(key: str, value) -> date:
+    """A date that must be given (the balance_sheet tool's as_of)."""
+    if value is None or value == "":
+        raise BadRequest(f"'{key}' is required")
+    return date_value(key, value)
+
+
 def window(from_, to) -> tuple[date | None, date | None]:
     """An optional inclusive date window; `to` may not precede `from`."""
     start = optional_date("from", from_)

@@ -1,0 +1,215 @@
+"""The JSON-RPC 2.0 envelope of the tool endpoint (SPEC "Tool endpoint", CONTRACT
+"Tool endpoint edges").
+
+handle(body, principal) returns the reply object, or None when no reply is due
+(a notification, or a response sent to us): the route answers that with an
+empty 202. Every JSON-RPC failure travels in the envelope; the HTTP status is 200.
+
+Codes: -32700 unparseable JSON; -32600 not a JSON-RPC 2.0 request object
+(batches included: MCP dropped batching in 2025-06-18); -32601 unknown method;
+-32602 bad params, unknown tool, or a ledger rejection (a ServiceError that
+HTTP would answer with 400, same message); -32603 anything else, with a fixed
+generic message and the details only in the server log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from importlib import metadata
+
+from .. import db as store
+from ..errors import GENERIC_500
+from ..services.errors import ServiceError
+from . import tools
+
+log = logging.getLogger("app.mcp")
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+DEFAULT_PROTOCOL_VERSION = "2025-06-18"
+SERVER_NAME = "ledger-service"
+INSTRUCTIONS = (
+    "This server is a double-entry bookkeeping ledger. Money is integer cents (1234 = 12.34). "
+    "The reports (account_balances, income_statement, balance_sheet) are already "
+    "sign-adjusted: present their figures exactly as given and never flip a sign. "
+    "To record money use record_transaction with exactly two entries, +cents and -cents: "
+    "spending from a bank account on a cost is +cents on the expense account and -cents on "
+    "the asset account; money received is +cents on the asset account and -cents on the "
+    "income account. Call list_accounts first to learn the account ids."
+)
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _server_version() -> str:
+    try:
+        return metadata.version("ledger-service")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse(body: bytes):
+    """The decoded JSON value of the body, or RpcError(-32700)."""
+    try:
+        return json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RpcError(PARSE_ERROR, "parse error: the body is not valid JSON") from exc
+
+
+def _valid_id(value) -> bool:
+    # MCP: a request id is a string or an integer, never null.
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def error(request_id, code: int, message: str) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def handle(body: bytes, principal) -> dict | None:
+    """One POST body in, one reply (or None for 202) out."""
+    try:
+        message = parse(body)
+    except RpcError as err:
+        return error(None, err.code, err.message)
+    if isinstance(message, list):
+        return error(
+            None,
+            INVALID_REQUEST,
+            "batch requests are not supported; send one JSON-RPC 2.0 request object per POST",
+        )
+    if not isinstance(message, dict):
+        return error(None, INVALID_REQUEST, "invalid request: expected a JSON-RPC 2.0 object")
+    raw_id = message.get("id")
+    echo_id = raw_id if _valid_id(raw_id) else None
+    if message.get("jsonrpc") != "2.0":
+        return error(echo_id, INVALID_REQUEST, "invalid request: 'jsonrpc' must be \"2.0\"")
+    if "method" not in message:
+        if "id" in message and ("result" in message or "error" in message):
+            return None  # a response from the client; we never ask it anything
+        return error(echo_id, INVALID_REQUEST, "invalid request: 'method' is required")
+    method = message["method"]
+    if not isinstance(method, str):
+        return error(echo_id, INVALID_REQUEST, "invalid request: 'method' must be a string")
+    params = message.get("params")
+    if params is not None and not isinstance(params, dict | list):
+        return error(echo_id, INVALID_REQUEST, "invalid request: 'params' must be an object")
+    if "id" not in message:
+        # A notification: acknowledged, never answered. Every method here is a request,
+        # so a notification changes nothing (a tools/call without an id records nothing).
+        return None
+    if echo_id is None:
+        return error(None, INVALID_REQUEST, "invalid request: 'id' must be a string or an integer")
+    return _dispatch(echo_id, method, params, principal)
+
+
+def _dispatch(request_id, method: str, params, principal) -> dict:
+    handler = METHODS.get(method)
+    if handler is None:
+        shown = method if len(method) <= 80 else method[:80] + "..."
+        return error(request_id, METHOD_NOT_FOUND, f"method not found: {shown}")
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        return error(request_id, INVALID_PARAMS, "invalid params: 'params' must be an object")
+    try:
+        result = handler(params, principal)
+    except RpcError as err:
+        return error(request_id, err.code, err.message)
+    except Exception:  # noqa: BLE001 - the envelope must still be answered
+        log.exception("tool endpoint: %s failed", method)
+        return error(request_id, INTERNAL_ERROR, GENERIC_500)
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def initialize(params: dict, principal) -> dict:
+    requested = params.get("protocolVersion")
+    version = requested if isinstance(requested, str) and requested else DEFAULT_PROTOCOL_VERSION
+    return {
+        "protocolVersion": version,
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": SERVER_NAME, "version": _server_version()},
+        "instructions": INSTRUCTIONS,
+    }
+
+
+def ping(params: dict, principal) -> dict:
+    return {}
+
+
+def list_tools(params: dict, principal) -> dict:
+    return {"tools": tools.listing()}
+
+
+def call_tool(params: dict, principal) -> dict:
+    name = params.get("name")
+    if not isinstance(name, str) or not name:
+        raise RpcError(INVALID_PARAMS, "invalid params: 'name' must be a tool name")
+    tool = tools.TOOLS.get(name)
+    if tool is None:
+        shown = name if len(name) <= 80 else name[:80] + "..."
+        raise RpcError(INVALID_PARAMS, f"unknown tool: {shown}")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise RpcError(INVALID_PARAMS, "invalid params: 'arguments' must be an object")
+    data = run_tool(name, tool["fn"], arguments, principal)
+    return render(data)
+
+
+def run_tool(name: str, fn, arguments: dict, principal):
+    """One unit of work: the tool's service call, then commit; roll back on any failure."""
+    try:
+        data = fn(arguments, principal)
+        store.commit()
+        return data
+    except ServiceError as err:
+        _end_quietly(err)
+        if err.status == 400:  # a ledger rejection: what HTTP answers with 400, same words
+            raise RpcError(INVALID_PARAMS, err.message) from err
+        log.warning("tool %s refused with status %s: %s", name, err.status, err.message)
+        raise RpcError(INTERNAL_ERROR, GENERIC_500) from err
+    except Exception as exc:
+        log.exception("tool %s failed", name)
+        _end_quietly(exc)
+        raise RpcError(INTERNAL_ERROR, GENERIC_500) from exc
+
+
+def _end_quietly(err: BaseException) -> None:
+    try:
+        store.finish(err)
+    except Exception:  # noqa: BLE001 - the connection itself may be what failed
+        log.exception("ending the unit of work failed")
+        try:
+            store.rollback()
+        except Exception:  # noqa: BLE001
+            log.exception("rollback failed")
+
+
+def render(data) -> dict:
+    """MCP result: pretty JSON text plus the same data as an object (lists wrapped)."""
+    structured = data if isinstance(data, dict) else {"result": data}
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return {"content": [{"type": "text", "text": text}], "structuredContent": structured}
+
+
+METHODS = {
+    "initialize": initialize,
+    "ping": ping,
+    "tools/list": list_tools,
+    "tools/call": call_tool,
+}

@@ -1,0 +1,213 @@
+"""The six tools an assistant may call, shaped like the MCP SDK's tool manager:
+TOOLS maps a name to {title, description, inputSchema, annotations, fn}.
+
+Each fn is the tool twin of one HTTP handler: the same validate.* parsers on the
+arguments and the same services call, so both interfaces give identical figures
+and identical rejections (SPEC rule 5). No query is written here.
+fn(arguments, principal) returns plain JSON data; the JSON-RPC layer commits.
+"""
+
+from __future__ import annotations
+
+from ..services import accounts, reports, transactions, validate
+
+# Told to the model in every report tool: figures leave reports.py already signed for reading.
+_SIGNS = (
+    "Amounts are integer cents (1234 means 12.34). Figures are already sign-adjusted for "
+    "reading: asset and expense balances are the raw sum of their entries; liability, equity "
+    "and income balances are negated, so normal balances show as positive numbers. Present "
+    "them exactly as given; never flip a sign again."
+)
+
+_DATE = {
+    "type": "string",
+    "format": "date",
+    "pattern": r"^\d{4}-\d{2}-\d{2}$",
+}
+
+
+def _date(text: str) -> dict:
+    return {**_DATE, "description": text}
+
+
+def _window_schema(required: bool) -> dict:
+    schema = {
+        "type": "object",
+        "properties": {
+            "from": _date("First day of the window, inclusive (YYYY-MM-DD)."),
+            "to": _date("Last day of the window, inclusive (YYYY-MM-DD); not before 'from'."),
+        },
+        "additionalProperties": False,
+    }
+    if required:
+        schema["required"] = ["from", "to"]
+    return schema
+
+
+def list_accounts(args: dict, principal) -> list[dict]:
+    return accounts.list_accounts()
+
+
+def account_balances(args: dict, principal) -> list[dict]:
+    start, end = validate.window(args.get("from"), args.get("to"))
+    return reports.balances(start, end)
+
+
+def income_statement(args: dict, principal) -> dict:
+    start, end = validate.required_window(args.get("from"), args.get("to"))
+    return reports.income_statement(start, end)
+
+
+def balance_sheet(args: dict, principal) -> dict:
+    as_of = validate.required_date("as_of", args.get("as_of"))
+    return reports.balance_sheet(as_of)
+
+
+def list_transactions(args: dict, principal) -> list[dict]:
+    start, end = validate.window(args.get("from"), args.get("to"))
+    return transactions.list_transactions(start, end)
+
+
+def record_transaction(args: dict, principal) -> dict:
+    tx_id = transactions.record_transaction(
+        args.get("occurred_on"),
+        args.get("description"),
+        args.get("entries"),
+        created_by=principal.user_id,
+    )
+    return {"recorded": True, "id": tx_id}
+
+
+_READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+
+RECORD_DESCRIPTION = (
+    "Record one double-entry transaction in the ledger. Each entry is a signed amount in "
+    "integer cents against one account: debit positive, credit negative. The entries must "
+    "number at least 2 and sum to exactly 0; otherwise the call is refused and nothing is "
+    "stored. Convert an amount a person typed to cents by string arithmetic, never floating "
+    "point ($42.50 is 4250); more precision than one cent is an error, not something to round. "
+    "Send exactly two entries, +cents and -cents:\n"
+    "- money out (spending from a bank account on a cost): positive (+cents) on the expense "
+    "account, negative (-cents) on the asset (bank) account;\n"
+    "- money in (money received): positive (+cents) on the asset account, negative (-cents) "
+    "on the income account;\n"
+    "- transfer between two different accounts: positive on the destination, negative on "
+    "the source.\n"
+    "Example: paying $42.50 for groceries from Checking (id 1) into Groceries (id 7): "
+    'entries [{"account_id": 7, "amount_cents": 4250}, {"account_id": 1, "amount_cents": -4250}]. '
+    "Call list_accounts first for the account ids and kinds. A transaction cannot be edited "
+    "here; returns {recorded: true, id}."
+)
+
+TOOLS: dict[str, dict] = {
+    "list_accounts": {
+        "title": "List accounts",
+        "description": (
+            "Every account in the ledger with its id, name and kind (asset, liability, equity, "
+            "income or expense), ordered by kind then name. Use the ids with record_transaction."
+        ),
+        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
+        "annotations": _READ_ONLY,
+        "fn": list_accounts,
+    },
+    "account_balances": {
+        "title": "Account balances",
+        "description": (
+            "The balance of every account as {account, cents}, over an optional inclusive "
+            "window (from, to); with neither it is the all-time balance. Accounts without "
+            "activity show 0. " + _SIGNS
+        ),
+        "inputSchema": _window_schema(required=False),
+        "annotations": _READ_ONLY,
+        "fn": account_balances,
+    },
+    "income_statement": {
+        "title": "Income statement",
+        "description": (
+            "Income and expenses over the inclusive window from..to (both required; 'to' may "
+            "not be before 'from'): lines per account, total_income_cents, "
+            "total_expenses_cents and net_cents = income minus expenses (positive is a "
+            "surplus). " + _SIGNS
+        ),
+        "inputSchema": _window_schema(required=True),
+        "annotations": _READ_ONLY,
+        "fn": income_statement,
+    },
+    "balance_sheet": {
+        "title": "Balance sheet",
+        "description": (
+            "Snapshot of all activity up to and including as_of: assets, liabilities and "
+            "equity lines with totals, and retained_cents (all-time income minus expenses, "
+            "never closed into an equity account). total_assets_cents = "
+            "total_liabilities_cents + total_equity_cents. " + _SIGNS
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {"as_of": _date("The snapshot date, inclusive (YYYY-MM-DD).")},
+            "required": ["as_of"],
+            "additionalProperties": False,
+        },
+        "annotations": _READ_ONLY,
+        "fn": balance_sheet,
+    },
+    "list_transactions": {
+        "title": "List transactions",
+        "description": (
+            "Transactions with their entries, newest first, over an optional inclusive window "
+            "(from, to). Entry amounts are the raw signed cents as stored: debit positive, "
+            "credit negative; each transaction's entries sum to 0."
+        ),
+        "inputSchema": _window_schema(required=False),
+        "annotations": _READ_ONLY,
+        "fn": list_transactions,
+    },
+    "record_transaction": {
+        "title": "Record a transaction",
+        "description": RECORD_DESCRIPTION,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "occurred_on": _date("The day the money moved (YYYY-MM-DD)."),
+                "description": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "What the transaction was, e.g. 'Groceries at the market'.",
+                },
+                "entries": {
+                    "type": "array",
+                    "minItems": 2,
+                    "description": "Signed entries, debit positive, credit negative, sum 0.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "account_id": {"type": "integer", "description": "An account id."},
+                            "amount_cents": {
+                                "type": "integer",
+                                "description": "Signed integer cents: debit +, credit -.",
+                            },
+                        },
+                        "required": ["account_id", "amount_cents"],
+                        "additionalProperties": False,
+                    },
+                },
+            },
+            "required": ["occurred_on", "description", "entries"],
+            "additionalProperties": False,
+        },
+        "annotations": {
+            "readOnlyHint": False,
+            "destructiveHint": False,
+            "idempotentHint": False,
+            "openWorldHint": False,
+        },
+        "fn": record_transaction,
+    },
+}
+
+
+def listing() -> list[dict]:
+    """The tools/list entries: everything but the function."""
+    return [
+        {"name": name, **{k: v for k, v in tool.items() if k != "fn"}}
+        for name, tool in TOOLS.items()
+    ]

@@ -1,0 +1,28 @@
+"""HTTP adapter for the tool endpoint: POST /mcp (full tier), request and response only.
+
+GET /mcp (the optional server-to-client stream) and DELETE /mcp (session end) are not
+offered: with only POST routed, Flask answers them 405 with `Allow: POST, OPTIONS`.
+"""
+
+from flask import Blueprint, jsonify, request
+
+from ..mcp import jsonrpc
+from ..services.errors import UnsupportedMediaType
+from .support import principal
+
+bp = Blueprint("mcp", __name__)
+
+
+@bp.post("/mcp")
+def endpoint():
+    caller = principal()
+    # A cookie is an ambient credential: insisting on a JSON content type makes a
+    # browser preflight any cross-site attempt (which CORS then refuses), so a page on
+    # another port of the same host cannot post tools/call with the user's cookie.
+    # A bearer token cannot be attached by a foreign page, so its body is parsed as is.
+    if caller.via == "session" and not request.is_json:
+        raise UnsupportedMediaType("the request body must be JSON (Content-Type: application/json)")
+    reply = jsonrpc.handle(request.get_data(), caller)
+    if reply is None:
+        return "", 202
+    return jsonify(reply), 200
