@@ -140,3 +140,19 @@ def test_api_lets_the_web_origin_read_retry_after(client):
     assert "retry-after" in response.headers["Access-Control-Expose-Headers"].lower()
     other = client.get("/health", headers={"Origin": "http://evil.example"})
     assert "Access-Control-Allow-Origin" not in other.headers
+
+
+def test_the_web_app_never_reaches_for_the_database():
+    """It is a client of the API like any other: no models, services or db session."""
+    import ast
+
+    web_dir = Path(__file__).resolve().parent.parent / "app" / "web"
+    for source in web_dir.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                module = ("." * node.level) + (node.module or "")
+                assert not any(part in module for part in (
+                    "models", "services", "extensions", "db")), (source.name, module)
+            if isinstance(node, ast.Import):
+                assert not any(a.name.startswith(("sqlalchemy", "flask_sqlalchemy"))
+                               for a in node.names), source.name
