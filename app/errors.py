@@ -1,5 +1,7 @@
 """The HTTP error mapping, registered once.
 
+OAuthError -> {error, error_description} with Cache-Control: no-store (and, like
+every ServiceError, committed when it is a state change, else rolled back);
 ServiceError -> {error} with its status (401 adds the WWW-Authenticate challenge,
 429 adds Retry-After); werkzeug HTTP errors -> {error}; anything else -> a fixed
 generic 500 sentence, with details in the server log only.
@@ -9,11 +11,12 @@ from __future__ import annotations
 
 import logging
 
-from flask import current_app, jsonify
+from flask import current_app, has_request_context, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from . import db as store
 from .services.errors import ServiceError, TooManyAttempts, Unauthenticated
+from .services.oauth.errors import GENERIC_SERVER_ERROR, OAuthError
 
 log = logging.getLogger("app.errors")
 
@@ -41,6 +44,18 @@ def handle_service_error(err: ServiceError):
     return response
 
 
+def oauth_response(error: str, description: str, status: int):
+    response = jsonify({"error": error, "error_description": description})
+    response.status_code = status
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def handle_oauth_error(err: OAuthError):
+    store.finish(err)
+    return oauth_response(err.error, err.description, err.status)
+
+
 def handle_http_error(err: HTTPException):
     store.rollback()
     response = error_response((err.name or "error").lower(), err.code or 500)
@@ -55,10 +70,13 @@ def handle_unexpected(err: Exception):
         store.rollback()
     except Exception:  # the connection itself may be what failed
         log.exception("rollback failed")
+    if has_request_context() and request.blueprint == "oauth":
+        return oauth_response("server_error", GENERIC_SERVER_ERROR, 500)
     return error_response(GENERIC_500, 500)
 
 
 def register(app) -> None:
+    app.register_error_handler(OAuthError, handle_oauth_error)
     app.register_error_handler(ServiceError, handle_service_error)
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(Exception, handle_unexpected)

@@ -18,7 +18,9 @@ def register_blueprints(app) -> None:
         auth,
         ledger,
         mcp,
+        oauth,
         reports,
+        well_known,
     )
 
     app.before_request(load_principal)
@@ -28,5 +30,7 @@ def register_blueprints(app) -> None:
         reports.bp,
         auth.bp,
         mcp.bp,
+        oauth.bp,
+        well_known.bp,
     ):
         app.register_blueprint(bp)

@@ -1,0 +1,150 @@
+"""HTTP adapters for the OAuth authorization server (blueprint "oauth").
+
+Every response of this blueprint carries `Cache-Control: no-store`, except the 303 of
+GET /oauth/authorize, which carries only its Location. The plain-text rejections that
+SPEC places "before the handlers" (a missing query parameter, a token request with the
+wrong content type or no grant_type) are answered here and change nothing.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from .. import db as store
+from ..services.oauth import authorize, clients, codes, device, refresh, revoke
+from ..services.oauth.errors import InvalidRequest, UnsupportedGrantType, session_only_refusal
+from ..services.oauth.metadata import DEVICE_GRANT
+from .support import json_body, open_route, principal, session_only
+
+bp = Blueprint("oauth", __name__, url_prefix="/oauth")
+
+FORM = "application/x-www-form-urlencoded"
+GRANTS = {
+    "authorization_code": codes.redeem,
+    "refresh_token": refresh.rotate,
+    DEVICE_GRANT: device.poll,
+}
+
+
+def plain(message: str, status: int) -> Response:
+    return Response(message + "\n", status=status, mimetype="text/plain")
+
+
+def form_or_415() -> Response | None:
+    if request.mimetype != FORM:
+        return plain(f"Unsupported Media Type: expected {FORM}", 415)
+    return None
+
+
+@bp.after_request
+def no_store(response: Response) -> Response:
+    if response.status_code != 303:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/authorize")
+@open_route
+def authorize_redirect():
+    missing = authorize.missing_params(request.args)
+    if missing:
+        return plain(
+            "Failed to deserialize query string: missing field `" + missing[0] + "`", 400
+        )
+    if not authorize.raw_query_is_printable(request.query_string):
+        raise InvalidRequest("the query string may contain only printable ASCII characters")
+    authorize.validate(request.args.to_dict())
+    query = request.query_string.decode("ascii")
+    response = Response(status=303)
+    response.headers["Location"] = f"{current_app.config['WEB_ORIGIN']}/authorize?{query}"
+    return response
+
+
+@bp.get("/client_info")
+def client_info():
+    client_id = request.args.get("client_id")
+    if not client_id:
+        raise InvalidRequest("client_id is required")
+    return jsonify(clients.client_info(clients.get_client(client_id)))
+
+
+@bp.post("/authorize/approve")
+@session_only(refusal=session_only_refusal)
+def approve():
+    body = json_body()
+    decision = body.get("approve")
+    auth_request = authorize.validate(body)
+    if not isinstance(decision, bool):
+        raise InvalidRequest("approve must be true or false")
+    redirect = codes.decide(auth_request, user_id=principal().user_id, approve=decision)
+    store.commit()
+    return jsonify({"redirect": redirect})
+
+
+@bp.post("/token")
+@open_route
+def token():
+    refused = form_or_415()
+    if refused:
+        return refused
+    grant_type = request.form.get("grant_type")
+    if grant_type is None:
+        return plain("Failed to deserialize form body: missing field `grant_type`", 422)
+    grant = GRANTS.get(grant_type)
+    if grant is None:
+        raise UnsupportedGrantType(f"grant_type {grant_type!r} is not supported")
+    result = grant(request.form)
+    store.commit()
+    return jsonify(result)
+
+
+@bp.post("/device_authorization")
+@open_route
+def device_authorization():
+    refused = form_or_415()
+    if refused:
+        return refused
+    result = device.start(request.form)
+    store.commit()
+    return jsonify(result)
+
+
+@bp.get("/device_info")
+@session_only(refusal=session_only_refusal)
+def device_info():
+    store.write_intent.set(True)  # a miss is counted against the session
+    result = device.info(request.args.get("user_code"), session_id=principal().session_id)
+    store.commit()
+    return jsonify(result)
+
+
+@bp.post("/device/approve")
+@session_only(refusal=session_only_refusal)
+def device_approve():
+    body = json_body()
+    me = principal()
+    device.decide(
+        body.get("user_code"), body.get("approve"), session_id=me.session_id, user_id=me.user_id
+    )
+    store.commit()
+    return "", 204
+
+
+@bp.post("/register")
+@open_route
+def register():
+    body = json_body()
+    result = clients.register(body)
+    store.commit()
+    return jsonify(result), 201
+
+
+@bp.post("/revoke")
+@open_route
+def revoke_token():
+    refused = form_or_415()
+    if refused:
+        return refused
+    revoke.revoke(request.form)
+    store.commit()
+    return "", 200

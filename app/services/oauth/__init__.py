@@ -1,0 +1,12 @@
+"""The OAuth 2.0 authorization server: one module per flow, in RFC vocabulary.
+
+clients   registration (RFC 7591), redirect matching, resource canonicalisation
+authorize the authorization request (RFC 6749 4.1 + PKCE RFC 7636), shared by
+          GET /oauth/authorize and POST /oauth/authorize/approve
+codes     the authorization-code state machine
+refresh   the refresh-token family state machine (rotation, reuse detection)
+device    the device-record state machine (RFC 8628)
+tokens    issue_pair(): access 1 h, refresh 60 d, audience = API_ORIGIN
+revoke    token revocation (RFC 7009)
+metadata  the two discovery documents (RFC 8414, RFC 9728)
+"""

@@ -1,0 +1,233 @@
+"""The device grant (RFC 8628): SPEC's Device record table, row by row, and the budget."""
+
+import re
+
+import pytest
+
+from app.extensions import db
+from app.models import DeviceRecord, OAuthClient, Session
+from app.services import crypto
+from tests.oauth.flow import API_ORIGIN, DEVICE_GRANT, assert_oauth_error
+
+WEB_ORIGIN = "http://localhost:38080"
+ALPHABET = "ABCDEFGHJKMNPQRSTVWXYZ23456789"
+
+
+@pytest.fixture
+def started(oauth):
+    response = oauth.device_start()
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def info(client, user_code):
+    return client.get("/oauth/device_info", query_string={"user_code": user_code})
+
+
+def decide(client, user_code, approve=True):
+    return client.post("/oauth/device/approve", json={"user_code": user_code, "approve": approve})
+
+
+def attempts(app):
+    with app.app_context():
+        return db.session.query(Session.device_attempts).scalar()
+
+
+def test_device_authorization_allocates_a_pending_record(app, oauth, started, clock):
+    assert set(started) == {
+        "device_code",
+        "user_code",
+        "verification_uri",
+        "verification_uri_complete",
+        "expires_in",
+        "interval",
+    }
+    assert re.fullmatch(f"[{ALPHABET}]{{4}}-[{ALPHABET}]{{4}}", started["user_code"])
+    assert started["verification_uri"] == f"{WEB_ORIGIN}/device"
+    assert started["verification_uri_complete"] == (
+        f"{WEB_ORIGIN}/device?user_code={started['user_code']}"
+    )
+    assert started["expires_in"] == 600 and started["interval"] == 5
+    with app.app_context():
+        row = db.session.get(DeviceRecord, crypto.digest(started["device_code"]))
+        assert row.status == "pending" and row.client_id == "svc-cli"
+        assert (row.expires_at - clock()).total_seconds() == 600
+
+
+def test_device_authorization_refusals(client, oauth):
+    assert_oauth_error(oauth.device_start(client_id="nobody"), "invalid_client", 401)
+    assert_oauth_error(oauth.device_start(resource="http://localhost:1"), "invalid_request")
+    assert_oauth_error(oauth.device_start(resource=None), "invalid_request")
+    response = client.post("/oauth/device_authorization", json={"client_id": "svc-cli"})
+    assert response.status_code == 415
+
+
+def test_three_allocation_tries_then_server_error(app, oauth, started, monkeypatch):
+    taken = started["user_code"]
+    draws = iter([taken, taken, "WXYZ-2345"])
+    monkeypatch.setattr(crypto, "new_user_code", lambda: next(draws))
+    response = oauth.device_start()
+    assert response.status_code == 200 and response.get_json()["user_code"] == "WXYZ-2345"
+    monkeypatch.setattr(crypto, "new_user_code", lambda: taken)
+    body = assert_oauth_error(oauth.device_start(), "server_error", 500)
+    assert "constraint" not in body["error_description"].lower()
+    with app.app_context():
+        assert db.session.query(DeviceRecord).count() == 2
+
+
+def test_pending_poll_then_slow_down_updates_last_poll_every_time(app, oauth, started, clock):
+    code = started["device_code"]
+    assert_oauth_error(oauth.poll(code), "authorization_pending")  # first poll: never slow_down
+    clock.advance(2)
+    assert_oauth_error(oauth.poll(code), "slow_down")
+    clock.advance(4)  # 6 s after the first poll but 4 s after the refused one: still too fast
+    assert_oauth_error(oauth.poll(code), "slow_down")
+    clock.advance(5)  # a full interval after the previous (refused) poll
+    assert_oauth_error(oauth.poll(code), "authorization_pending")
+    clock.advance(10)  # a client that added 5 s, as told
+    assert_oauth_error(oauth.poll(code), "authorization_pending")
+    with app.app_context():
+        row = db.session.get(DeviceRecord, crypto.digest(code))
+        assert row.last_poll_at == clock() and row.interval == 5
+
+
+def test_approve_then_poll_issues_tokens_once(app, oauth, started, clock):
+    oauth.human()
+    client = oauth.client
+    assert info(client, started["user_code"]).status_code == 200
+    response = decide(client, started["user_code"])
+    assert response.status_code == 204
+    with app.app_context():
+        assert db.session.get(OAuthClient, "svc-cli").first_used_at == clock()
+    tokens = oauth.poll(started["device_code"])
+    assert tokens.status_code == 200
+    body = tokens.get_json()
+    assert body["token_type"] == "Bearer" and body["expires_in"] == 3600
+    assert oauth.works(body["access_token"])
+    assert oauth.refresh(body["refresh_token"]).status_code == 200
+    with app.app_context():
+        assert db.session.query(DeviceRecord).count() == 0
+    assert_oauth_error(oauth.poll(started["device_code"]), "invalid_grant")
+
+
+def test_decline_gives_access_denied(oauth, started):
+    oauth.human()
+    assert decide(oauth.client, started["user_code"], approve=False).status_code == 204
+    assert_oauth_error(oauth.poll(started["device_code"]), "access_denied")
+    assert_oauth_error(oauth.poll(started["device_code"]), "access_denied")
+
+
+@pytest.mark.parametrize("status", ["pending", "approved"])
+def test_600_seconds_expire_the_record(oauth, started, clock, status):
+    oauth.human()
+    if status == "approved":
+        decide(oauth.client, started["user_code"])
+    clock.advance(599)
+    if status == "pending":
+        assert_oauth_error(oauth.poll(started["device_code"]), "authorization_pending")
+    clock.advance(1)
+    assert_oauth_error(oauth.poll(started["device_code"]), "expired_token")
+
+
+def test_poll_with_wrong_client_or_unknown_code_is_invalid_grant(oauth, started):
+    oauth.human()
+    decide(oauth.client, started["user_code"])
+    assert_oauth_error(oauth.poll(started["device_code"], client_id="svc-desktop"), "invalid_grant")
+    assert_oauth_error(oauth.poll("unknown"), "invalid_grant")
+    assert_oauth_error(oauth.token(grant_type=DEVICE_GRANT, client_id="svc-cli"), "invalid_request")
+    assert oauth.poll(started["device_code"], resource=API_ORIGIN).status_code == 200
+
+
+def test_reapproval_by_the_same_session_is_free(app, oauth, started):
+    oauth.human()
+    assert decide(oauth.client, started["user_code"]).status_code == 204
+    assert decide(oauth.client, started["user_code"]).status_code == 204
+    assert attempts(app) == 0
+
+
+def test_other_decisions_on_a_decided_code_cost_one(app, oauth, started, session_client):
+    oauth.human()
+    decide(oauth.client, started["user_code"])
+    assert_oauth_error(decide(oauth.client, started["user_code"], approve=False), "invalid_grant")
+    assert attempts(app) == 1
+    # Another session (a second sign-in) cannot re-approve it for free either.
+    session_client(mfa_complete=True)
+    assert_oauth_error(decide(oauth.client, started["user_code"]), "invalid_grant")
+    assert_oauth_error(info(oauth.client, started["user_code"]), "invalid_grant")  # not pending
+
+
+@pytest.mark.parametrize("typed", ["{code}", "{lower}", "{nodash}", " {spaced} "])
+def test_user_code_input_is_normalised(oauth, started, typed):
+    code = started["user_code"]
+    value = typed.format(
+        code=code,
+        lower=code.lower(),
+        nodash=code.replace("-", ""),
+        spaced=code[:2] + " " + code[2:],
+    )
+    oauth.human()
+    response = info(oauth.client, value)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["client"]["id"] == "svc-cli" and body["client"]["first_use"] is True
+    assert body["expires_in"] == 600
+
+
+def test_device_info_reports_remaining_seconds(oauth, started, clock):
+    oauth.human()
+    clock.advance(100)
+    assert info(oauth.client, started["user_code"]).get_json()["expires_in"] == 500
+
+
+def test_expired_or_unknown_codes_cost_one_attempt_each(app, oauth, started, clock):
+    oauth.human()
+    assert_oauth_error(info(oauth.client, "AAAA-AAAA"), "invalid_grant")
+    assert_oauth_error(decide(oauth.client, "AAAA-AAAA"), "invalid_grant")
+    clock.advance(600)
+    assert_oauth_error(info(oauth.client, started["user_code"]), "invalid_grant")
+    assert_oauth_error(decide(oauth.client, started["user_code"]), "invalid_grant")
+    assert attempts(app) == 4
+
+
+def test_ten_failures_then_every_call_is_429(app, oauth, started, session_client):
+    oauth.human()
+    for n in range(10):
+        call = info if n % 2 else decide
+        assert_oauth_error(call(oauth.client, f"BBBB-BB{n:02d}"), "invalid_grant", 400)
+    assert attempts(app) == 10
+    # Now even the right code is refused, and refusals cost nothing more.
+    assert_oauth_error(info(oauth.client, started["user_code"]), "invalid_request", 429)
+    assert_oauth_error(decide(oauth.client, started["user_code"]), "invalid_request", 429)
+    assert attempts(app) == 10
+    with app.app_context():
+        assert (
+            db.session.get(DeviceRecord, crypto.digest(started["device_code"])).status == "pending"
+        )
+    # A new sign-in is a new session with a fresh budget.
+    session_client(mfa_complete=True)
+    assert decide(oauth.client, started["user_code"]).status_code == 204
+
+
+def test_device_routes_refuse_bearer_tokens_with_403(api, started):
+    for response in (
+        api.get("/oauth/device_info", query_string={"user_code": started["user_code"]}),
+        api.post(
+            "/oauth/device/approve", json={"user_code": started["user_code"], "approve": True}
+        ),
+    ):
+        assert_oauth_error(response, "invalid_client", 403)
+
+
+def test_device_routes_need_a_full_session(client, session_client, started):
+    assert info(client, started["user_code"]).status_code == 401
+    session_client(mfa_complete=False)
+    assert decide(client, started["user_code"]).status_code == 401
+
+
+def test_malformed_decision_is_invalid_request_and_free(app, oauth, started):
+    oauth.human()
+    response = oauth.client.post(
+        "/oauth/device/approve", json={"user_code": started["user_code"], "approve": "yes"}
+    )
+    assert_oauth_error(response, "invalid_request")
+    assert attempts(app) == 0
