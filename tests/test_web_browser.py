@@ -15,8 +15,12 @@ Screenshots of the main pages land in build/screenshots/ (git-ignored).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
+import secrets
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -330,6 +334,164 @@ def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
     person.password_step(password="a brand new secret")
     page.wait_for_url(live.web + "/")
     page.wait_for_selector("body[data-ready=true]")
+
+
+def _pkce():
+    verifier = secrets.token_urlsafe(48)
+    digest = hashlib.sha256(verifier.encode()).digest()
+    return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def test_consent_for_a_dynamic_client_ends_at_its_redirect_and_can_be_revoked(live, person):
+    live.add_user()
+    page = person.page
+    redirect_uri = f"http://127.0.0.1:{free_port()}/callback"
+    status, registered = live.call("POST", "/oauth/register", json_body={
+        "redirect_uris": [redirect_uri], "client_name": "Helper <b>Bot</b>"})
+    assert status == 201, registered
+    client_id = registered["client_id"]
+    # The client's loopback listener: answer whatever the browser is sent to.
+    page.route(f"{redirect_uri}**", lambda route: route.fulfill(
+        status=200, content_type="text/plain", body="the client got its answer"))
+
+    def authorize_query(state):
+        verifier, challenge = _pkce()
+        return verifier, urllib.parse.urlencode({
+            "client_id": client_id, "redirect_uri": redirect_uri, "response_type": "code",
+            "code_challenge": challenge, "code_challenge_method": "S256",
+            "resource": live.api, "state": state})
+
+    # Not signed in: the API sends the browser to the consent page, which sends it
+    # to sign in first and then back to the very same request.
+    verifier, query = authorize_query("first try/1")
+    page.goto(live.api + "/oauth/authorize?" + query)
+    page.wait_for_url(re.compile(re.escape(live.web + "/signin?next=%2Fauthorize%3F")))
+    person.first_sign_in()
+    page.wait_for_url(live.web + "/authorize?" + query)
+    page.wait_for_selector("#consent:not([hidden])")
+    assert page.locator("#client-name").inner_text() == "Helper <b>Bot</b>"  # text, not markup
+    assert page.locator("#first-use-warning").is_visible()
+    assert "never been approved" in page.locator("#first-use-warning").inner_text()
+    assert "full access to the books" in page.locator(".meaning").inner_text()
+    person.shot("consent")
+
+    page.click("#approve")
+    page.wait_for_url(re.compile("^" + re.escape(redirect_uri + "?")))
+    answer = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    assert answer["state"] == ["first try/1"]
+    status, tokens = live.call("POST", "/oauth/token", form={
+        "grant_type": "authorization_code", "code": answer["code"][0],
+        "redirect_uri": redirect_uri, "client_id": client_id, "code_verifier": verifier,
+        "resource": live.api})
+    assert status == 200, tokens
+    assert live.call("GET", "/accounts", token=tokens["access_token"])[0] == 200
+
+    # Once used, the client is no longer flagged; denying returns access_denied.
+    _, query = authorize_query("second")
+    page.goto(live.api + "/oauth/authorize?" + query)
+    page.wait_for_selector("#consent:not([hidden])")
+    assert page.locator("#first-use-warning").is_hidden()
+    page.click("#deny")
+    page.wait_for_url(re.compile("^" + re.escape(redirect_uri + "?")))
+    answer = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
+    assert answer == {"error": ["access_denied"], "state": ["second"]}
+
+    # Security settings list the connection; revoking it ends the client's access.
+    page.goto(live.web + "/security")
+    row = page.locator("#connections tbody tr", has_text="Helper <b>Bot</b>")
+    row.wait_for()
+    assert "connected application" in row.inner_text()
+    row.get_by_role("button", name="Revoke").click()
+    row.get_by_role("button", name="Yes").click()
+    _expect_text(page, "#connection-message", r"^Revoked Helper <b>Bot</b>")
+    expect(page.locator("#connections tbody tr", has_text="Helper")).to_have_count(0)
+    status, body = live.call("POST", "/oauth/token", form={
+        "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+        "client_id": client_id})
+    assert (status, body["error"]) == (400, "invalid_grant")
+    assert live.call("GET", "/accounts", token=tokens["access_token"])[0] == 401
+
+
+def test_device_flow_is_approved_in_the_page_while_the_device_polls(live, person):
+    live.add_user()
+    page = person.page
+    status, grant = live.call("POST", "/oauth/device_authorization",
+                              form={"client_id": "svc-cli", "resource": live.api})
+    assert status == 200, grant
+    assert grant["verification_uri"] == live.web + "/device"
+
+    outcome = {"polls": []}
+
+    def poll():  # the device: poll, wait the interval (more after slow_down), until an answer
+        interval = grant["interval"]
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            status, body = live.call("POST", "/oauth/token", form={
+                "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+                "device_code": grant["device_code"], "client_id": "svc-cli",
+                "resource": live.api})
+            outcome["polls"].append(body.get("error", "tokens"))
+            if status == 200:
+                outcome["tokens"] = body
+                return
+            if body["error"] == "slow_down":
+                interval += 5
+            elif body["error"] != "authorization_pending":
+                return
+            time.sleep(interval)
+
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+
+    # The link the device shows: sign in first, then straight to the request.
+    assert grant["verification_uri_complete"] == (
+        f"{live.web}/device?user_code={grant['user_code']}")
+    page.goto(grant["verification_uri_complete"])
+    page.wait_for_url(live.web + "/signin?next=%2Fdevice%3Fuser_code%3D*")
+    person.first_sign_in()
+    page.wait_for_url(grant["verification_uri_complete"])
+    page.wait_for_selector("#device-request:not([hidden])")
+    assert page.locator("#device-code-shown").inner_text() == grant["user_code"]
+    _expect_text(page, "#attempts", r"one of 10 attempts")
+
+    # A wrong code costs an attempt, and the page says how many are left.
+    page.fill("#user-code", "wxyz-wxyz")
+    page.click("#lookup")
+    _expect_text(page, "#message", r"No pending request matches that code")
+    _expect_text(page, "#attempts", r"^9 of 10 attempts left")
+
+    # The right code, typed in lower case without the dash.
+    page.fill("#user-code", grant["user_code"].lower().replace("-", ""))
+    page.click("#lookup")
+    page.wait_for_selector("#device-request:not([hidden])")
+    assert page.locator("#user-code").input_value() == grant["user_code"]
+    with live.app.app_context():
+        from app.models.oauth import OAuthClient
+
+        name = db.session.get(OAuthClient, "svc-cli").name
+    assert page.locator("#device-client-name").inner_text() == name
+    assert page.locator("#device-first-use-warning").is_hidden()  # a first-party client
+    person.shot("device")
+    assert "tokens" not in outcome  # the device is still waiting
+    page.click("#device-approve")
+    _expect_text(page, "#message", r"^Approved\.")
+    poller.join(timeout=30)
+    assert "tokens" in outcome, outcome
+    assert outcome["polls"][0] == "authorization_pending"  # it was waiting on the person
+    assert outcome["polls"][-1] == "tokens"
+    assert live.call("GET", "/accounts", token=outcome["tokens"]["access_token"])[0] == 200
+
+    # The budget running out: 9 more failures answer 400, then the API refuses (429).
+    page.goto(live.web + "/device")
+    _expect_text(page, "#attempts", r"^9 of 10 attempts left")
+    for left in range(8, -1, -1):
+        page.fill("#user-code", "WXYZ-WXYZ")
+        page.click("#lookup")
+        _expect_text(page, "#attempts", rf"^{left} of 10 attempts left")
+    page.fill("#user-code", "WXYZ-WXYZ")
+    page.click("#lookup")
+    _expect_text(page, "#message", r"All 10 attempts for this sign-in are used up")
+    assert page.locator("#lookup").is_disabled()
 
 
 def test_keeping_the_books(live, person):
