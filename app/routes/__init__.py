@@ -14,8 +14,8 @@ def health():
 
 
 def register_blueprints(app) -> None:
-    from . import ledger, reports
+    from . import export, ledger, reports
 
     app.before_request(load_principal)
-    for bp in (health_bp, ledger.bp, reports.bp):
+    for bp in (health_bp, ledger.bp, reports.bp, export.bp):
         app.register_blueprint(bp)
