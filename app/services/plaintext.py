@@ -15,7 +15,7 @@ of a component or right after another space (two spaces end an account name).
 Beancount: ``Assets:``, ``Liabilities:``, ``Equity:``, ``Income:``,
 ``Expenses:``. A component may hold only letters, digits and ``-`` and must
 start with a capital letter or digit, so each component is encoded thus:
-a space becomes ``-``; any other character outside letters and digits
+a space becomes ``-`` (``--20`` when a space follows it); any other character outside letters and digits
 (including ``-`` itself) becomes ``--`` and two hex digits per UTF-8 byte;
 a first character that may not start a component is escaped the same way and
 the component is prefixed with ``X``. Examples: ``Petty cash`` -> ``Petty-cash``,
@@ -136,12 +136,12 @@ def _bean_start(ch: str) -> bool:
 
 
 def _bean_body(text: str) -> list[str]:
-    """Encode every character; a space is '-' unless the next piece starts with '-'."""
+    """Encode every character; a space is '-' unless the next piece is also a lone '-'."""
     pieces: list[str] = []
     for ch in reversed(text):
         if ch == " ":
             nxt = pieces[-1] if pieces else ""
-            pieces.append("--20" if nxt.startswith("-") else "-")
+            pieces.append("--20" if nxt == "-" else "-")
         elif _bean_plain(ch):
             pieces.append(ch)
         else:
