@@ -80,7 +80,11 @@ def import_command(file, fmt, dry_run):
     """Import a journal, Beancount file or CSV: all of it, or nothing."""
     upgrade_schema()
     try:
-        text = sys.stdin.read() if file == "-" else _open_text(file).read()
+        if file == "-":
+            text = sys.stdin.read()
+        else:
+            with _open_text(file) as stream:
+                text = stream.read()
     except UnicodeDecodeError:
         _fail(f"{file} is not UTF-8 text")
     if dry_run:

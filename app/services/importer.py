@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from datetime import date
 
 from sqlalchemy import select
 
@@ -82,7 +83,10 @@ def _existing_fingerprints(first: str, last: str) -> Counter:
         )
         .join(Entry, Entry.transaction_id == Transaction.id)
         .join(Account, Account.id == Entry.account_id)
-        .where(Transaction.occurred_on >= first, Transaction.occurred_on <= last)
+        .where(
+            Transaction.occurred_on >= date.fromisoformat(first),
+            Transaction.occurred_on <= date.fromisoformat(last),
+        )
     )
     grouped: dict[int, tuple[str, str, list]] = {}
     for r in rows:

@@ -15,7 +15,7 @@ import re
 
 from .parse_journal import journal_date
 from .parsed import Parsed, ParsedTx, Posting, parse_amount
-from .plaintext import ParseProblem, account_from_beancount
+from .plaintext import ParseProblem, account_from_beancount, lines_of
 
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _DATED = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2})\s+(?P<keyword>\S+)(?P<rest>.*)$")
@@ -81,7 +81,7 @@ def parse(text: str) -> Parsed:
     """The file's accounts and transactions (amounts resolved) or a ParseProblem."""
     parsed = Parsed()
     tx: ParsedTx | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(lines_of(text), start=1):
         stripped = raw.strip()
         if not stripped or stripped.startswith(";"):
             continue

@@ -16,7 +16,7 @@ import re
 from datetime import date
 
 from .parsed import Parsed, ParsedTx, Posting, parse_amount
-from .plaintext import ParseProblem, account_from_hledger, percent_decode
+from .plaintext import ParseProblem, account_from_hledger, lines_of, percent_decode
 
 _HEADER = re.compile(
     r"^(?P<date>\d{4}[-/.]\d{1,2}[-/.]\d{1,2})(?P<date2>=\S*)?"
@@ -96,7 +96,7 @@ def parse(text: str) -> Parsed:
     tx: ParsedTx | None = None
     in_comment = False
     skipping_block = False  # indented sub-lines of an ignored directive
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(lines_of(text), start=1):
         line = raw.rstrip()
         stripped = line.strip()
         if in_comment:

@@ -69,6 +69,11 @@ class ParseProblem(Exception):
         self.message = message
 
 
+def lines_of(text: str) -> list[str]:
+    """Physical lines: split at \n only (a stored description may hold U+2028 and the like)."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
 # --- account names -------------------------------------------------------------
 
 
