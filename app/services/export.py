@@ -156,7 +156,7 @@ def _beancount(start, end) -> Iterator[str]:
 
 def _csv(start, end) -> Iterator[str]:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer)  # RFC 4180: CRLF rows; fields holding CR or LF are quoted
 
     def flush() -> str:
         text = buffer.getvalue()
@@ -165,6 +165,16 @@ def _csv(start, end) -> Iterator[str]:
         return text
 
     writer.writerow(CSV_COLUMNS)
+    # Accounts without an entry in the file still travel: one row with only account and kind.
+    used = _window(
+        select(Entry.account_id).join(Transaction, Transaction.id == Entry.transaction_id),
+        start,
+        end,
+    )
+    for row in db.session.execute(
+        select(Account.kind, Account.name).where(Account.id.not_in(used)).order_by(Account.id)
+    ):
+        writer.writerow(("", "", "", "", row.name, row.kind, ""))
     yield flush()
     for tx in iter_transactions(start, end):
         for kind, name, cents in tx["entries"]:

@@ -2,7 +2,8 @@
 
 Columns (header required, in this order): transaction_id, date, description,
 author, account, kind, cents. `account` is the plain account name (no kind
-prefix), `kind` one of the five kinds, `cents` a signed integer.
+prefix), `kind` one of the five kinds, `cents` a signed integer. A row with
+only `account` and `kind` filled declares an account that has no entries.
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ def parse(text: str) -> Parsed:
         if len(row) != len(CSV_COLUMNS):
             raise ParseProblem(line, f"expected {len(CSV_COLUMNS)} columns, found {len(row)}")
         tx_id, day, description, author, account, kind, cents = row
-        if not tx_id.strip():
-            raise ParseProblem(line, "transaction_id is empty")
         if kind not in ACCOUNT_KINDS:
             raise ParseProblem(line, "kind must be one of: " + ", ".join(ACCOUNT_KINDS))
+        if not tx_id.strip():
+            if any(cell.strip() for cell in (day, description, author, cents)):
+                raise ParseProblem(line, "transaction_id is empty")
+            parsed.accounts.append((line, kind, account))  # an account without entries
+            continue
         if not re.fullmatch(r"[-+]?\d+", cents.strip()):
             raise ParseProblem(line, f"cents '{cents}' must be a whole number of cents")
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day.strip()):
