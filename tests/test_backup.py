@@ -6,8 +6,15 @@ import threading
 from datetime import timedelta
 
 import pytest
-from conftest import API_ORIGIN, PASSWORD, PG_ADMIN_URL, SESSION_COOKIE, WEB_ORIGIN, _migrate
-from conftest import _require_postgres
+from conftest import (
+    API_ORIGIN,
+    PASSWORD,
+    PG_ADMIN_URL,
+    SESSION_COOKIE,
+    WEB_ORIGIN,
+    _migrate,
+    _require_postgres,
+)
 from sqlalchemy import create_engine, select, text
 
 from app import create_app
@@ -55,7 +62,9 @@ def make_app(url, clock):
 def all_rows(app) -> dict[str, list[tuple]]:
     with app.app_context():
         rows = {
-            t.name: [tuple(r) for r in db.session.execute(select(t).order_by(*t.primary_key.columns))]
+            t.name: [
+                tuple(r) for r in db.session.execute(select(t).order_by(*t.primary_key.columns))
+            ]
             for t in db.metadata.sorted_tables
         }
         db.session.remove()
@@ -68,7 +77,9 @@ def populate(app) -> dict:
         store.write_intent.set(True)
         alice = users.add_user("alice@example.com", PASSWORD)
         users.add_user("bob@example.com", PASSWORD)
-        token = credentials.mint_token("alice@example.com", label="phone", days=30, audience=API_ORIGIN)
+        token = credentials.mint_token(
+            "alice@example.com", label="phone", days=30, audience=API_ORIGIN
+        )
         cookie = sessions.create(alice.id, mfa_complete=True)
         now = clock.now()
         db.session.add(Passkey(

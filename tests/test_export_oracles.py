@@ -20,15 +20,20 @@ import pytest
 from app.services import plaintext, reports
 
 HLEDGER = shutil.which("hledger")
-BEAN_CHECK = shutil.which("bean-check") or os.path.join(os.path.dirname(sys.executable), "bean-check")
+BEAN_CHECK = shutil.which("bean-check") or os.path.join(
+    os.path.dirname(sys.executable), "bean-check"
+)
 
 
 def our_raw_balances(api) -> dict[tuple[str, str], int]:
     """(kind, name) -> raw cents (debit positive), from /reports/balances."""
     kinds = {a["name"]: a["kind"] for a in api.get("/accounts").get_json()}
     lines = api.get("/reports/balances").get_json()
-    return {(kinds[l["account"]], l["account"]): reports.sign_for(kinds[l["account"]]) * l["cents"]
-            for l in lines}
+    return {
+        (kinds[line["account"]], line["account"]): reports.sign_for(kinds[line["account"]])
+        * line["cents"]
+        for line in lines
+    }
 
 
 def cents_of(text: str) -> int:

@@ -109,17 +109,20 @@ CSV_HEAD = "transaction_id,date,description,author,account,kind,cents\n"
 
 REFUSALS = [
     # (format, text, line, message)
-    ("hledger", OK_TX + "2026-01-02 Mixed\n    assets:cash  1.00 USD\n    income:gifts  -1.00 EUR\n",
+    ("hledger", OK_TX + "2026-01-02 Mixed\n    assets:cash  1.00 USD\n"
+     "    income:gifts  -1.00 EUR\n",
      7, "several commodities"),
     ("hledger", OK_TX + "2026-01-02 Tiny\n    assets:cash  0.001 USD\n    income:gifts\n",
      6, "finer than a cent"),
     ("hledger", OK_TX + "2026-01-02 Off\n    assets:cash  1.00 USD\n    income:gifts  -0.99 USD\n",
      5, "do not balance: they sum to 0.01"),
-    ("hledger", OK_TX + "2026-01-02 Two gaps\n    assets:cash  1.00 USD\n    income:a\n    income:b\n",
+    ("hledger", OK_TX + "2026-01-02 Two gaps\n    assets:cash  1.00 USD\n"
+     "    income:a\n    income:b\n",
      8, "more than one posting has no amount"),
     ("hledger", OK_TX + "2026-01-02 FX\n    assets:cash  1.00 USD @ 0.9 EUR\n    income:gifts\n",
      6, "prices and costs"),
-    ("hledger", OK_TX + "2026-01-02 Check\n    assets:cash  1.00 USD = 2.00 USD\n    income:gifts\n",
+    ("hledger", OK_TX + "2026-01-02 Check\n    assets:cash  1.00 USD = 2.00 USD\n"
+     "    income:gifts\n",
      6, "balance assertions"),
     ("hledger", OK_TX + "2026-01-02 Budget\n    (assets:cash)  1.00 USD\n", 6, "virtual postings"),
     ("hledger", OK_TX + "~ monthly\n    expenses:rent  10 USD\n    assets:cash\n", 5, "periodic"),
@@ -128,7 +131,8 @@ REFUSALS = [
     ("hledger", OK_TX + "P 2026-01-01 EUR 1.1 USD\n", 5, "market prices"),
     ("hledger", OK_TX + "2026-01-02=2026-01-03 Late\n    assets:cash  1 USD\n    income:x\n",
      5, "secondary dates"),
-    ("hledger", OK_TX + "2026-02-30 Bad\n    assets:cash  1 USD\n    income:x\n", 5, "not a valid date"),
+    ("hledger", OK_TX + "2026-02-30 Bad\n    assets:cash  1 USD\n    income:x\n", 5,
+     "not a valid date"),
     ("hledger", OK_TX + "2026-01-02 Where\n    stuff:cash  1 USD\n    income:x\n", 6,
      "known top-level name"),
     ("hledger", OK_TX + "2026-01-02\n    assets:cash  1 USD\n    income:x\n", 5,
@@ -139,9 +143,11 @@ REFUSALS = [
     ("beancount", OK_BEAN + "2026-01-02 balance Assets:Cash 1.00 USD\n", 5, "balance assertions"),
     ("beancount", OK_BEAN + "2026-01-02 pad Assets:Cash Equity:Opening\n", 5, "pad directives"),
     ("beancount", OK_BEAN + "2026-01-02 price EUR 1.10 USD\n", 5, "prices are not supported"),
-    ("beancount", OK_BEAN + '2026-01-02 * "Buy"\n  Assets:Stock  1 ACME {10.00 USD}\n  Assets:Cash\n',
+    ("beancount", OK_BEAN + '2026-01-02 * "Buy"\n  Assets:Stock  1 ACME {10.00 USD}\n'
+     '  Assets:Cash\n',
      6, "costs"),
-    ("beancount", OK_BEAN + '2026-01-02 * "FX"\n  Assets:Cash  1.00 EUR @ 1.10 USD\n  Assets:Cash\n',
+    ("beancount", OK_BEAN + '2026-01-02 * "FX"\n  Assets:Cash  1.00 EUR @ 1.10 USD\n'
+     '  Assets:Cash\n',
      6, "prices (@, @@)"),
     ("beancount", OK_BEAN + '2026-01-02 * "Math"\n  Assets:Cash  (1+2) USD\n  Income:Gifts\n',
      6, "no arithmetic"),
@@ -195,7 +201,9 @@ def test_same_validation_as_post_transactions(app):
     text = f"2026-01-02 Huge\n    assets:cash  {huge} USD\n    income:x  -{huge} USD\n"
     with pytest.raises(BadRequest) as info:
         run_import(app, text, "hledger")
-    assert info.value.message == "line 1: 'entries[0].amount_cents' is out of range for a 64-bit integer"
+    assert info.value.message == (
+        "line 1: 'entries[0].amount_cents' is out of range for a 64-bit integer"
+    )
     assert stored(app) == (0, 0)
 
 

@@ -27,7 +27,11 @@ from .errors import BadRequest, ServiceError
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
 
-PARSERS = {"hledger": parse_journal.parse, "beancount": parse_beancount.parse, "csv": parse_csv.parse}
+PARSERS = {
+    "hledger": parse_journal.parse,
+    "beancount": parse_beancount.parse,
+    "csv": parse_csv.parse,
+}
 
 
 @dataclass
@@ -45,7 +49,8 @@ def check_format(fmt) -> str:
 
 def _ensure_accounts(parsed: Parsed, result: ImportResult) -> dict[str, int]:
     """Account ids by name; missing accounts are created with the kind of their top level."""
-    known = {r.name: (r.id, r.kind) for r in db.session.execute(select(Account.id, Account.name, Account.kind))}
+    rows = db.session.execute(select(Account.id, Account.name, Account.kind))
+    known = {r.name: (r.id, r.kind) for r in rows}
     wanted = list(parsed.accounts)
     for tx in parsed.transactions:
         wanted.extend((p.line, p.kind, p.name) for p in tx.postings)
@@ -126,7 +131,9 @@ def import_text(text: str, fmt: str) -> ImportResult:
             seen[key] -= 1
             result.duplicates += 1
             continue
-        entries = [{"account_id": account_ids[p.name], "amount_cents": p.cents} for p in tx.postings]
+        entries = [
+            {"account_id": account_ids[p.name], "amount_cents": p.cents} for p in tx.postings
+        ]
         try:
             transactions.record_transaction(
                 tx.date, tx.description, entries, created_by=_author_id(tx.author, authors)

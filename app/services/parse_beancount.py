@@ -40,7 +40,9 @@ def _strings(text: str, line: int) -> list[str]:
     found = [unescape(s) for s in _STRING.findall(text)]
     leftover = _STRING.sub("", text)
     if '"' in leftover:
-        raise ParseProblem(line, "a string is not closed on its line (multi-line strings are not supported)")
+        raise ParseProblem(
+            line, "a string is not closed on its line (multi-line strings are not supported)"
+        )
     return found
 
 
@@ -54,9 +56,9 @@ def _posting(text: str, line: int) -> Posting:
     if not amount:
         return Posting(line, kind, name, None)
     if "{" in amount:
-        raise ParseProblem(line, "costs ({...}) are not supported: the ledger keeps a single currency")
+        raise ParseProblem(line, "costs ({...}) are not supported: one currency only")
     if "@" in amount:
-        raise ParseProblem(line, "prices (@, @@) are not supported: the ledger keeps a single currency")
+        raise ParseProblem(line, "prices (@, @@) are not supported: one currency only")
     parts = amount.split()
     if len(parts) != 2 or not re.fullmatch(r"[A-Z][A-Z0-9'._-]*", parts[1]):
         raise ParseProblem(line, f"'{amount}' is not a plain amount like 12.34 USD")
@@ -117,7 +119,8 @@ def parse(text: str) -> Parsed:
         elif keyword in _IGNORED_DATED:
             continue
         else:
-            raise ParseProblem(number, _REFUSED.get(keyword, f"the '{keyword}' directive is not supported"))
+            message = _REFUSED.get(keyword, f"the '{keyword}' directive is not supported")
+            raise ParseProblem(number, message)
     if tx is not None:
         parsed.finish(tx)
     return parsed

@@ -8,18 +8,20 @@ unless splitting would leave an empty component; then ':' is escaped instead.
 
 hledger/ledger: ``assets:``, ``liabilities:``, ``equity:``, ``income:``,
 ``expenses:``. Components keep their text except what the journal syntax
-cannot hold, which is percent-escaped (``%`` followed by two hex digits of each
-UTF-8 byte): ``%`` itself, ``;``, control characters, and a space at either end
-of a component or right after another space (two spaces end an account name).
+cannot hold, which is percent-escaped (``%`` and two hex digits per UTF-8
+byte): ``%`` itself, ``;``, ``:`` (when not splitting), control characters,
+and a space at either end of a component or right after another space (two
+spaces end an account name).
 
 Beancount: ``Assets:``, ``Liabilities:``, ``Equity:``, ``Income:``,
 ``Expenses:``. A component may hold only letters, digits and ``-`` and must
 start with a capital letter or digit, so each component is encoded thus:
-a space becomes ``-`` (``--20`` when a space follows it); any other character outside letters and digits
-(including ``-`` itself) becomes ``--`` and two hex digits per UTF-8 byte;
-a first character that may not start a component is escaped the same way and
-the component is prefixed with ``X``. Examples: ``Petty cash`` -> ``Petty-cash``,
-``Co-op`` -> ``Co--2Dop``, ``checking`` -> ``X--63hecking``.
+a space becomes ``-`` (``--20`` when another space follows it); any other
+character outside letters and digits (including ``-`` itself) becomes ``--``
+and two hex digits per UTF-8 byte; a first character that may not start a
+component is escaped the same way and the component is prefixed with ``X``.
+Examples: ``Petty cash`` -> ``Petty-cash``, ``Co-op`` -> ``Co--2Dop``,
+``checking`` -> ``X--63hecking``.
 
 Both encodings are reversible: decode(encode(name)) == name for every name.
 

@@ -41,7 +41,9 @@ def read_header(lines: Iterator[str]) -> dict:
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise BadRequest("this is not a ledger-service backup file")
     if header.get("version") != VERSION:
-        raise BadRequest(f"backup format version {header.get('version')} is not supported (expected {VERSION})")
+        raise BadRequest(
+            f"backup format version {header.get('version')} is not supported (expected {VERSION})"
+        )
     revisions = header.get("schema_revision")
     revisions = [revisions] if isinstance(revisions, str) else revisions
     if not revisions or not all(isinstance(r, str) for r in revisions):
@@ -90,12 +92,28 @@ def _fix_sequences(tables: Iterable) -> None:
                 text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": table.name, "c": column.name}
             ).scalar()
             if sequence:
+                top = f'SELECT MAX("{column.name}") FROM "{table.name}"'
                 db.session.execute(
-                    text(
-                        f'SELECT setval(:s, COALESCE((SELECT MAX("{column.name}") FROM "{table.name}"), 0) + 1, false)'
-                    ),
-                    {"s": sequence},
+                    text(f"SELECT setval(:s, COALESCE(({top}), 0) + 1, false)"), {"s": sequence}
                 )
+
+
+def _header_of_table(item, number: int, target: MetaData, derived: set):
+    try:
+        name, columns, tags = item["table"], list(item["columns"]), list(item["types"])
+    except (KeyError, TypeError):
+        raise BadRequest(f"backup line {number} is malformed") from None
+    if name in derived:
+        return None, columns, tags  # rebuilt by the store's triggers
+    if name not in target.tables:
+        raise BadRequest(f"the backup has table {name}, which this schema does not have")
+    table = target.tables[name]
+    unknown = [c for c in columns if c not in table.columns]
+    if unknown or len(tags) != len(columns):
+        raise BadRequest(
+            f"the backup has column {name}.{(unknown or ['?'])[0]}, which this schema does not have"
+        )
+    return table, columns, tags
 
 
 def load(lines: Iterator[str]) -> dict[str, int]:
@@ -107,11 +125,11 @@ def load(lines: Iterator[str]) -> dict[str, int]:
         if name in target.tables:
             db.session.execute(delete(target.tables[name]))
     counts: dict[str, int] = {}
-    table = tags = None
+    table, columns, tags = None, None, None
     batch: list[dict] = []
 
     def flush():
-        if batch and table is not None:
+        if batch:
             db.session.execute(insert(table), batch)
             batch.clear()
 
@@ -121,32 +139,30 @@ def load(lines: Iterator[str]) -> dict[str, int]:
         except ValueError:
             raise BadRequest(f"backup line {number} is not valid JSON") from None
         if isinstance(item, list):
-            if tags is None:
+            if columns is None:
                 raise BadRequest(f"backup line {number}: a row before any table")
-            if table is not None:
+            if table is None:
+                continue  # a derived table's row
+            try:
                 batch.append({c: decode(v, t) for c, v, t in zip(columns, item, tags, strict=True)})
-                counts[table.name] += 1
-                if len(batch) >= BATCH:
-                    flush()
+            except (ValueError, TypeError):
+                message = f"backup line {number}: a row that does not fit its table"
+                raise BadRequest(message) from None
+            counts[table.name] += 1
+            if len(batch) >= BATCH:
+                flush()
             continue
+        if not isinstance(item, dict):
+            raise BadRequest(f"backup line {number} is malformed")
         flush()
         if item.get("end"):
-            expected = item.get("counts", {})
-            got = {k: v for k, v in counts.items()}
-            if any(expected.get(k) != v for k, v in got.items()):
+            expected = item.get("counts") or {}
+            if any(expected.get(name) != n for name, n in counts.items()):
                 raise BadRequest("the backup's row counts do not match its contents")
             if db.session.get_bind().dialect.name == "postgresql":
                 _fix_sequences(target.tables[name] for name in counts)
             return counts
-        name, columns, tags = item["table"], item["columns"], item["types"]
-        if name in derived:
-            table = None  # rebuilt by the store's triggers
-            continue
-        if name not in target.tables:
-            raise BadRequest(f"the backup has table {name}, which this schema does not have")
-        table = target.tables[name]
-        unknown = [c for c in columns if c not in table.columns]
-        if unknown:
-            raise BadRequest(f"the backup has column {name}.{unknown[0]}, which this schema does not have")
-        counts[name] = 0
+        table, columns, tags = _header_of_table(item, number, target, derived)
+        if table is not None:
+            counts[table.name] = 0
     raise BadRequest("the backup file is incomplete: it ends before its end marker")
