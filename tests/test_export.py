@@ -127,3 +127,45 @@ def test_cli_export_writes_the_same_file(app, api, sample_books, runner, tmp_pat
     bad = runner.invoke(args=["export", "--format", "csv", "--from", "2026-02-30"])
     assert bad.exit_code == 1
     assert "'from' must be a date" in bad.output
+
+
+def test_paging_gives_the_same_file_as_one_page(app, api, sample_books, monkeypatch):
+    from app.services import export
+
+    whole = {fmt: api.get(f"/export?format={fmt}").get_data(as_text=True) for fmt in export.FORMATS}
+    monkeypatch.setattr(export, "PAGE", 2)  # same-day transactions straddle page boundaries
+    for fmt in export.FORMATS:
+        assert api.get(f"/export?format={fmt}").get_data(as_text=True) == whole[fmt]
+
+
+def test_a_streaming_export_reads_one_snapshot(app, sample_books):
+    """Writes committed while the file streams are not in it (and do not tear it)."""
+    import threading
+
+    from app import db as store
+    from app.services import export, transactions
+
+    def post_one(description):
+        with app.app_context():
+            store.write_intent.set(True)
+            transactions.record_transaction("2026-01-02", description, [
+                {"account_id": sample_books["Checking"], "amount_cents": 1},
+                {"account_id": sample_books["Salary"], "amount_cents": -1}], created_by=None)
+            store.commit()
+
+    with app.app_context():
+        store.write_intent.set(False)  # a reader, as GET /export and the CLI command are
+        chunks = export.generate("csv", None, None)
+        first = next(chunks)  # header and account rows: the snapshot is open now
+        writer = threading.Thread(target=post_one, args=("written meanwhile",))
+        writer.start()
+        writer.join(timeout=30)
+        assert not writer.is_alive()
+        text = first + "".join(chunks)
+        store.rollback()
+    assert "written meanwhile" not in text
+    assert text.count("\r\n") == 1 + 1 + 17
+    with app.app_context():
+        later = "".join(export.generate("csv", None, None))
+        store.rollback()
+    assert "written meanwhile" in later
