@@ -20,6 +20,7 @@ import pytest
 from app.services import plaintext, reports
 
 HLEDGER = shutil.which("hledger")
+LEDGER = shutil.which("ledger")
 BEAN_CHECK = shutil.which("bean-check") or os.path.join(
     os.path.dirname(sys.executable), "bean-check"
 )
@@ -68,6 +69,22 @@ def test_hledger_balances_equal_ours(api, sample_books, tmp_path):
     assert {name.split(":")[0] for name in theirs} == {
         "assets", "liabilities", "equity", "income", "expenses"
     }
+
+
+@pytest.mark.skipif(LEDGER is None, reason="ledger-cli is not installed (apt-get install ledger)")
+def test_ledger_cli_reads_the_same_journal(api, sample_books, tmp_path):
+    journal = tmp_path / "export.journal"
+    journal.write_bytes(api.get("/export?format=hledger").get_data())
+    result = subprocess.run(
+        [LEDGER, "-f", str(journal), "--flat", "--no-total",
+         "--balance-format", "%(account)\t%(scrub(display_total))\n", "bal"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0 and not result.stderr, result.stderr
+    theirs = dict(line.split("\t") for line in result.stdout.splitlines())
+    expected = {plaintext.hledger_account(k, n): c for (k, n), c in our_raw_balances(api).items()
+                if c != 0}
+    assert {a: cents_of(v) for a, v in theirs.items()} == expected
 
 
 def test_beancount_balances_equal_ours_and_bean_check_accepts(api, sample_books, tmp_path):
