@@ -129,25 +129,23 @@ def restore_command(file):
     from flask_migrate import upgrade
 
     directory = current_app.extensions["migrate"].directory
-    with _open_text(file) as stream:
-        lines = iter(stream)
-        try:
+    try:
+        with _open_text(file) as stream:
+            lines = iter(stream)
             header = restore.read_header(lines)
             restore.check_revisions_known(header["revisions"], directory)
             restore.check_empty()
-        except ServiceError as err:
-            _fail(err.message)
-        store.write_intent.set(True)
-        with db.engine.connect() as conn:
-            current = set(MigrationContext.configure(conn).get_current_heads())
-        if current and current != set(header["revisions"]):
-            _fail(
-                f"this database is at schema {', '.join(sorted(current))}, the backup at "
-                f"{', '.join(header['revisions'])}: restore into a new, empty database"
-            )
-        for revision in header["revisions"]:
-            upgrade(directory=directory, revision=revision)
-        counts = _run(restore.load, lines)
+            with db.engine.connect() as conn:
+                current = set(MigrationContext.configure(conn).get_current_heads())
+            restore.check_target_schema(current, header["revisions"], directory)
+            store.write_intent.set(True)
+            for revision in header["revisions"]:
+                upgrade(directory=directory, revision=revision)
+            counts = _run(restore.load, lines)
+    except ServiceError as err:
+        _fail(err.message)
+    except (UnicodeDecodeError, EOFError, OSError) as err:
+        _fail(f"cannot read {file}: {err}")
     upgrade_schema()
     rows = sum(counts.values())
     click.echo(f"restored {rows} rows in {len(counts)} tables from {file}", err=True)

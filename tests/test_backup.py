@@ -296,3 +296,29 @@ def test_commands_work_on_a_fresh_empty_database(clock, fresh_url, tmp_path):
     for a in (first, second):
         with a.app_context():
             db.engine.dispose()
+
+
+def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, tmp_path):
+    import gzip
+
+    from app import MIGRATIONS_DIR
+    from app.services import restore
+    from app.services.errors import BadRequest
+
+    populate(app)
+    good = tmp_path / "b.jsonl.gz"
+    assert runner.invoke(args=["backup", str(good)]).exit_code == 0
+    cut = tmp_path / "cut.gz"
+    cut.write_bytes(good.read_bytes()[:-40])  # a compressed stream cut short
+    binary = tmp_path / "photo.jpg"
+    binary.write_bytes(b"\xff\xd8\xff\xe0" + bytes(range(256)))
+    fresh = make_app(fresh_url("sqlite"), clock)
+    cli = fresh.test_cli_runner()
+    for path, message in ((cut, "cannot read"), (binary, "cannot read")):
+        result = cli.invoke(args=["restore", str(path)])
+        assert result.exit_code == 1 and message in result.output, result.output
+    assert gzip.decompress(good.read_bytes()).startswith(b'{"format":"ledger-service-backup"')
+    with pytest.raises(BadRequest, match="newer than the backup's 0001"):
+        restore.check_target_schema({"0099_from_the_future"}, ["0001"], MIGRATIONS_DIR)
+    restore.check_target_schema({"0001"}, ["0001"], MIGRATIONS_DIR)  # same schema: fine
+    restore.check_target_schema(set(), ["0001"], MIGRATIONS_DIR)  # no schema yet: fine

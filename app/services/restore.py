@@ -66,6 +66,18 @@ def check_revisions_known(revisions: list[str], migrations_dir: str) -> None:
             )
 
 
+def check_target_schema(current: set[str], revisions: list[str], migrations_dir: str) -> None:
+    """The target may be unmigrated or behind the backup's revision, never ahead of it."""
+    script = ScriptDirectory(migrations_dir)
+    ancestry = {rev.revision for r in revisions for rev in script.iterate_revisions(r, "base")}
+    ahead = sorted(current - ancestry)
+    if ahead:
+        raise BadRequest(
+            f"this database is at schema {', '.join(ahead)}, newer than the backup's "
+            f"{', '.join(revisions)}: restore into a new, empty database"
+        )
+
+
 def check_empty() -> None:
     """Refuse a target that holds anything beyond the migrations' own seed rows."""
     engine = db.engine
