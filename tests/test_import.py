@@ -52,13 +52,17 @@ HAND_WRITTEN_HLEDGER = """
 """
 
 
+def books_and_listing(app) -> tuple[dict, list]:
+    with app.app_context():
+        books = {a.name: a.kind for a in db.session.execute(select(Account)).scalars()}
+        return books, transactions.list_transactions(None, None)
+
+
 def test_hand_written_hledger_journal(app, make_user):
     make_user()
     result = run_import(app, HAND_WRITTEN_HLEDGER, "hledger")
     assert (result.added, result.duplicates, result.accounts_created) == (3, 0, 3)
-    with app.app_context():
-        books = {a.name: a.kind for a in db.session.execute(select(Account)).scalars()}
-        listed = transactions.list_transactions(None, None)
+    books, listed = books_and_listing(app)
     assert books == {"bank:checking": "asset", "opening": "equity", "food": "expense"}
     assert [t["description"] for t in listed] == ["Coffee", "Groceries | weekly", "Opening"]
     assert listed[1]["created_by_email"] == "alice@example.com"
@@ -92,9 +96,7 @@ def test_hand_written_beancount_file(app, make_user):
     make_user()
     result = run_import(app, HAND_WRITTEN_BEANCOUNT, "beancount")
     assert (result.added, result.duplicates, result.accounts_created) == (2, 0, 3)
-    with app.app_context():
-        books = {a.name: a.kind for a in db.session.execute(select(Account)).scalars()}
-        listed = transactions.list_transactions(None, None)
+    books, listed = books_and_listing(app)
     # A hand-written '-' reads as a space; our export writes it back as '-'.
     assert books == {"US:BofA Checking": "asset", "Home:Rent": "expense", "Interest": "income"}
     assert listed[1]["description"] == "Landlord | Rent for January"
@@ -148,7 +150,7 @@ REFUSALS = [
      6, "costs"),
     ("beancount", OK_BEAN + '2026-01-02 * "FX"\n  Assets:Cash  1.00 EUR @ 1.10 USD\n'
      '  Assets:Cash\n',
-     6, "prices (@, @@)"),
+     6, "prices and costs (@, @@)"),
     ("beancount", OK_BEAN + '2026-01-02 * "Math"\n  Assets:Cash  (1+2) USD\n  Income:Gifts\n',
      6, "no arithmetic"),
     ("beancount", OK_BEAN + '2026-01-02 * "Bare"\n  Assets:Cash  1.00\n  Income:Gifts\n',

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from .parse_journal import journal_date
-from .parsed import Parsed, ParsedTx, Posting, parse_amount
+from .parsed import Parsed, ParsedTx, Posting, parse_amount, refuse_costs_and_checks
 from .plaintext import ParseProblem, account_from_beancount, lines_of
 
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -55,10 +55,7 @@ def _posting(text: str, line: int) -> Posting:
     kind, name = account_from_beancount(account, line)
     if not amount:
         return Posting(line, kind, name, None)
-    if "{" in amount:
-        raise ParseProblem(line, "costs ({...}) are not supported: one currency only")
-    if "@" in amount:
-        raise ParseProblem(line, "prices (@, @@) are not supported: one currency only")
+    refuse_costs_and_checks(amount, line)
     parts = amount.split()
     if len(parts) != 2 or not re.fullmatch(r"[A-Z][A-Z0-9'._-]*", parts[1]):
         raise ParseProblem(line, f"'{amount}' is not a plain amount like 12.34 USD")

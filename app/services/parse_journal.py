@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from .parsed import Parsed, ParsedTx, Posting, parse_amount
+from .parsed import Parsed, ParsedTx, Posting, parse_amount, refuse_costs_and_checks
 from .plaintext import ParseProblem, account_from_hledger, lines_of, percent_decode
 
 _HEADER = re.compile(
@@ -61,12 +61,7 @@ def _posting(text: str, line: int) -> Posting:
         raise ParseProblem(line, f"account name '{name}' has leading or trailing spaces")
     if not amount:
         return Posting(line, kind, name, None)
-    if "=" in amount:
-        raise ParseProblem(line, "balance assertions and assignments (=) are not supported")
-    if "@" in amount:
-        raise ParseProblem(line, "prices and costs (@, @@) are not supported: one currency only")
-    if "{" in amount:
-        raise ParseProblem(line, "lot prices ({...}) are not supported: one currency only")
+    refuse_costs_and_checks(amount, line)
     cents, commodity = parse_amount(amount, line)
     return Posting(line, kind, name, cents, commodity)
 

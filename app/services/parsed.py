@@ -80,6 +80,18 @@ _AMOUNT = re.compile(
 )
 
 
+def refuse_costs_and_checks(amount: str, line: int) -> None:
+    """Costs, prices and balance assertions: constructs a one-currency ledger cannot hold."""
+    if "{" in amount:
+        raise ParseProblem(line, "costs ({...}) are not supported: the ledger keeps one currency")
+    if "@" in amount:
+        raise ParseProblem(
+            line, "prices and costs (@, @@) are not supported: the ledger keeps one currency"
+        )
+    if "=" in amount:
+        raise ParseProblem(line, "balance assertions and assignments (=) are not supported")
+
+
 def parse_amount(text: str, line: int) -> tuple[int, str]:
     """'-$1,234.56', '12.34 USD', '12 EUR', '7' -> (signed cents, commodity)."""
     text = text.strip()
