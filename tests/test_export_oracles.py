@@ -16,8 +16,11 @@ from collections import defaultdict
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.services import plaintext, reports
+from app.services.export import bean_string
 
 HLEDGER = shutil.which("hledger")
 LEDGER = shutil.which("ledger")
@@ -116,3 +119,61 @@ def test_beancount_balances_equal_ours_and_bean_check_accepts(api, sample_books,
         pytest.skip("bean-check is not installed (pip install beancount)")
     result = subprocess.run([BEAN_CHECK, str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --- the escaping rules against the real parsers, on arbitrary names and descriptions ---
+
+_chars = st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\x00")
+_texts = st.text(_chars, min_size=1, max_size=12).map(str.strip).filter(bool)
+
+
+def _journal(names: list[str]) -> tuple[str, dict[str, int]]:
+    """One transaction posting 1.00, 2.00, ... to each name, balanced by assets:Z."""
+    accounts = [plaintext.hledger_account("expense", n) for n in names]
+    lines = [f"account {a}" for a in accounts] + ["", "2026-01-01 (1) probe"]
+    lines += [f"    {a}  {i + 1}.00 USD" for i, a in enumerate(accounts)]
+    total = 100 * sum(range(1, len(names) + 1))
+    lines.append(f"    assets:Z  {plaintext.format_cents(-total)} USD")
+    expected = {a: 100 * (i + 1) for i, a in enumerate(accounts)} | {"assets:Z": -total}
+    return "\n".join(lines) + "\n", expected
+
+
+@pytest.mark.skipif(HLEDGER is None or LEDGER is None, reason="hledger and ledger-cli needed")
+@settings(max_examples=40, deadline=None)
+@given(names=st.lists(_texts, min_size=1, max_size=4, unique=True))
+def test_any_account_name_survives_hledger_and_ledger(names, tmp_path_factory):
+    path = tmp_path_factory.mktemp("names") / "probe.journal"
+    text, expected = _journal(names)
+    path.write_text(text, encoding="utf-8")
+    hledger = subprocess.run(
+        [HLEDGER, "-f", str(path), "bal", "--flat", "--no-total", "-O", "csv"],
+        capture_output=True, text=True,
+    )
+    assert hledger.returncode == 0 and not hledger.stderr, hledger.stderr
+    rows = list(csv.reader(io.StringIO(hledger.stdout)))[1:]
+    assert {a: cents_of(v) for a, v in rows} == expected
+    ledger = subprocess.run(
+        [LEDGER, "-f", str(path), "--flat", "--no-total",
+         "--balance-format", "%(account)\t%(scrub(display_total))\n", "bal"],
+        capture_output=True, text=True,
+    )
+    assert ledger.returncode == 0 and not ledger.stderr, ledger.stderr
+    rows = [line.split("\t") for line in ledger.stdout.split("\n") if line]
+    assert {a: cents_of(v) for a, v in rows} == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(description=_texts, name=_texts)
+def test_any_description_and_name_survive_beancount(description, name):
+    from beancount import loader
+
+    account = plaintext.beancount_account("expense", name)
+    entries, errors, _ = loader.load_string(
+        f'2026-01-01 open {account} USD\n2026-01-01 open Assets:Z USD\n'
+        f"2026-01-02 * {bean_string(description)}\n  author: {bean_string(description)}\n"
+        f"  {account}  1.00 USD\n  Assets:Z  -1.00 USD\n"
+    )
+    assert errors == []
+    (tx,) = [e for e in entries if hasattr(e, "narration")]
+    assert tx.narration == description and tx.meta["author"] == description
+    assert tx.postings[0].account == account
