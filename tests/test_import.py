@@ -235,3 +235,31 @@ def test_cli_import_failure_is_one_line_and_exit_1(app, runner, tmp_path):
     latin.write_bytes(b"\xe9t\xe9\n")
     result = runner.invoke(args=["import", str(latin), "--format", "csv"])
     assert result.exit_code == 1 and "is not UTF-8 text" in result.output
+
+
+def test_two_imports_of_one_file_at_once_add_it_once(app):
+    """Concurrent imports are serialised: the second sees the first and skips everything."""
+    import threading
+
+    results, errors = [], []
+    start = threading.Barrier(2)
+
+    def one_import():
+        try:
+            with app.app_context():
+                store.write_intent.set(True)  # as the CLI command does
+                start.wait(timeout=30)
+                text = textwrap.dedent(HAND_WRITTEN_HLEDGER)
+                results.append(importer.import_text(text, "hledger"))
+                store.commit()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one_import) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == [] and len(results) == 2
+    assert sorted((r.added, r.duplicates) for r in results) == [(0, 3), (3, 0)]
+    assert stored(app) == (3, 3)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from sqlalchemy import select
+from sqlalchemy import text as sql
 
 from ..extensions import db
 from ..models import Account, Entry, Transaction
@@ -26,6 +27,10 @@ from . import parse_beancount, parse_csv, parse_journal, transactions, users
 from .errors import BadRequest, ServiceError
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
+
+# Imports run one at a time, so two concurrent imports of one file cannot both miss
+# each other's transactions (on SQLite the writer's BEGIN IMMEDIATE does the same).
+IMPORT_LOCK_KEY = 7_242_009
 
 PARSERS = {
     "hledger": parse_journal.parse,
@@ -119,6 +124,8 @@ def import_text(text: str, fmt: str) -> ImportResult:
     except ParseProblem as problem:
         raise BadRequest(f"line {problem.line}: {problem.message}") from problem
     result = ImportResult()
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(sql("SELECT pg_advisory_xact_lock(:key)"), {"key": IMPORT_LOCK_KEY})
     account_ids = _ensure_accounts(parsed, result)
     if not parsed.transactions:
         return result
