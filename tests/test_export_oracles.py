@@ -29,10 +29,10 @@ BEAN_CHECK = shutil.which("bean-check") or os.path.join(
 )
 
 
-def our_raw_balances(api) -> dict[tuple[str, str], int]:
+def our_raw_balances(api, query="") -> dict[tuple[str, str], int]:
     """(kind, name) -> raw cents (debit positive), from /reports/balances."""
     kinds = {a["name"]: a["kind"] for a in api.get("/accounts").get_json()}
-    lines = api.get("/reports/balances").get_json()
+    lines = api.get("/reports/balances" + query).get_json()
     return {
         (kinds[line["account"]], line["account"]): reports.sign_for(kinds[line["account"]])
         * line["cents"]
@@ -48,6 +48,16 @@ def cents_of(text: str) -> int:
     return int(value)
 
 
+def hledger_balances(journal) -> dict[str, int]:
+    out = subprocess.run(
+        [HLEDGER, "-f", str(journal), "bal", "--flat", "--no-total", "-O", "csv"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["account", "balance"]
+    return {row[0]: cents_of(row[1]) for row in rows[1:]}
+
+
 @pytest.mark.skipif(HLEDGER is None, reason="hledger is not installed (apt-get install hledger)")
 def test_hledger_balances_equal_ours(api, sample_books, tmp_path):
     journal = tmp_path / "export.journal"
@@ -57,14 +67,7 @@ def test_hledger_balances_equal_ours(api, sample_books, tmp_path):
         capture_output=True, text=True,
     )
     assert check.returncode == 0, check.stderr
-    out = subprocess.run(
-        [HLEDGER, "-f", str(journal), "bal", "--flat", "--no-total", "-O", "csv"],
-        capture_output=True, text=True, check=True,
-    ).stdout
-    rows = list(csv.reader(io.StringIO(out)))
-    assert rows[0] == ["account", "balance"]
-    theirs = {row[0]: cents_of(row[1]) for row in rows[1:]}
-
+    theirs = hledger_balances(journal)
     ours = our_raw_balances(api)
     expected = {plaintext.hledger_account(k, n): c for (k, n), c in ours.items() if c != 0}
     assert theirs == expected
@@ -72,6 +75,14 @@ def test_hledger_balances_equal_ours(api, sample_books, tmp_path):
     assert {name.split(":")[0] for name in theirs} == {
         "assets", "liabilities", "equity", "income", "expenses"
     }
+    # A windowed export is the windowed report.
+    window = "from=2026-01-04&to=2026-02-01"
+    journal.write_bytes(api.get(f"/export?format=hledger&{window}").get_data())
+    ours = our_raw_balances(api, "?" + window)
+    assert hledger_balances(journal) == {
+        plaintext.hledger_account(k, n): c for (k, n), c in ours.items() if c != 0
+    }
+    assert ours[("income", "Salary")] == 0  # the window really leaves pay day out
 
 
 @pytest.mark.skipif(LEDGER is None, reason="ledger-cli is not installed (apt-get install ledger)")
