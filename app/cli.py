@@ -145,7 +145,9 @@ def mint_token(email, label, days):
 
 
 def register_commands(app) -> None:
-    for command in (serve_command, user_group, mint_token):
+    from .cli_books import COMMANDS as BOOKS_COMMANDS
+
+    for command in (serve_command, user_group, mint_token, *BOOKS_COMMANDS):
         app.cli.add_command(command)
 
 
