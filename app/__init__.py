@@ -19,7 +19,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .routes import register_blueprints
 
     instance_path = os.environ.get("LEDGER_INSTANCE_PATH") or str(PROJECT_ROOT / "instance")
+    from .json_provider import FastJSONProvider
+
     app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
+    app.json = FastJSONProvider(app)
     config.load(app, test_config)
     os.makedirs(app.instance_path, exist_ok=True)
 

@@ -164,3 +164,50 @@ def test_concurrent_postings_in_opposite_orders_all_land(app, api, make_account)
     # Clients 0 and 2 put +300 on A; clients 1 and 3 put +300 on D.
     assert lines == {"A": 2 * per_client * 200, "B": -4 * per_client * 100,
                      "C": -4 * per_client * 100, "D": 2 * per_client * 200}
+
+
+def test_listing_a_window_returns_its_transactions_with_their_entries(api, make_account, post_tx):
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    rent = make_account("Rent", "expense")
+    ids = {}
+    for day, name, legs in [
+        ("2026-04-30", "before", [(food, 1), (bank, -1)]),
+        ("2026-05-01", "first", [(rent, 700), (food, 300), (bank, -1000)]),
+        ("2026-05-31", "last", [(bank, -5), (food, 5)]),
+        ("2026-05-01", "first again", [(food, 2), (bank, -2)]),
+        ("2026-06-01", "after", [(food, 3), (bank, -3)]),
+    ]:
+        ids[name] = post_tx(day, name, *legs).get_json()["id"]
+    listed = api.get("/transactions", query_string={"from": "2026-05-01", "to": "2026-05-31"})
+    assert listed.status_code == 200
+    body = listed.get_json()
+    assert [t["description"] for t in body] == ["last", "first again", "first"]
+    assert body[2] == {
+        "id": ids["first"],
+        "occurred_on": "2026-05-01",
+        "description": "first",
+        "created_by_email": "alice@example.com",
+        "entries": [
+            {"account_id": rent, "account_name": "Rent", "amount_cents": 700},
+            {"account_id": food, "account_name": "Food", "amount_cents": 300},
+            {"account_id": bank, "account_name": "Bank", "amount_cents": -1000},
+        ],
+    }
+    assert [e["amount_cents"] for e in body[0]["entries"]] == [-5, 5]  # entry id order
+    assert len(api.get("/transactions").get_json()) == 5
+    assert api.get("/transactions", query_string={"from": "2027-01-01"}).get_json() == []
+
+
+def test_listing_more_transactions_than_one_id_chunk(app, api, service_account):
+    bank = service_account("Bank", "asset")
+    food = service_account("Food", "expense")
+    with app.app_context():
+        for i in range(transactions.LIST_CHUNK + 50):
+            transactions.record_transaction(
+                "2026-07-01", f"t{i}", [{"account_id": food, "amount_cents": i + 1},
+                                        {"account_id": bank, "amount_cents": -(i + 1)}], None)
+        store.commit()
+    body = api.get("/transactions").get_json()
+    assert len(body) == transactions.LIST_CHUNK + 50
+    assert all(t["entries"][0]["amount_cents"] == int(t["description"][1:]) + 1 for t in body)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import BigInteger, any_, bindparam, delete, insert, select
+from sqlalchemy.dialects import postgresql
 
 from ..extensions import db
 from ..models import Account, Entry, Transaction, User
@@ -92,32 +93,45 @@ def list_transactions(start: date | None, end: date | None) -> list[dict]:
         query = query.where(Transaction.occurred_on >= start)
     if end is not None:
         query = query.where(Transaction.occurred_on <= end)
-    headers = db.session.execute(query).all()
+    connection = db.session.connection()
+    headers = connection.execute(query).all()
     if not headers:
         return []
-
-    entry_query = (
-        select(Entry.transaction_id, Entry.account_id, Account.name, Entry.amount_cents)
-        .join(Account, Account.id == Entry.account_id)
-        .join(Transaction, Transaction.id == Entry.transaction_id)
-        .order_by(Entry.id)
-    )
-    if start is not None:
-        entry_query = entry_query.where(Transaction.occurred_on >= start)
-    if end is not None:
-        entry_query = entry_query.where(Transaction.occurred_on <= end)
-    by_tx: dict[int, list[dict]] = {}
-    for row in db.session.execute(entry_query):
-        by_tx.setdefault(row.transaction_id, []).append(
-            {"account_id": row.account_id, "account_name": row.name, "amount_cents": row.amount_cents}
+    names = dict(connection.execute(select(Account.id, Account.name)).all())
+    by_tx: dict[int, list[dict]] = {h[0]: [] for h in headers}
+    for tx_id, account_id, amount in _entries_of(connection, list(by_tx)):
+        by_tx[tx_id].append(
+            {"account_id": account_id, "account_name": names[account_id], "amount_cents": amount}
         )
     return [
         {
-            "id": h.id,
-            "occurred_on": h.occurred_on.isoformat(),
-            "description": h.description,
-            "created_by_email": h.email,
-            "entries": by_tx.get(h.id, []),
+            "id": tx_id,
+            "occurred_on": occurred_on.isoformat(),
+            "description": description,
+            "created_by_email": email,
+            "entries": by_tx[tx_id],
         }
-        for h in headers
+        for tx_id, occurred_on, description, email in headers
     ]
+
+
+LIST_CHUNK = 900  # ids per IN list on SQLite (under its oldest parameter limit, 999)
+
+
+def _entries_of(connection, tx_ids: list[int]):
+    """(transaction_id, account_id, amount_cents) of the given transactions, by entry id.
+
+    Looked up by transaction id through ix_entries_transaction_id, so a listing
+    costs what it returns, not the size of the ledger (a join on the date window
+    lets PostgreSQL's planner pick a scan of every entry instead).
+    """
+    columns = select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).order_by(
+        Entry.transaction_id, Entry.id
+    )
+    if connection.dialect.name == "postgresql":
+        ids = bindparam("ids", tx_ids, type_=postgresql.ARRAY(BigInteger))
+        yield from connection.execute(columns.where(Entry.transaction_id == any_(ids)))
+        return
+    for i in range(0, len(tx_ids), LIST_CHUNK):
+        chunk = tx_ids[i : i + LIST_CHUNK]
+        yield from connection.execute(columns.where(Entry.transaction_id.in_(chunk)))
