@@ -33,9 +33,8 @@ def check_balanced(entries: list[tuple[int, int]]) -> None:
 
 
 def check_accounts_exist(account_ids: set[int]) -> None:
-    found = set(
-        db.session.execute(select(Account.id).where(Account.id.in_(account_ids))).scalars()
-    )
+    query = select(Account.id).where(Account.id.in_(account_ids))
+    found = set(db.session.connection().execute(query).scalars())
     missing = sorted(account_ids - found)
     if missing:
         raise BadRequest(f"unknown account_id {missing[0]}")
@@ -51,7 +50,10 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     check_balanced(parsed)
     check_accounts_exist({account_id for account_id, _ in parsed})
 
-    tx_id = db.session.execute(
+    # Core statements on the session's connection: the same transaction, without
+    # the ORM's per-statement bookkeeping (nothing here is an ORM object).
+    connection = db.session.connection()
+    tx_id = connection.execute(
         insert(Transaction)
         .values(
             occurred_on=day,
@@ -69,7 +71,7 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     # statement-level trigger that maintains the derived balance tables); huge
     # postings go in chunks that stay under both stores' bound-parameter limits.
     for i in range(0, len(rows), ENTRY_CHUNK):
-        db.session.execute(insert(Entry).values(rows[i : i + ENTRY_CHUNK]))
+        connection.execute(insert(Entry).values(rows[i : i + ENTRY_CHUNK]))
     return tx_id
 
 
