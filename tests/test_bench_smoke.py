@@ -50,7 +50,7 @@ def test_bench_smoke_run(bench_dialect, tmp_path):
     out = tmp_path / "figures.json"
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--dialect", bench_dialect, "--transactions", "200",
-         "--repeat", "3", "--post-seconds", "0.5", "--json", str(out)],
+         "--repeat", "3", "--raw-repeat", "2", "--post-seconds", "0.5", "--json", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
