@@ -40,6 +40,8 @@ def parse_args(argv):
                    help="PostgreSQL server to create the throwaway database on")
     p.add_argument("--hledger", action="store_true", help="also time `hledger bal` if installed")
     p.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    p.add_argument("--load-only", action="store_true",
+                   help="load, rebuild and check, then keep the database and stop")
     p.add_argument("--json", help="also write the figures to this file")
     return p.parse_args(argv)
 
@@ -66,7 +68,8 @@ def run(args) -> dict:
         "machine": f"{platform.node()} {platform.machine()} {platform.processor() or ''}".strip(),
         "python": platform.python_version(), "timings": {}, "notes": [],
     }
-    with databases.throwaway(args.dialect, args.admin_url, keep=args.keep) as url:
+    keep = args.keep or args.load_only
+    with databases.throwaway(args.dialect, args.admin_url, keep=keep) as url:
         cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
         t0 = time.perf_counter()
         (load.load_postgresql if args.dialect == "postgresql" else load.load_sqlite)(
@@ -80,6 +83,9 @@ def run(args) -> dict:
         results["check_seconds"] = time.perf_counter() - t0
         if check.returncode != 0:
             raise SystemExit("ledger-service check found differences:\n" + check.stdout[:4000])
+        if args.load_only:
+            print(f"loaded and checked: DATABASE_URL={url}")
+            sys.exit(0)
         token = cli(url, "mint-token", BENCH_EMAIL, "--label", "bench").stdout.strip()
         raw = Raw(url)
         ceiling = {

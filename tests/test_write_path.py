@@ -211,3 +211,27 @@ def test_listing_more_transactions_than_one_id_chunk(app, api, service_account):
     body = api.get("/transactions").get_json()
     assert len(body) == transactions.LIST_CHUNK + 50
     assert all(t["entries"][0]["amount_cents"] == int(t["description"][1:]) + 1 for t in body)
+
+
+def test_listing_scattered_ids_takes_the_one_by_one_path(app, api, service_account):
+    """Transactions of one month whose ids are far apart (backdated postings between
+    later ones): more runs than MAX_RUNS, so the ids are looked up one by one."""
+    bank = service_account("Bank", "asset")
+    food = service_account("Food", "expense")
+    n = transactions.MAX_RUNS + 5
+    with app.app_context():
+        for i in range(n):
+            for day in ("2026-08-15", *["2026-09-01"] * (transactions.RUN_GAP + 1)):
+                transactions.record_transaction(
+                    day, f"{day} {i}", [{"account_id": food, "amount_cents": i + 1},
+                                        {"account_id": bank, "amount_cents": -(i + 1)}], None)
+        store.commit()
+    body = api.get("/transactions", query_string={"from": "2026-08-01", "to": "2026-08-31"})
+    listed = body.get_json()
+    assert len(listed) == n
+    assert all(t["occurred_on"] == "2026-08-15" for t in listed)
+    assert sorted(t["entries"][0]["amount_cents"] for t in listed) == list(range(1, n + 1))
+    assert all(len(t["entries"]) == 2 for t in listed)
+    ranged = api.get("/transactions", query_string={"from": "2026-09-01"}).get_json()
+    assert len(ranged) == n * (transactions.RUN_GAP + 1)
+    assert all(len(t["entries"]) == 2 for t in ranged)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import BigInteger, any_, bindparam, delete, insert, select
+from sqlalchemy import BigInteger, any_, bindparam, cast, delete, insert, or_, select
 from sqlalchemy.dialects import postgresql
 
 from ..extensions import db
@@ -118,22 +118,48 @@ def list_transactions(start: date | None, end: date | None) -> list[dict]:
 
 
 LIST_CHUNK = 900  # ids per IN list on SQLite (under its oldest parameter limit, 999)
+RUN_GAP = 8  # ids this close are read as one range (the few in between are dropped)
+MAX_RUNS = 32  # more ranges than this: look the ids up one by one instead
+
+
+def _runs(ids: list[int]) -> list[tuple[int, int]]:
+    ordered = sorted(ids)
+    runs, start, prev = [], ordered[0], ordered[0]
+    for tx_id in ordered[1:]:
+        if tx_id - prev > RUN_GAP:
+            runs.append((start, prev))
+            start = tx_id
+        prev = tx_id
+    runs.append((start, prev))
+    return runs
 
 
 def _entries_of(connection, tx_ids: list[int]):
     """(transaction_id, account_id, amount_cents) of the given transactions, by entry id.
 
-    Looked up by transaction id through ix_entries_transaction_id, so a listing
-    costs what it returns, not the size of the ledger (a join on the date window
-    lets PostgreSQL's planner pick a scan of every entry instead).
+    Read through ix_entries_transaction_id, so a listing costs what it returns, not
+    the size of the ledger (a join on the date window lets PostgreSQL's planner scan
+    every entry instead). Books grow in date order, so a window's ids mostly form a
+    few runs: each run is one index range; otherwise the ids are looked up one by
+    one. Rows of transactions not asked for (gaps inside a run) are dropped here.
     """
+    wanted = set(tx_ids)
     columns = select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).order_by(
         Entry.transaction_id, Entry.id
     )
+    runs = _runs(tx_ids)
+    if len(runs) <= MAX_RUNS:
+        ranges = or_(*(Entry.transaction_id.between(lo, hi) for lo, hi in runs))
+        rows = connection.execute(columns.where(ranges)).all()
+        return [row for row in rows if row[0] in wanted]
     if connection.dialect.name == "postgresql":
-        ids = bindparam("ids", tx_ids, type_=postgresql.ARRAY(BigInteger))
-        yield from connection.execute(columns.where(Entry.transaction_id == any_(ids)))
-        return
+        # The array travels as one text literal: psycopg's per-element dumping of
+        # thousands of ints costs more than the query.
+        ids = cast(bindparam("ids", "{" + ",".join(map(str, tx_ids)) + "}"),
+                   postgresql.ARRAY(BigInteger))
+        return connection.execute(columns.where(Entry.transaction_id == any_(ids))).all()
+    rows = []
     for i in range(0, len(tx_ids), LIST_CHUNK):
         chunk = tx_ids[i : i + LIST_CHUNK]
-        yield from connection.execute(columns.where(Entry.transaction_id.in_(chunk)))
+        rows.extend(connection.execute(columns.where(Entry.transaction_id.in_(chunk))).all())
+    return rows
