@@ -14,7 +14,10 @@ PG_ADMIN_URL = os.environ.get(
 
 
 @contextmanager
-def throwaway(dialect: str, admin_url: str, *, keep: bool = False):
+def throwaway(dialect: str, admin_url: str, *, keep: bool = False, existing: str | None = None):
+    if existing:  # the caller's own database: used as it is, never dropped
+        yield existing
+        return
     if dialect == "sqlite":
         folder = tempfile.mkdtemp(prefix="ledger-bench-")
         try:
