@@ -9,10 +9,9 @@ with the schema's triggers in place (they are part of the work every posting doe
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 
-from .http_timing import summary
+from .http_timing import run_clients, summary
 
 ALL_TIME = "SELECT account_id, SUM(amount_cents) FROM entries GROUP BY account_id"
 AS_OF = (
@@ -108,12 +107,6 @@ class Raw:
             finally:
                 conn.close()
 
-        started = time.perf_counter()
-        threads = [threading.Thread(target=loop, args=(k,)) for k in range(clients)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        elapsed = time.perf_counter() - started
+        elapsed = run_clients(loop, clients)
         return {"per_second": sum(counts) / elapsed, "ok": sum(counts),
                 "error_count": len(errors), "errors": errors[:5]}

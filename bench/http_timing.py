@@ -64,6 +64,17 @@ def time_call(fn, repeat: int, warmup: int = 2) -> dict:
     return summary(samples)
 
 
+def run_clients(loop, clients: int) -> float:
+    """Run loop(k) in `clients` threads at once; return the wall-clock seconds taken."""
+    started = time.perf_counter()
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - started
+
+
 def post_throughput(base: str, token: str, make_body, clients: int, seconds: float) -> dict:
     """POST /transactions from `clients` threads for `seconds`; count every answer."""
     counts = [0] * clients
@@ -90,13 +101,7 @@ def post_throughput(base: str, token: str, make_body, clients: int, seconds: flo
         finally:
             client.close()
 
-    started = time.perf_counter()
-    threads = [threading.Thread(target=loop, args=(k,)) for k in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - started
+    elapsed = run_clients(loop, clients)
     result = summary(latencies) if latencies else {}
     result.update(per_second=sum(counts) / elapsed, ok=sum(counts), errors=errors[:5],
                   error_count=len(errors))
