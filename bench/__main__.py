@@ -23,8 +23,10 @@ WINDOW_FROM, WINDOW_TO = "2024-03-15", "2025-03-14"  # a year with partial month
 YEAR_FROM, YEAR_TO = "2024-01-01", "2024-12-31"
 AS_OF_DAY = "2023-06-17"
 MONTH_FROM, MONTH_TO = "2024-05-01", "2024-05-31"
-MCP_CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "account_balances", "arguments": {"from": WINDOW_FROM, "to": WINDOW_TO}}}
+MCP_CALL = {
+    "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+    "params": {"name": "account_balances", "arguments": {"from": WINDOW_FROM, "to": WINDOW_TO}},
+}
 
 
 def parse_args(argv):
@@ -137,7 +139,8 @@ def measure_service(service, token, raw, ceiling, args, results) -> None:
             t[name]["raw_aggregate_ms"] = base["median_ms"]
     status, _ = client.call("POST", "/mcp", MCP_CALL)
     if status == 404:
-        results["notes"].append("POST /mcp answered 404: the tool endpoint is not built yet; skipped")
+        results["notes"].append(
+            "POST /mcp answered 404: the tool endpoint is not built yet; skipped")
     else:
         t["mcp tools/call account_balances"] = time_get_post(client, args.repeat)
     client.close()

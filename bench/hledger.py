@@ -18,7 +18,8 @@ def write_journal(path: str, n: int, seed: int) -> None:
             f.write(f"{day.isoformat()} {description}\n")
             for account_id, cents in legs:
                 sign = "-" if cents < 0 else ""
-                f.write(f"    {names[account_id]}  {sign}{abs(cents) // 100}.{abs(cents) % 100:02d}\n")
+                whole, part = divmod(abs(cents), 100)
+                f.write(f"    {names[account_id]}  {sign}{whole}.{part:02d}\n")
             f.write("\n")
 
 

@@ -33,4 +33,4 @@ def transactions(n: int, seed: int = 7) -> Iterator[tuple[int, date, str, list[t
         ids = rng.sample(range(1, 41), legs)
         amounts = [rng.randint(1, 500_000) * rng.choice((1, -1)) for _ in range(legs - 1)]
         amounts.append(-sum(amounts))
-        yield i + 1, day, f"synthetic {i + 1}", list(zip(ids, amounts))
+        yield i + 1, day, f"synthetic {i + 1}", list(zip(ids, amounts, strict=True))

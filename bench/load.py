@@ -22,11 +22,6 @@ CREATED_AT = datetime(2026, 1, 1, tzinfo=UTC).replace(tzinfo=None)
 BATCH = 50_000
 
 
-def _rows(n: int, seed: int):
-    for tx_id, day, description, legs in ledger_gen.transactions(n, seed):
-        yield tx_id, day, description, legs
-
-
 def load_postgresql(url: str, n: int, seed: int) -> None:
     import psycopg
 
@@ -38,7 +33,7 @@ def load_postgresql(url: str, n: int, seed: int) -> None:
                     copy.write_row(row)
             entry_id = 0
             tx_buf, entry_buf = io.StringIO(), io.StringIO()
-            for tx_id, day, description, legs in _rows(n, seed):
+            for tx_id, day, description, legs in ledger_gen.transactions(n, seed):
                 tx_buf.write(f"{tx_id}\t{day.isoformat()}\t{description}\t{CREATED_AT.isoformat()}\n")
                 for account_id, cents in legs:
                     entry_id += 1
@@ -71,9 +66,11 @@ def load_sqlite(url: str, n: int, seed: int) -> None:
     ).fetchall()
     for name, _ in triggers:
         conn.execute(f'DROP TRIGGER "{name}"')
-    conn.executemany("INSERT INTO accounts (id, name, kind) VALUES (?, ?, ?)", ledger_gen.accounts())
+    conn.executemany(
+        "INSERT INTO accounts (id, name, kind) VALUES (?, ?, ?)", ledger_gen.accounts()
+    )
     tx_rows, entry_rows = [], []
-    for tx_id, day, description, legs in _rows(n, seed):
+    for tx_id, day, description, legs in ledger_gen.transactions(n, seed):
         tx_rows.append((tx_id, day.isoformat(), description, CREATED_AT.isoformat(sep=" ")))
         entry_rows.extend((tx_id, a, c) for a, c in legs)
         if len(tx_rows) >= BATCH:

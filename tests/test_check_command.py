@@ -52,8 +52,8 @@ def test_check_reports_each_corrupted_figure(app, runner, make_account, post_tx)
 
 def test_check_reports_a_stray_row(app, runner, make_account, post_tx):
     bank, _ = _books(make_account, post_tx)
-    _sql(app, "INSERT INTO account_day_balances (day, account_id, cents) VALUES ('2030-01-01', :a, 7)",
-         a=bank)
+    _sql(app, "INSERT INTO account_day_balances (day, account_id, cents)"
+              " VALUES ('2030-01-01', :a, 7)", a=bank)
     result = runner.invoke(args=["check"])
     assert result.exit_code == 1
     assert result.stdout == (
@@ -81,7 +81,9 @@ def test_check_reports_an_unbalanced_transaction(app, runner, make_account, post
     if dialect == "postgresql":
         with app.app_context():
             db.session.execute(text("SET session_replication_role = replica"))
-            db.session.execute(text("UPDATE entries SET amount_cents = 1 WHERE amount_cents = 1234"))
+            db.session.execute(
+                text("UPDATE entries SET amount_cents = 1 WHERE amount_cents = 1234")
+            )
             db.session.commit()
     else:  # straight through the engine, past the session's pre-commit check
         with app.app_context(), db.engine.begin() as conn:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import secrets
 
 import pytest
+from conftest import PG_ADMIN_URL
 from sqlalchemy import create_engine, inspect, text
 
 from app import create_app
 from app import db as store
 from app.extensions import db
 from app.services import derived, reports
-
-from conftest import PG_ADMIN_URL
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -103,9 +103,8 @@ def test_a_unit_the_database_refuses_is_rerun_whole(app, api, make_account, monk
 def test_other_store_errors_are_not_retried(app, api, make_account, monkeypatch):
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
-    calls = _fail_once(
-        monkeypatch, lambda: OperationalError("INSERT ...", {}, sqlite3.OperationalError("disk I/O"))
-    )
+    disk_error = sqlite3.OperationalError("disk I/O error")
+    calls = _fail_once(monkeypatch, lambda: OperationalError("INSERT ...", {}, disk_error))
     response = api.post("/transactions", json=_posting(bank, food))
     assert response.status_code == 500
     assert "INSERT" not in response.get_data(as_text=True)
@@ -144,7 +143,10 @@ def test_concurrent_postings_in_opposite_orders_all_land(app, api, make_account)
             body = {
                 "occurred_on": f"2026-06-{1 + i % 3:02d}",
                 "description": f"client {k} #{i}",
-                "entries": [{"account_id": a, "amount_cents": c} for a, c in zip(order, amounts)],
+                "entries": [
+                    {"account_id": a, "amount_cents": c}
+                    for a, c in zip(order, amounts, strict=True)
+                ],
             }
             r = client.post("/transactions", json=body,
                             headers={"Authorization": f"Bearer {api.token}"})
