@@ -79,7 +79,9 @@ def rebuild() -> None:
     """Replace both derived tables by fresh aggregates over the entries (flush only)."""
     db.session.execute(delete(AccountMonthBalance))
     db.session.execute(delete(AccountDayBalance))
-    day = _from_entries(by_month=False)
+    # Inserted in key order, so each date's rows sit together on disk, as they do
+    # when the triggers build the tables day by day.
+    day = _from_entries(by_month=False).order_by("key", Entry.account_id)
     db.session.execute(
         insert(AccountDayBalance).from_select(["day", "account_id", "cents"], day)
     )
@@ -88,6 +90,7 @@ def rebuild() -> None:
         insert(AccountMonthBalance).from_select(
             ["month", "account_id", "cents"],
             select(month_key, AccountDayBalance.account_id, func.sum(AccountDayBalance.cents))
-            .group_by(month_key, AccountDayBalance.account_id),
+            .group_by(month_key, AccountDayBalance.account_id)
+            .order_by(month_key, AccountDayBalance.account_id),
         )
     )

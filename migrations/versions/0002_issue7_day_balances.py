@@ -235,11 +235,13 @@ def _backfill(month_expr: str) -> tuple[str, str]:
         """INSERT INTO account_day_balances (day, account_id, cents)
            SELECT t.occurred_on, e.account_id, sum(e.amount_cents)
            FROM entries e JOIN transactions t ON t.id = e.transaction_id
-           GROUP BY t.occurred_on, e.account_id""",
+           GROUP BY t.occurred_on, e.account_id
+           ORDER BY t.occurred_on, e.account_id""",
         f"""INSERT INTO account_month_balances (month, account_id, cents)
            SELECT {month_expr.format("day")}, account_id, sum(cents)
            FROM account_day_balances
-           GROUP BY {month_expr.format("day")}, account_id""",
+           GROUP BY {month_expr.format("day")}, account_id
+           ORDER BY {month_expr.format("day")}, account_id""",
     )
 
 
