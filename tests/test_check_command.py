@@ -92,3 +92,34 @@ def test_check_reports_an_unbalanced_transaction(app, runner, make_account, post
     result = runner.invoke(args=["check"])
     assert result.exit_code == 1
     assert "transactions 1: 2 entries summing to -1233 (must be >= 2 summing to 0)" in result.stdout
+
+
+def test_postings_go_on_while_a_check_runs(app, runner, api, make_account, post_tx, monkeypatch):
+    """The check reads one snapshot without taking the write lock (SQLite: no
+    BEGIN IMMEDIATE), so the service keeps accepting postings during a long check."""
+    import threading
+
+    from app.services import derived
+
+    bank, food = _books(make_account, post_tx)
+    entered, release = threading.Event(), threading.Event()
+    real = derived.differences
+
+    def held_open():
+        lines = real()
+        entered.set()
+        release.wait(timeout=60)
+        return lines
+
+    monkeypatch.setattr(derived, "differences", held_open)
+    outcome = {}
+    check = threading.Thread(target=lambda: outcome.update(result=runner.invoke(args=["check"])))
+    check.start()
+    try:
+        assert entered.wait(timeout=60)
+        response = post_tx("2026-03-01", "during the check", (food, 99), (bank, -99))
+        assert response.status_code == 201
+    finally:
+        release.set()
+        check.join(timeout=60)
+    assert outcome["result"].exit_code == 0, outcome["result"].output
