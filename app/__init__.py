@@ -16,11 +16,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .cli import register_commands
     from .db import init_engine_events, init_session_events
     from .extensions import cors, db, migrate
+    from .json_provider import FastJSONProvider
     from .routes import register_blueprints
 
     instance_path = os.environ.get("LEDGER_INSTANCE_PATH") or str(PROJECT_ROOT / "instance")
-    from .json_provider import FastJSONProvider
-
     app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
     app.json = FastJSONProvider(app)
     config.load(app, test_config)
