@@ -237,3 +237,14 @@ def test_listing_scattered_ids_takes_the_one_by_one_path(app, api, service_accou
     ranged = api.get("/transactions", query_string={"from": "2026-09-01"}).get_json()
     assert len(ranged) == n * (transactions.RUN_GAP + 1)
     assert all(len(t["entries"]) == 2 for t in ranged)
+
+
+def test_the_record_transaction_tool_is_rerun_whole_too(app, rpc, make_account, monkeypatch, dialect):
+    """The MCP tool runs through the same retrying unit of work as POST /transactions."""
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    calls = _fail_once(monkeypatch, lambda: _retry_error(dialect))
+    result = rpc.result("record_transaction", _posting(bank, food))
+    assert result["recorded"] is True
+    assert len(calls) == 2
+    assert _count(app) == 1
