@@ -53,11 +53,11 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         # PostgreSQL, 4: the token lookup by digest (primary key); the account
         # existence check; INSERT transaction ... RETURNING id; one multi-row INSERT
         # of the entries (the derived tables are kept by triggers inside it).
-        # SQLite adds 6: BEGIN IMMEDIATE for the credential unit and for the write
-        # unit, and app.db's pre-COMMIT balance re-check for each (a probe of
-        # ledger_balance_pending; for the write also the check itself and the
-        # DELETE of the pending rows).
-        expected = 4 if dialect == "postgresql" else 10
+        # SQLite adds 4: BEGIN IMMEDIATE (the credential check and the write share
+        # one database transaction), and app.db's pre-COMMIT balance re-check: a
+        # probe of ledger_balance_pending, the check itself and the DELETE of the
+        # pending rows.
+        expected = 4 if dialect == "postgresql" else 8
         assert len(statements) == expected, statements
 
 
