@@ -324,3 +324,41 @@ def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, t
         restore.check_target_schema({"0099_from_the_future"}, ["0001"], MIGRATIONS_DIR)
     restore.check_target_schema({"0001"}, ["0001"], MIGRATIONS_DIR)  # same schema: fine
     restore.check_target_schema(set(), ["0001"], MIGRATIONS_DIR)  # no schema yet: fine
+
+
+@pytest.mark.parametrize("target", ["sqlite", "postgresql"])
+def test_a_passkey_enrolled_before_the_backup_signs_in_after_the_restore(
+    app, runner, clock, fresh_url, tmp_path, target, make_user, authenticator
+):
+    """The real ceremonies on both sides: enrol on the source, sign in on the restored copy."""
+    from tests.conftest import SignIn
+
+    make_user()
+    source = SignIn(app.test_client(), authenticator)
+    assert source.password().get_json()["has_passkeys"] is False
+    enrolled = source.register(name="laptop")
+    assert enrolled.status_code == 200, enrolled.get_json()
+    assert source.client.get("/accounts").status_code == 200
+
+    path = tmp_path / "ledger.backup"
+    assert runner.invoke(args=["backup", str(path)]).exit_code == 0
+    restored = make_app(fresh_url(target), clock)
+    try:
+        result = restored.test_cli_runner().invoke(args=["restore", str(path)])
+        assert result.exit_code == 0, result.output
+
+        again = SignIn(restored.test_client(), authenticator)
+        login = again.password()
+        assert login.status_code == 200
+        assert login.get_json() == {"has_passkeys": True, "mfa_complete": False}
+        assert again.client.get("/accounts").status_code == 401  # password alone is not enough
+        finish = again.assert_passkey()
+        assert finish.status_code == 200, finish.get_json()
+        assert finish.get_json() == {"mfa_complete": True}
+        assert again.client.get("/accounts").status_code == 200
+        names = [p["name"] for p in again.client.get("/auth/passkeys").get_json()]
+        assert names == ["laptop"]
+    finally:
+        with restored.app_context():
+            db.session.remove()
+            db.engine.dispose()
