@@ -16,10 +16,12 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .cli import register_commands
     from .db import init_engine_events, init_session_events
     from .extensions import cors, db, migrate
+    from .json_provider import FastJSONProvider
     from .routes import register_blueprints
 
     instance_path = os.environ.get("LEDGER_INSTANCE_PATH") or str(PROJECT_ROOT / "instance")
     app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
+    app.json = FastJSONProvider(app)
     config.load(app, test_config)
     os.makedirs(app.instance_path, exist_ok=True)
 

@@ -12,6 +12,7 @@ from functools import wraps
 from flask import current_app, g, request
 
 from .. import db as store
+from ..extensions import db
 from ..services import credentials
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
 
@@ -61,7 +62,9 @@ def load_principal():
         authorization=request.headers.get("Authorization"),
         audience=current_app.config["API_ORIGIN"],
     )
-    store.commit()  # keep last-use bookkeeping even if the request then fails
+    if db.session.info.pop(credentials.BOOKKEEPING_PENDING, False):
+        store.commit()  # keep last-use bookkeeping even if the request then fails
+    # Otherwise the request carries on in the same database transaction.
     if tier == "full" and (g.principal is None or not g.principal.full):
         raise Unauthenticated("authentication required")
     if tier == "half" and (g.principal is None or g.principal.via != "session"):

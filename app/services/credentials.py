@@ -22,6 +22,9 @@ from .users import get_user
 
 # last_used_at is refreshed at most this often, so reads do not write on every request.
 LAST_USED_RESOLUTION = timedelta(seconds=60)
+# Set on the session when resolving wrote last-use bookkeeping that must be committed
+# on its own (so it survives a request that then fails).
+BOOKKEEPING_PENDING = "credential_bookkeeping_pending"
 ADMIN_CLIENT_ID = "svc-cli"
 
 
@@ -67,6 +70,7 @@ def resolve_bearer(token: str, audience: str) -> Principal | None:
     if row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION:
         db.session.execute(update(Token).where(Token.id == row.id).values(last_used_at=now))
         db.session.execute(update(User).where(User.id == row.user_id).values(last_seen_at=now))
+        db.session.info[BOOKKEEPING_PENDING] = True
     return Principal(
         user_id=row.user_id, email=row.email, via="bearer", mfa_complete=True, token_id=row.id
     )

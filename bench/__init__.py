@@ -1,0 +1,1 @@
+"""The benchmark harness: `python -m bench --help` (see docs/performance.md)."""
