@@ -36,6 +36,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         supports_credentials=True,
         methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
         allow_headers=["Content-Type", "Authorization"],
+        # The sign-in page shows how long a throttled login must wait (429 Retry-After);
+        # a cross-origin page can read only the response headers listed here.
+        expose_headers=["Retry-After"],
     )
 
     if app.config["TRUSTED_PROXIES"] > 0:

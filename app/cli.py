@@ -56,16 +56,31 @@ def upgrade_schema() -> None:
 
 
 @click.command("serve")
+@click.option("--no-web", is_flag=True, help="serve the API alone (same as WEB_BIND_ADDR=off)")
 @with_appcontext
-def serve_command():
-    """Migrate the schema, then serve the API with waitress on BIND_ADDR."""
-    import waitress
+def serve_command(no_web):
+    """Migrate the schema, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR."""
+    from .web import create_web_app
+    from .web.serving import ListenError, serve, web_bind_addr
 
     app = current_app._get_current_object()
     upgrade_schema()
-    host, port = parse_host_port(app.config["BIND_ADDR"])
-    click.echo(f"ledger-service API on http://{host}:{port} (API_ORIGIN {app.config['API_ORIGIN']})")
-    waitress.serve(app, host=host, port=port, threads=8, ident="ledger-service")
+    cfg = app.config
+    host, port = parse_host_port(cfg["BIND_ADDR"])
+    apps = [(app, host, port)]
+    click.echo(f"ledger-service API on {host}:{port} (API_ORIGIN {cfg['API_ORIGIN']})")
+    web_addr = web_bind_addr(cfg, no_web)
+    if web_addr is None:
+        click.echo("web app not served here (WEB_BIND_ADDR=off or --no-web)")
+    else:
+        web = create_web_app(cfg["API_ORIGIN"], cfg["WEB_ORIGIN"])
+        apps.append((web, *web_addr))
+        click.echo(f"ledger-service web app on {web_addr[0]}:{web_addr[1]} "
+                   f"(WEB_ORIGIN {cfg['WEB_ORIGIN']})")
+    try:
+        serve(apps, announce=lambda line: click.echo(line))
+    except ListenError as err:
+        _fail(str(err))
 
 
 @click.group("user")
