@@ -16,10 +16,12 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .cli import register_commands
     from .db import init_engine_events, init_session_events
     from .extensions import cors, db, migrate
+    from .json_provider import FastJSONProvider
     from .routes import register_blueprints
 
     instance_path = os.environ.get("LEDGER_INSTANCE_PATH") or str(PROJECT_ROOT / "instance")
     app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
+    app.json = FastJSONProvider(app)
     config.load(app, test_config)
     os.makedirs(app.instance_path, exist_ok=True)
 
@@ -34,6 +36,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         supports_credentials=True,
         methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
         allow_headers=["Content-Type", "Authorization"],
+        # The sign-in page shows how long a throttled login must wait (429 Retry-After);
+        # a cross-origin page can read only the response headers listed here.
+        expose_headers=["Retry-After"],
     )
 
     if app.config["TRUSTED_PROXIES"] > 0:

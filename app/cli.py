@@ -14,7 +14,7 @@ from flask.cli import FlaskGroup, with_appcontext
 
 from . import db as store
 from .config import parse_host_port
-from .services import credentials, users
+from .services import credentials, derived, users
 from .services.errors import ServiceError
 
 
@@ -56,16 +56,31 @@ def upgrade_schema() -> None:
 
 
 @click.command("serve")
+@click.option("--no-web", is_flag=True, help="serve the API alone (same as WEB_BIND_ADDR=off)")
 @with_appcontext
-def serve_command():
-    """Migrate the schema, then serve the API with waitress on BIND_ADDR."""
-    import waitress
+def serve_command(no_web):
+    """Migrate the schema, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR."""
+    from .web import create_web_app
+    from .web.serving import ListenError, serve, web_bind_addr
 
     app = current_app._get_current_object()
     upgrade_schema()
-    host, port = parse_host_port(app.config["BIND_ADDR"])
-    click.echo(f"ledger-service API on http://{host}:{port} (API_ORIGIN {app.config['API_ORIGIN']})")
-    waitress.serve(app, host=host, port=port, threads=8, ident="ledger-service")
+    cfg = app.config
+    host, port = parse_host_port(cfg["BIND_ADDR"])
+    apps = [(app, host, port)]
+    click.echo(f"ledger-service API on {host}:{port} (API_ORIGIN {cfg['API_ORIGIN']})")
+    web_addr = web_bind_addr(cfg, no_web)
+    if web_addr is None:
+        click.echo("web app not served here (WEB_BIND_ADDR=off or --no-web)")
+    else:
+        web = create_web_app(cfg["API_ORIGIN"], cfg["WEB_ORIGIN"])
+        apps.append((web, *web_addr))
+        click.echo(f"ledger-service web app on {web_addr[0]}:{web_addr[1]} "
+                   f"(WEB_ORIGIN {cfg['WEB_ORIGIN']})")
+    try:
+        serve(apps, announce=lambda line: click.echo(line))
+    except ListenError as err:
+        _fail(str(err))
 
 
 @click.group("user")
@@ -144,8 +159,35 @@ def mint_token(email, label, days):
     click.echo(token)
 
 
+@click.command("check")
+@click.option("--repair", is_flag=True, help="rebuild the derived tables from the entries")
+@with_appcontext
+def check_command(repair):
+    """Recompute every derived figure from the entries; print each difference, exit 1 if any."""
+    upgrade_schema()
+    # A read-only unit on one snapshot: writers carry on while it runs (on SQLite
+    # a write-intent BEGIN IMMEDIATE would hold them off for the whole check).
+    store.write_intent.set(False)
+    store.begin_snapshot()
+    try:
+        lines = derived.differences()
+    finally:
+        store.rollback()
+    for line in lines:
+        click.echo(line)
+    if repair and lines:
+        _run(derived.rebuild)
+        click.echo("rebuilt the derived tables from the entries", err=True)
+    if lines:
+        click.echo(f"check: {len(lines)} difference(s)", err=True)
+        sys.exit(1)
+    click.echo("check: every derived figure equals the entries", err=True)
+
+
 def register_commands(app) -> None:
-    for command in (serve_command, user_group, mint_token):
+    from .cli_books import COMMANDS as BOOKS_COMMANDS
+
+    for command in (serve_command, user_group, mint_token, check_command, *BOOKS_COMMANDS):
         app.cli.add_command(command)
 
 

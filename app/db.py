@@ -6,6 +6,9 @@ commands use. Services only flush.
 
 from __future__ import annotations
 
+import random
+import sqlite3
+import time
 from contextvars import ContextVar
 
 from sqlalchemy import event, text
@@ -13,7 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from .extensions import db
-from .services.errors import ServiceError, from_db_error
+from .services.errors import ServiceError, from_db_error, sqlstate
 
 
 class BalanceViolation(Exception):
@@ -107,6 +110,52 @@ def commit() -> None:
         if mapped is None:
             raise
         raise mapped from exc
+
+
+# PostgreSQL asks for a retry with serialization_failure and deadlock_detected; SQLite
+# with "database is locked" once busy_timeout has run out. The work was rolled back,
+# so re-running the whole unit is safe.
+RETRYABLE_SQLSTATES = frozenset({"40001", "40P01"})
+RETRY_ATTEMPTS = 5
+
+
+def retryable(exc: BaseException) -> bool:
+    if sqlstate(exc) in RETRYABLE_SQLSTATES:
+        return True
+    orig = getattr(exc, "orig", None)
+    return isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig)
+
+
+def run_unit(fn, *args, **kwargs):
+    """Run fn(*args, **kwargs) then commit, as one unit of work; return fn's result.
+
+    When the database asks for a retry (see retryable) the unit is rolled back and
+    run again from the start, up to RETRY_ATTEMPTS times with a short jittered
+    pause. Only for units that do all their work through the session after this
+    call begins: nothing of a failed attempt survives its rollback, so a re-run
+    cannot apply anything twice. Everything else propagates as from commit().
+    """
+    for attempt in range(1, RETRY_ATTEMPTS + 1):
+        try:
+            result = fn(*args, **kwargs)
+            commit()
+            return result
+        except DBAPIError as exc:
+            if attempt == RETRY_ATTEMPTS or not retryable(exc):
+                raise
+            db.session.rollback()
+            time.sleep(random.uniform(0, 0.005 * attempt))
+    raise AssertionError("unreachable")
+
+
+def begin_snapshot() -> None:
+    """Start the unit of work on one consistent snapshot for several reads.
+
+    PostgreSQL: REPEATABLE READ (READ COMMITTED would give each statement its own).
+    SQLite: a read transaction already sees one snapshot in WAL mode.
+    """
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
 
 
 def rollback() -> None:

@@ -458,3 +458,40 @@ def live_server(app):
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def sample_books(make_account, post_tx):
+    """A small ledger with all five kinds and names that need escaping in the exports.
+
+    Returns {name: account_id}. One account (Unused fund) never gets a posting.
+    """
+    kinds = {
+        "Checking": "asset",
+        "Petty cash": "asset",
+        "Bank:Savings": "asset",
+        "Visa card": "liability",
+        "Opening balances": "equity",
+        "Unused fund": "equity",
+        "Salary": "income",
+        "Dues; late fees": "income",
+        "Groceries & food": "expense",
+        "50% off stuff": "expense",
+        "co-op": "expense",
+    }
+    ids = {name: make_account(name, kind) for name, kind in kinds.items()}
+    postings = [
+        ("2026-01-01", "Opening", ("Checking", 100000), ("Opening balances", -100000)),
+        ("2026-01-03", "Pay day", ("Checking", 250000), ("Salary", -250000)),
+        ("2026-01-04", 'Aldi "big" shop; milk\nand eggs', ("Groceries & food", 4321),
+         ("Checking", -4321)),
+        ("2026-01-05", "Card purchase", ("50% off stuff", 1999), ("Visa card", -1999)),
+        ("2026-01-05", "Card purchase", ("50% off stuff", 1999), ("Visa card", -1999)),
+        ("2026-01-07", "Split", ("co-op", 5), ("Petty cash", 95), ("Checking", -100)),
+        ("2026-02-01", "Late dues 100% paid", ("Checking", 1), ("Dues; late fees", -1)),
+        ("2026-02-02", "To savings", ("Bank:Savings", 50000), ("Checking", -50000)),
+    ]
+    for day, description, *entries in postings:
+        response = post_tx(day, description, *[(ids[n], c) for n, c in entries])
+        assert response.status_code == 201, response.get_json()
+    return ids

@@ -48,6 +48,9 @@ class Service:
             "LEDGER_INSTANCE_PATH": str(instance_path),
             "BIND_ADDR": f"127.0.0.1:{self.port}",
             "API_ORIGIN": self.origin,
+            # These processes test the API; the web app would otherwise take WEB_ORIGIN's
+            # default port 38080 in every one of them (tests/test_web_serve.py covers it).
+            "WEB_BIND_ADDR": "off",
         })
         self.env.update(env)
         self.proc = None

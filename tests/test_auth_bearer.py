@@ -88,3 +88,29 @@ def test_health_needs_no_credential(client):
     assert response.status_code == 200
     assert response.data == b"ok"
     assert response.mimetype == "text/plain"
+
+
+def test_last_use_is_kept_even_when_the_request_then_fails(app, client, make_user, mint, clock):
+    make_user()
+    token = mint()
+    response = client.post("/accounts", json={"name": "", "kind": "asset"},
+                           headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 400
+    with app.app_context():
+        assert db.session.get(Token, crypto.digest(token)).last_used_at == clock()
+
+
+def test_last_use_is_refreshed_at_most_once_a_minute(app, client, make_user, mint, clock):
+    make_user()
+    token = mint()
+    headers = {"Authorization": f"Bearer {token}"}
+    first = clock()
+    client.get("/accounts", headers=headers)
+    clock.advance(seconds=59)
+    client.get("/accounts", headers=headers)
+    with app.app_context():
+        assert db.session.get(Token, crypto.digest(token)).last_used_at == first
+    clock.advance(seconds=1)
+    client.get("/accounts", headers=headers)
+    with app.app_context():
+        assert db.session.get(Token, crypto.digest(token)).last_used_at == clock()

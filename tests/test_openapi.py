@@ -81,9 +81,12 @@ def test_docs_copy_is_identical():
 def test_description_ships_in_the_package():
     shipped = resources.files("app").joinpath("openapi.yaml").read_bytes()
     assert shipped == CANONICAL.read_bytes()
-    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'\[tool\.setuptools\.package-data\]\s*\n(#.*\n)*app = \["openapi\.yaml"\]',
-                     pyproject), "openapi.yaml must be package data so a wheel carries it"
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "openapi.yaml" in pyproject["tool"]["setuptools"]["package-data"]["app"], (
+        "openapi.yaml must be package data so a wheel carries it"
+    )
 
 
 def test_security_tiers_follow_the_spec():

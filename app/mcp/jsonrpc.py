@@ -172,11 +172,13 @@ def call_tool(params: dict, principal) -> dict:
 
 
 def run_tool(name: str, fn, arguments: dict, principal):
-    """One unit of work: the tool's service call, then commit; roll back on any failure."""
+    """One unit of work: the tool's service call, then commit; roll back on any failure.
+
+    Like the HTTP write routes it runs through store.run_unit, so a unit the
+    database asks to retry (deadlock, serialization failure, SQLite busy) is re-run.
+    """
     try:
-        data = fn(arguments, principal)
-        store.commit()
-        return data
+        return store.run_unit(fn, arguments, principal)
     except ServiceError as err:
         _end_quietly(err)
         if err.status == 400:  # a ledger rejection: what HTTP answers with 400, same words

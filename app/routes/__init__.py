@@ -16,6 +16,7 @@ def health():
 def register_blueprints(app) -> None:
     from . import (
         auth,
+        export,
         ledger,
         mcp,
         oauth,
@@ -32,5 +33,6 @@ def register_blueprints(app) -> None:
         mcp.bp,
         oauth.bp,
         well_known.bp,
+        export.bp,
     ):
         app.register_blueprint(bp)

@@ -31,20 +31,19 @@ def list_transactions():
 @bp.post("/transactions")
 def record_transaction():
     body = json_body()
-    tx_id = transactions.record_transaction(
+    tx_id = store.run_unit(
+        transactions.record_transaction,
         body.get("occurred_on"),
         body.get("description"),
         body.get("entries"),
         created_by=principal().user_id,
     )
-    store.commit()
     return jsonify({"id": tx_id}), 201
 
 
 @bp.delete("/transactions/<int:tx_id>")
 def delete_transaction(tx_id: int):
-    transactions.delete_transaction(tx_id)
-    store.commit()
+    store.run_unit(transactions.delete_transaction, tx_id)
     return "", 204
 
 

@@ -61,17 +61,19 @@ def load_principal():
         authorization=request.headers.get("Authorization"),
         audience=current_app.config["API_ORIGIN"],
     )
-    store.commit()  # end the lookup's unit of work
     if g.principal is not None and g.principal.stale_use:
         # Last-use bookkeeping writes: give it a unit of work of its own that begins as
         # a writer (BEGIN IMMEDIATE on SQLite, waiting under busy_timeout) instead of
-        # upgrading a read snapshot, which SQLite refuses at once ("database is locked")
-        # when a concurrent writer committed first. Committed even if the request fails.
+        # upgrading the lookup's read snapshot, which SQLite refuses at once ("database
+        # is locked") when a concurrent writer committed first. Committed on its own, so
+        # it is kept even if the request then fails.
+        store.commit()  # end the lookup's unit of work (it wrote nothing)
         intent = store.write_intent.get()
         store.write_intent.set(True)
         credentials.record_use(g.principal)
         store.commit()
         store.write_intent.set(intent)
+    # Otherwise the request carries on in the same database transaction.
     if tier == "full" and (g.principal is None or not g.principal.full):
         raise Unauthenticated("authentication required")
     if tier == "half" and (g.principal is None or g.principal.via != "session"):

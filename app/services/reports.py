@@ -6,6 +6,11 @@ asset and expense balances are shown as the raw sum; liability, equity and
 income balances are shown negated. Figures leave here already sign-adjusted;
 clients must not flip them again.
 
+Speed: account_sums() never scans the entries. It reads the derived tables
+account_day_balances and account_month_balances (models/derived.py), which the
+triggers of migration 0002 keep equal to the entries inside every write's own
+database transaction; `ledger-service check` proves the equality on demand.
+
 Balance sheet identity: the raw sums of all accounts total zero (every posting
 balances), so assets = liabilities + equity + retained, where retained is
 income minus expenses up to the date (profit is never closed into equity).
@@ -13,13 +18,13 @@ income minus expenses up to the date (profit is never closed into equity).
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import MAXYEAR, date, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import func, literal, select, union_all
 from sqlalchemy.exc import OperationalError
 
 from ..extensions import db
-from ..models import Account, Entry, Transaction
+from ..models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
 from . import clock
 
 _NEGATED = frozenset({"liability", "equity", "income"})
@@ -33,12 +38,18 @@ def sign_for(kind: str) -> int:
 def account_sums(start: date | None = None, end: date | None = None) -> list[tuple]:
     """(id, name, kind, raw_cents) for every account, ordered by kind then name.
 
-    Accounts without activity in the window appear with 0.
+    Accounts without activity in the window appear with 0. Read from the derived
+    tables, never from the entries: whole months inside the window come from
+    account_month_balances, the partial months at either edge day by day from
+    account_day_balances, so a report reads at most 12 rows per account per year
+    plus 62 days per account, whatever the size of the ledger.
     """
-    sums = select(Entry.account_id, func.sum(Entry.amount_cents).label("cents")).group_by(
-        Entry.account_id
+    parts = union_all(*_pieces(start, end)).subquery()
+    sums = (
+        select(parts.c.account_id, func.sum(parts.c.cents).label("cents"))
+        .group_by(parts.c.account_id)
+        .subquery()
     )
-    sums = _in_window(sums, start, end).subquery()
     query = (
         select(Account.id, Account.name, Account.kind, func.coalesce(sums.c.cents, 0))
         .outerjoin(sums, sums.c.account_id == Account.id)
@@ -49,30 +60,79 @@ def account_sums(start: date | None = None, end: date | None = None) -> list[tup
     except OperationalError as exc:
         # SQLite's SUM() stops with "integer overflow" once a running total leaves the
         # 64-bit range (each amount fits, a balance need not). PostgreSQL sums bigint
-        # into numeric and never gets here. Add up exactly in Python instead.
+        # into numeric and never gets here. Add up the entries exactly in Python instead.
         if "integer overflow" not in str(exc.orig):
             raise
         return _account_sums_exact(start, end)
 
 
-def _in_window(query, start: date | None, end: date | None):
-    if start is None and end is None:
-        return query
-    query = query.join(Transaction, Transaction.id == Entry.transaction_id)
-    if start is not None:
-        query = query.where(Transaction.occurred_on >= start)
-    if end is not None:
-        query = query.where(Transaction.occurred_on <= end)
-    return query
-
-
 def _account_sums_exact(start: date | None, end: date | None) -> list[tuple]:
+    """account_sums() the slow, exact way: every entry in the window, added in Python."""
+    entries = select(Entry.account_id, Entry.amount_cents)
+    if start is not None or end is not None:
+        entries = entries.join(Transaction, Transaction.id == Entry.transaction_id)
+        entries = entries.where(*_range(Transaction.occurred_on, start, end, hi_inclusive=True))
     totals: dict[int, int] = {}
-    entries = _in_window(select(Entry.account_id, Entry.amount_cents), start, end)
     for account_id, cents in db.session.execute(entries):
         totals[account_id] = totals.get(account_id, 0) + cents
     accounts = select(Account.id, Account.name, Account.kind).order_by(Account.kind, Account.name)
     return [(i, name, kind, totals.get(i, 0)) for i, name, kind in db.session.execute(accounts)]
+
+
+def _first_of_next_month(day: date) -> date:
+    return date(day.year + 1, 1, 1) if day.month == 12 else date(day.year, day.month + 1, 1)
+
+
+def _month_bounds(start: date | None, end: date | None) -> tuple[date | None, date | None]:
+    """[lo, hi): the first days of the whole months lying inside [start, end].
+
+    Callers keep start <= 9999-12-01 and end < 9999-12-31 so nothing overflows.
+    """
+    lo = start if start is None or start.day == 1 else _first_of_next_month(start)
+    if end is None:
+        return lo, None
+    following = end + timedelta(days=1)
+    return lo, following if following.day == 1 else end.replace(day=1)
+
+
+def _range(column, lo: date | None, hi: date | None, *, hi_inclusive: bool) -> list:
+    conditions = []
+    if lo is not None:
+        conditions.append(column >= lo)
+    if hi is not None:
+        conditions.append(column <= hi if hi_inclusive else column < hi)
+    return conditions
+
+
+def _days(lo: date | None, hi: date | None, *, hi_inclusive: bool):
+    day = AccountDayBalance
+    return select(day.account_id, day.cents).where(
+        *_range(day.day, lo, hi, hi_inclusive=hi_inclusive)
+    )
+
+
+def _pieces(start: date | None, end: date | None) -> list:
+    """The SELECTs (account_id, cents) whose union covers exactly [start, end]."""
+    if end == date.max:  # every date is <= date.max: no upper bound at all
+        end = None
+    if start is not None and end is not None and end < start:
+        return [_days(start, end, hi_inclusive=True).where(literal(False))]
+    if start is not None and start > date(MAXYEAR, 12, 1):
+        return [_days(start, end, hi_inclusive=True)]
+    lo, hi = _month_bounds(start, end)
+    if lo is not None and hi is not None and lo >= hi:  # no whole month inside
+        return [_days(start, end, hi_inclusive=True)]
+    month = AccountMonthBalance
+    pieces = [
+        select(month.account_id, month.cents).where(
+            *_range(month.month, lo, hi, hi_inclusive=False)
+        )
+    ]
+    if start is not None and start != lo:  # the partial month at the start
+        pieces.append(_days(start, lo, hi_inclusive=False))
+    if end is not None and hi <= end:  # the partial month at the end
+        pieces.append(_days(hi, end, hi_inclusive=True))
+    return pieces
 
 
 def _line(name: str, kind: str, raw: int) -> dict:

@@ -1,0 +1,154 @@
+"""CLI commands that move the books in and out: export, import, backup, restore.
+
+Registered on the `ledger-service` group by app.cli.register_commands. Each
+command parses its arguments, calls services, commits (or not) and echoes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+
+import click
+from flask import current_app
+from flask.cli import with_appcontext
+
+from . import db as store
+from .cli import _fail, _run, upgrade_schema
+from .extensions import db
+from .services import backup, export, importer, restore, validate
+from .services.errors import ServiceError
+
+
+@contextmanager
+def _output(path: str | None, binary_gzip: bool = False):
+    """A text stream to PATH, written to a temporary file and renamed when complete."""
+    if path in (None, "-"):
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".ledger-", dir=directory)
+    os.close(fd)
+    try:
+        opener = gzip.open if binary_gzip else open
+        with opener(tmp, "wt", encoding="utf-8", newline="") as stream:
+            yield stream
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _open_text(path: str):
+    with open(path, "rb") as probe:
+        magic = probe.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+@click.command("export")
+@click.option("--format", "fmt", required=True, type=click.Choice(export.FORMATS))
+@click.option("--from", "from_", default=None, metavar="YYYY-MM-DD")
+@click.option("--to", default=None, metavar="YYYY-MM-DD")
+@click.option("-o", "--output", default=None, help="write to FILE instead of standard output")
+@with_appcontext
+def export_command(fmt, from_, to, output):
+    """Export the books as an hledger journal, a Beancount file or CSV."""
+    upgrade_schema()
+    store.write_intent.set(False)
+    try:
+        start, end = validate.window(from_, to)
+    except ServiceError as err:
+        _fail(err.message)
+    with _output(output) as stream:
+        for chunk in export.generate(fmt, start, end):
+            stream.write(chunk)
+    store.rollback()
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--format", "fmt", required=True, type=click.Choice(tuple(importer.PARSERS)))
+@click.option("--dry-run", is_flag=True, help="check and count, but store nothing")
+@with_appcontext
+def import_command(file, fmt, dry_run):
+    """Import a journal, Beancount file or CSV: all of it, or nothing."""
+    upgrade_schema()
+    try:
+        if file == "-":
+            text = sys.stdin.read()
+        else:
+            with _open_text(file) as stream:
+                text = stream.read()
+    except UnicodeDecodeError:
+        _fail(f"{file} is not UTF-8 text")
+    if dry_run:
+        try:
+            result = importer.import_text(text, fmt)
+        except ServiceError as err:
+            store.rollback()
+            _fail(err.message)
+        store.rollback()
+        verb = "would add"
+    else:
+        result = _run(importer.import_text, text, fmt)
+        verb = "added"
+    click.echo(
+        f"{verb} {result.added} transactions; {result.duplicates} already present (skipped); "
+        f"{verb} {result.accounts_created} accounts"
+    )
+
+
+@click.command("backup")
+@click.argument("file")
+@with_appcontext
+def backup_command(file):
+    """Write a consistent snapshot of every table to FILE (.gz: compressed; -: stdout)."""
+    upgrade_schema()
+    try:
+        with _output(file, binary_gzip=file.endswith(".gz")) as stream:
+            for line in backup.generate():
+                stream.write(line)
+    except ServiceError as err:
+        _fail(err.message)
+    if file != "-":
+        click.echo(f"backup written to {file}", err=True)
+
+
+@click.command("restore")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@with_appcontext
+def restore_command(file):
+    """Load a backup into an empty database (migrating it to the backup's schema first)."""
+    from alembic.runtime.migration import MigrationContext
+    from flask_migrate import upgrade
+
+    directory = current_app.extensions["migrate"].directory
+    try:
+        with _open_text(file) as stream:
+            lines = iter(stream)
+            header = restore.read_header(lines)
+            restore.check_revisions_known(header["revisions"], directory)
+            restore.check_empty()
+            with db.engine.connect() as conn:
+                current = set(MigrationContext.configure(conn).get_current_heads())
+            restore.check_target_schema(current, header["revisions"], directory)
+            store.write_intent.set(True)
+            for revision in header["revisions"]:
+                upgrade(directory=directory, revision=revision)
+            counts = _run(restore.load, lines)
+    except ServiceError as err:
+        _fail(err.message)
+    except (UnicodeDecodeError, EOFError, OSError) as err:
+        _fail(f"cannot read {file}: {err}")
+    upgrade_schema()
+    rows = sum(counts.values())
+    click.echo(f"restored {rows} rows in {len(counts)} tables from {file}", err=True)
+
+
+COMMANDS = (export_command, import_command, backup_command, restore_command)

@@ -1,0 +1,134 @@
+"""Portable backups: every table in one consistent snapshot, as JSON lines.
+
+Format (version 1), one JSON document per line, UTF-8:
+
+    {"format": "ledger-service-backup", "version": 1, "schema_revision": "0001", ...}
+    {"table": "users", "columns": ["id", ...], "types": ["integer", ...]}
+    [1, "alice@example.com", ...]            one array per row, in column order
+    ...                                      further tables, in foreign-key order
+    {"end": true, "counts": {"users": 1, ...}}
+
+Values: integers, strings, booleans and null as JSON; dates as YYYY-MM-DD;
+timestamps as naive UTC ISO 8601; bytes as standard base64. Secrets are in the
+form the store keeps them (token and session digests, password hashes,
+passkey public keys), never in the clear, because the store never has them.
+
+Tables the schema marks derived (Table.info["derived"], kept by triggers) are
+skipped: the store rebuilds them as the restored rows go in.
+
+Consistency: PostgreSQL reads inside one REPEATABLE READ, read-only
+transaction; SQLite inside one read transaction (WAL mode lets writers carry on
+while the snapshot is read). Restoring: see services.restore.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Boolean, Date, DateTime, Integer, LargeBinary, select
+
+from .. import db as store
+from ..extensions import db
+from . import clock
+from .errors import BadRequest
+
+FORMAT = "ledger-service-backup"
+VERSION = 1
+BATCH = 1000
+
+
+def is_derived(table) -> bool:
+    return bool(table.info.get("derived"))
+
+
+def type_tag(column) -> str:
+    kind = column.type
+    kind = getattr(kind, "impl_instance", None) or kind
+    if isinstance(kind, LargeBinary):
+        return "bytes"
+    if isinstance(kind, DateTime):
+        return "datetime"
+    if isinstance(kind, Date):
+        return "date"
+    if isinstance(kind, Boolean):
+        return "boolean"
+    if isinstance(kind, Integer):
+        return "integer"
+    return "text"
+
+
+def encode(value, tag: str):
+    if value is None:
+        return None
+    if tag == "bytes":
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if tag == "datetime":
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        return value.isoformat()
+    if tag == "date":
+        return value.isoformat()
+    return value
+
+
+def decode(value, tag: str):
+    if value is None:
+        return None
+    if tag == "bytes":
+        return base64.b64decode(value)
+    if tag == "datetime":
+        return datetime.fromisoformat(value)
+    if tag == "date":
+        return date.fromisoformat(value)
+    return value
+
+
+def _dump(document) -> str:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def generate() -> Iterator[str]:
+    """The backup as lines of text, read from one snapshot of the store."""
+    engine = db.engine
+    postgres = engine.dialect.name == "postgresql"
+    intent = store.write_intent.set(False)  # a reader: plain BEGIN on SQLite, no write lock
+    try:
+        with engine.connect() as conn:
+            if postgres:
+                conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+            with conn.begin():
+                heads = sorted(MigrationContext.configure(conn).get_current_heads())
+                if not heads:
+                    raise BadRequest("the database has no schema yet; there is nothing to back up")
+                yield _dump(
+                    {
+                        "format": FORMAT,
+                        "version": VERSION,
+                        "schema_revision": heads[0] if len(heads) == 1 else heads,
+                        "source_dialect": engine.dialect.name,
+                        "created_at": clock.iso(clock.now()),
+                    }
+                )
+                counts = {}
+                for table in db.metadata.sorted_tables:
+                    if is_derived(table):
+                        continue
+                    columns = list(table.columns)
+                    tags = [type_tag(c) for c in columns]
+                    yield _dump(
+                        {"table": table.name, "columns": [c.name for c in columns], "types": tags}
+                    )
+                    query = select(table).order_by(*table.primary_key.columns)
+                    result = conn.execute(query.execution_options(yield_per=BATCH))
+                    n = 0
+                    for row in result:
+                        n += 1
+                        yield _dump([encode(v, t) for v, t in zip(row, tags, strict=True)])
+                    counts[table.name] = n
+                yield _dump({"end": True, "counts": counts})
+    finally:
+        store.write_intent.reset(intent)

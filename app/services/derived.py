@@ -1,0 +1,96 @@
+"""Exactness of the derived balance tables: recompute from the entries, compare, rebuild.
+
+The triggers of migration 0002 keep account_day_balances and account_month_balances
+equal to plain aggregates over the entries. differences() proves it (or names every
+figure that is off); rebuild() restores them from the entries in one statement per
+table. `ledger-service check` is the administrative front end for both.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Date, cast, delete, func, insert, literal, select
+
+from ..extensions import db
+from ..models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
+
+
+def month_of(day_column):
+    """The first day of the month of a date column, in the store's own dialect."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        return cast(func.date_trunc("month", day_column), Date)
+    return func.substr(day_column, 1, 8) + literal("01")
+
+
+def _from_entries(by_month: bool):
+    key = month_of(Transaction.occurred_on) if by_month else Transaction.occurred_on
+    return (
+        select(key.label("key"), Entry.account_id, func.sum(Entry.amount_cents).label("cents"))
+        .join(Transaction, Transaction.id == Entry.transaction_id)
+        .group_by(key, Entry.account_id)
+    )
+
+
+def _as_dict(rows) -> dict[tuple[str, int], int]:
+    """{(date text, account id): cents}, zeros dropped (a missing row means 0)."""
+    return {(str(k)[:10], a): int(c) for k, a, c in rows if int(c) != 0}
+
+
+def _unbalanced() -> list[str]:
+    query = (
+        select(Transaction.id, func.count(Entry.id), func.coalesce(func.sum(Entry.amount_cents), 0))
+        .outerjoin(Entry, Entry.transaction_id == Transaction.id)
+        .group_by(Transaction.id)
+        .having(
+            (func.count(Entry.id) < 2) | (func.coalesce(func.sum(Entry.amount_cents), 0) != 0)
+        )
+        .order_by(Transaction.id)
+    )
+    return [
+        f"transactions {tx_id}: {n} entries summing to {int(total)} (must be >= 2 summing to 0)"
+        for tx_id, n, total in db.session.execute(query)
+    ]
+
+
+def differences() -> list[str]:
+    """One line per derived figure that differs from the entries (empty: all exact)."""
+    names = dict(db.session.execute(select(Account.id, Account.name)).all())
+    lines = _unbalanced()
+    for model, key_column, by_month in (
+        (AccountDayBalance, AccountDayBalance.day, False),
+        (AccountMonthBalance, AccountMonthBalance.month, True),
+    ):
+        expected = _as_dict(db.session.execute(_from_entries(by_month)))
+        stored = _as_dict(
+            db.session.execute(select(key_column, model.account_id, model.cents))
+        )
+        for key in sorted(expected.keys() | stored.keys()):
+            want, have = expected.get(key, 0), stored.get(key, 0)
+            if want != have:
+                day, account_id = key
+                lines.append(
+                    f"{model.__tablename__} {day} account {account_id}"
+                    f" ({names.get(account_id, 'unknown')}):"
+                    f" stored {have}, entries give {want}"
+                )
+    return lines
+
+
+def rebuild() -> None:
+    """Replace both derived tables by fresh aggregates over the entries (flush only)."""
+    db.session.execute(delete(AccountMonthBalance))
+    db.session.execute(delete(AccountDayBalance))
+    # Inserted in key order, so each date's rows sit together on disk, as they do
+    # when the triggers build the tables day by day.
+    day = _from_entries(by_month=False).order_by("key", Entry.account_id)
+    db.session.execute(
+        insert(AccountDayBalance).from_select(["day", "account_id", "cents"], day)
+    )
+    month_key = month_of(AccountDayBalance.day)
+    db.session.execute(
+        insert(AccountMonthBalance).from_select(
+            ["month", "account_id", "cents"],
+            select(month_key, AccountDayBalance.account_id, func.sum(AccountDayBalance.cents))
+            .group_by(month_key, AccountDayBalance.account_id)
+            .order_by(month_key, AccountDayBalance.account_id),
+        )
+    )

@@ -1,0 +1,152 @@
+"""Import an hledger/ledger journal, a Beancount file or our CSV, all or nothing.
+
+IMPORTANT: every transaction goes through transactions.record_transaction, the
+same validation as POST /transactions; nothing here writes entries directly.
+The caller commits once at the end (or rolls back for a dry run), so a file
+with one bad transaction stores nothing. Errors name the file's line number.
+
+Re-importing adds nothing: a transaction whose content fingerprint (date,
+description, entries by kind, account name and cents) matches one already in
+the books is skipped. Matching counts copies, so two identical coffees on one
+day in the file are both kept on the first import and both skipped later.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+
+from sqlalchemy import select
+from sqlalchemy import text as sql
+
+from ..extensions import db
+from ..models import Account, Entry, Transaction
+from . import accounts as accounts_service
+from . import parse_beancount, parse_csv, parse_journal, transactions, users
+from .errors import BadRequest, ServiceError
+from .parsed import Parsed, ParsedTx
+from .plaintext import ParseProblem, fingerprint
+
+# Imports run one at a time, so two concurrent imports of one file cannot both miss
+# each other's transactions (on SQLite the writer's BEGIN IMMEDIATE does the same).
+IMPORT_LOCK_KEY = 7_242_009
+
+PARSERS = {
+    "hledger": parse_journal.parse,
+    "beancount": parse_beancount.parse,
+    "csv": parse_csv.parse,
+}
+
+
+@dataclass
+class ImportResult:
+    added: int = 0
+    duplicates: int = 0
+    accounts_created: int = 0
+
+
+def check_format(fmt) -> str:
+    if fmt not in PARSERS:
+        raise BadRequest("format must be one of: " + ", ".join(PARSERS))
+    return fmt
+
+
+def _ensure_accounts(parsed: Parsed, result: ImportResult) -> dict[str, int]:
+    """Account ids by name; missing accounts are created with the kind of their top level."""
+    rows = db.session.execute(select(Account.id, Account.name, Account.kind))
+    known = {r.name: (r.id, r.kind) for r in rows}
+    wanted = list(parsed.accounts)
+    for tx in parsed.transactions:
+        wanted.extend((p.line, p.kind, p.name) for p in tx.postings)
+    for line, kind, name in wanted:
+        if name in known:
+            if known[name][1] != kind:
+                raise BadRequest(
+                    f"line {line}: account '{name}' exists here as {known[name][1]}, "
+                    f"but the file puts it under {kind}"
+                )
+            continue
+        if name != name.strip() or not name:
+            raise BadRequest(f"line {line}: account name '{name}' is blank or has outer spaces")
+        try:
+            created = accounts_service.create_account(name, kind)
+        except ServiceError as err:
+            raise BadRequest(f"line {line}: {err.message}") from err
+        known[name] = (created["id"], kind)
+        result.accounts_created += 1
+    return {name: pair[0] for name, pair in known.items()}
+
+
+def _tx_fingerprint(tx: ParsedTx) -> str:
+    return fingerprint(
+        tx.date, tx.description.strip(), [(p.kind, p.name, p.cents) for p in tx.postings]
+    )
+
+
+def _existing_fingerprints(first: str, last: str) -> Counter:
+    """Fingerprints of the stored transactions dated within [first, last]."""
+    rows = db.session.execute(
+        select(
+            Transaction.id, Transaction.occurred_on, Transaction.description,
+            Account.kind, Account.name, Entry.amount_cents,
+        )
+        .join(Entry, Entry.transaction_id == Transaction.id)
+        .join(Account, Account.id == Entry.account_id)
+        .where(
+            Transaction.occurred_on >= date.fromisoformat(first),
+            Transaction.occurred_on <= date.fromisoformat(last),
+        )
+    )
+    grouped: dict[int, tuple[str, str, list]] = {}
+    for r in rows:
+        head = grouped.setdefault(r.id, (r.occurred_on.isoformat(), r.description, []))
+        head[2].append((r.kind, r.name, r.amount_cents))
+    return Counter(fingerprint(d, desc, entries) for d, desc, entries in grouped.values())
+
+
+def _author_id(email: str | None, cache: dict) -> int | None:
+    if not email:
+        return None
+    if email not in cache:
+        try:
+            user = users.find_user(email)
+        except ServiceError:
+            user = None
+        cache[email] = user.id if user else None
+    return cache[email]
+
+
+def import_text(text: str, fmt: str) -> ImportResult:
+    """Parse and post a whole file in the current unit of work (the caller commits)."""
+    try:
+        parsed = PARSERS[check_format(fmt)](text)
+    except ParseProblem as problem:
+        raise BadRequest(f"line {problem.line}: {problem.message}") from problem
+    result = ImportResult()
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(sql("SELECT pg_advisory_xact_lock(:key)"), {"key": IMPORT_LOCK_KEY})
+    account_ids = _ensure_accounts(parsed, result)
+    if not parsed.transactions:
+        return result
+    dates = [tx.date for tx in parsed.transactions]
+    seen = _existing_fingerprints(min(dates), max(dates))
+    authors: dict = {}
+    for tx in parsed.transactions:
+        key = _tx_fingerprint(tx)
+        if seen[key] > 0:
+            seen[key] -= 1
+            result.duplicates += 1
+            continue
+        entries = [
+            {"account_id": account_ids[p.name], "amount_cents": p.cents} for p in tx.postings
+        ]
+        try:
+            transactions.record_transaction(
+                tx.date, tx.description, entries, created_by=_author_id(tx.author, authors)
+            )
+        except ServiceError as err:
+            raise BadRequest(f"line {tx.line}: {err.message}") from err
+        result.added += 1
+    db.session.flush()
+    return result

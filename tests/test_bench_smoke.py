@@ -1,0 +1,75 @@
+"""A tiny run of the benchmark harness (python -m bench), so that it cannot rot.
+
+It loads 200 synthetic transactions, serves them under waitress on a free port,
+measures every figure, and must end with `ledger-service check` finding nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _ledger_gen():
+    """bench/ is run from the repository root, not installed: import it from there."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    return importlib.import_module("bench.ledger_gen")
+
+
+def test_generator_is_deterministic_and_balanced():
+    ledger_gen = _ledger_gen()
+    first = list(ledger_gen.transactions(500, seed=3))
+    assert first == list(ledger_gen.transactions(500, seed=3))
+    assert first != list(ledger_gen.transactions(500, seed=4))
+    assert all(sum(c for _, c in legs) == 0 and 2 <= len(legs) <= 4 for *_, legs in first)
+    assert first[0][1] == ledger_gen.FIRST_DAY and first[-1][1] <= ledger_gen.LAST_DAY
+    kinds = {kind for _, _, kind in ledger_gen.accounts()}
+    assert len(ledger_gen.accounts()) == 40 and len(kinds) == 5
+
+
+def _postgres_reachable() -> bool:
+    from tests.conftest import PG_ADMIN_URL
+
+    engine = create_engine(PG_ADMIN_URL)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        return True
+    except Exception:  # noqa: BLE001 - any failure means "not reachable"
+        return False
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("bench_dialect", ["sqlite", "postgresql"])
+def test_bench_smoke_run(bench_dialect, tmp_path):
+    if bench_dialect == "postgresql" and not _postgres_reachable():
+        pytest.skip("PostgreSQL not reachable: the PostgreSQL bench smoke run is skipped")
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--dialect", bench_dialect, "--transactions", "200",
+         "--repeat", "3", "--raw-repeat", "2", "--post-seconds", "0.5", "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "balances all-time" in done.stdout
+    figures = json.loads(out.read_text())
+    assert figures["check_after_posts"] is True
+    timings = figures["timings"]
+    for name in ("balances all-time", "balances 1-year window", "income statement (year)",
+                 "balance sheet as of", "transactions one month"):
+        assert timings[name]["n"] == 3 and timings[name]["median_ms"] > 0
+    for clients in (1, 4):
+        post = timings[f"POST /transactions, {clients} client(s)"]
+        assert post["ok"] > 0 and post["error_count"] == 0, post
+        assert post["raw_per_second"] > 0
+    assert figures["peak_memory_mib"] > 0

@@ -1,0 +1,81 @@
+"""Migration 0002 on books that already exist: backfill, and a clean way back."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+from tests.conftest import PG_ADMIN_URL
+from sqlalchemy import create_engine, inspect, text
+
+from app import create_app
+from app import db as store
+from app.extensions import db
+from app.services import derived, reports
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def fresh_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield "sqlite:///" + str(tmp_path / "fresh.db")
+        return
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    name = "ledger_mig_" + secrets.token_hex(4)
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # noqa: BLE001 - same rule as conftest's database_url
+        admin.dispose()
+        pytest.skip(f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(exc).__name__}")
+    try:
+        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+BOOKS = [
+    "INSERT INTO accounts (id, name, kind) VALUES (1, 'Bank', 'asset'), (2, 'Food', 'expense')",
+    "INSERT INTO transactions (id, occurred_on, description, created_at) VALUES"
+    " (1, '2025-12-31', 'a', '2026-01-01 00:00:00'), (2, '2026-01-01', 'b', '2026-01-01 00:00:00'),"
+    " (3, '2026-01-01', 'c', '2026-01-01 00:00:00')",
+    "INSERT INTO entries (transaction_id, account_id, amount_cents) VALUES"
+    " (1, 2, 100), (1, 1, -100), (2, 2, 250), (2, 1, -250), (3, 1, 7), (3, 2, -7)",
+]
+
+
+def test_upgrade_backfills_existing_entries_and_downgrade_removes_the_tables(fresh_url):
+    from flask_migrate import downgrade, upgrade
+
+    app = create_app({"DATABASE_URL": fresh_url, "TESTING": True})
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0001")
+        with db.engine.begin() as conn:
+            for statement in BOOKS:
+                conn.execute(text(statement))
+            if conn.dialect.name == "sqlite":
+                conn.execute(text("DELETE FROM ledger_balance_pending"))
+        upgrade()
+        rows = db.session.execute(
+            text("SELECT day, account_id, cents FROM account_day_balances ORDER BY day, account_id")
+        ).all()
+        assert [(str(d)[:10], a, c) for d, a, c in rows] == [
+            ("2025-12-31", 1, -100), ("2025-12-31", 2, 100),
+            ("2026-01-01", 1, -243), ("2026-01-01", 2, 243),
+        ]
+        assert derived.differences() == []
+        assert [r[3] for r in reports.account_sums()] == [-343, 343]  # asset, expense
+        db.session.rollback()
+
+        downgrade(revision="0001")
+        tables = set(inspect(db.engine).get_table_names())
+        assert "account_day_balances" not in tables and "account_month_balances" not in tables
+        with db.engine.begin() as conn:  # entries still write without the triggers
+            conn.execute(text("DELETE FROM transactions WHERE id = 3"))
+            assert conn.execute(text("SELECT count(*) FROM entries")).scalar() == 4
+        upgrade()
+        assert derived.differences() == []
+        db.session.remove()
+        db.engine.dispose()

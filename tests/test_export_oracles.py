@@ -1,0 +1,190 @@
+"""The real tools as oracles: hledger and Beancount read our exports and agree with us.
+
+Sign convention: hledger and Beancount report raw sums (debits positive, credits
+negative). Our /reports/balances is sign-adjusted (liability, equity and income
+negated, SPEC). So the comparison multiplies our figure by reports.sign_for(kind)
+to get back the raw sum before comparing.
+"""
+
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.services import plaintext, reports
+from app.services.export import bean_string
+
+HLEDGER = shutil.which("hledger")
+LEDGER = shutil.which("ledger")
+BEAN_CHECK = shutil.which("bean-check") or os.path.join(
+    os.path.dirname(sys.executable), "bean-check"
+)
+
+
+def our_raw_balances(api, query="") -> dict[tuple[str, str], int]:
+    """(kind, name) -> raw cents (debit positive), from /reports/balances."""
+    kinds = {a["name"]: a["kind"] for a in api.get("/accounts").get_json()}
+    lines = api.get("/reports/balances" + query).get_json()
+    return {
+        (kinds[line["account"]], line["account"]): reports.sign_for(kinds[line["account"]])
+        * line["cents"]
+        for line in lines
+    }
+
+
+def cents_of(text: str) -> int:
+    """'-12.34 USD' or '0' -> cents, exactly (the oracle's own output, read by Decimal)."""
+    number = text.replace("USD", "").strip() or "0"
+    value = Decimal(number) * 100
+    assert value == value.to_integral_value()
+    return int(value)
+
+
+def hledger_balances(journal) -> dict[str, int]:
+    out = subprocess.run(
+        [HLEDGER, "-f", str(journal), "bal", "--flat", "--no-total", "-O", "csv"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["account", "balance"]
+    return {row[0]: cents_of(row[1]) for row in rows[1:]}
+
+
+@pytest.mark.skipif(HLEDGER is None, reason="hledger is not installed (apt-get install hledger)")
+def test_hledger_balances_equal_ours(api, sample_books, tmp_path):
+    journal = tmp_path / "export.journal"
+    journal.write_bytes(api.get("/export?format=hledger").get_data())
+    check = subprocess.run(
+        [HLEDGER, "-f", str(journal), "check", "accounts", "ordereddates"],
+        capture_output=True, text=True,
+    )
+    assert check.returncode == 0, check.stderr
+    theirs = hledger_balances(journal)
+    ours = our_raw_balances(api)
+    expected = {plaintext.hledger_account(k, n): c for (k, n), c in ours.items() if c != 0}
+    assert theirs == expected
+    # The ledger really uses all five kinds, and hledger saw every top level.
+    assert {name.split(":")[0] for name in theirs} == {
+        "assets", "liabilities", "equity", "income", "expenses"
+    }
+    # A windowed export is the windowed report.
+    window = "from=2026-01-04&to=2026-02-01"
+    journal.write_bytes(api.get(f"/export?format=hledger&{window}").get_data())
+    ours = our_raw_balances(api, "?" + window)
+    assert hledger_balances(journal) == {
+        plaintext.hledger_account(k, n): c for (k, n), c in ours.items() if c != 0
+    }
+    assert ours[("income", "Salary")] == 0  # the window really leaves pay day out
+
+
+@pytest.mark.skipif(LEDGER is None, reason="ledger-cli is not installed (apt-get install ledger)")
+def test_ledger_cli_reads_the_same_journal(api, sample_books, tmp_path):
+    journal = tmp_path / "export.journal"
+    journal.write_bytes(api.get("/export?format=hledger").get_data())
+    result = subprocess.run(
+        [LEDGER, "-f", str(journal), "--flat", "--no-total",
+         "--balance-format", "%(account)\t%(scrub(display_total))\n", "bal"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0 and not result.stderr, result.stderr
+    theirs = dict(line.split("\t") for line in result.stdout.splitlines())
+    expected = {plaintext.hledger_account(k, n): c for (k, n), c in our_raw_balances(api).items()
+                if c != 0}
+    assert {a: cents_of(v) for a, v in theirs.items()} == expected
+
+
+def test_beancount_balances_equal_ours_and_bean_check_accepts(api, sample_books, tmp_path):
+    from beancount import loader
+    from beancount.core import data
+
+    path = tmp_path / "export.beancount"
+    path.write_bytes(api.get("/export?format=beancount").get_data())
+    entries, errors, _options = loader.load_file(str(path))
+    assert errors == []
+    theirs: dict[str, int] = defaultdict(int)
+    opened = set()
+    for entry in entries:
+        if isinstance(entry, data.Open):
+            opened.add(entry.account)
+        if isinstance(entry, data.Transaction):
+            assert entry.meta["id"] and entry.narration
+            for posting in entry.postings:
+                assert posting.units.currency == "USD"
+                theirs[posting.account] += int(posting.units.number * 100)
+
+    ours = our_raw_balances(api)
+    assert opened == {plaintext.beancount_account(k, n) for k, n in ours}
+    assert {a: c for a, c in theirs.items() if c} == {
+        plaintext.beancount_account(k, n): c for (k, n), c in ours.items() if c
+    }
+
+    if not os.path.exists(BEAN_CHECK):
+        pytest.skip("bean-check is not installed (pip install beancount)")
+    result = subprocess.run([BEAN_CHECK, str(path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --- the escaping rules against the real parsers, on arbitrary names and descriptions ---
+
+_chars = st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\x00")
+_texts = st.text(_chars, min_size=1, max_size=12).map(str.strip).filter(bool)
+
+
+def _journal(names: list[str]) -> tuple[str, dict[str, int]]:
+    """One transaction posting 1.00, 2.00, ... to each name, balanced by assets:Z."""
+    accounts = [plaintext.hledger_account("expense", n) for n in names]
+    lines = [f"account {a}" for a in accounts] + ["", "2026-01-01 (1) probe"]
+    lines += [f"    {a}  {i + 1}.00 USD" for i, a in enumerate(accounts)]
+    total = 100 * sum(range(1, len(names) + 1))
+    lines.append(f"    assets:Z  {plaintext.format_cents(-total)} USD")
+    expected = {a: 100 * (i + 1) for i, a in enumerate(accounts)} | {"assets:Z": -total}
+    return "\n".join(lines) + "\n", expected
+
+
+@pytest.mark.skipif(HLEDGER is None or LEDGER is None, reason="hledger and ledger-cli needed")
+@settings(max_examples=40, deadline=None)
+@given(names=st.lists(_texts, min_size=1, max_size=4, unique=True))
+def test_any_account_name_survives_hledger_and_ledger(names, tmp_path_factory):
+    path = tmp_path_factory.mktemp("names") / "probe.journal"
+    text, expected = _journal(names)
+    path.write_text(text, encoding="utf-8")
+    hledger = subprocess.run(
+        [HLEDGER, "-f", str(path), "bal", "--flat", "--no-total", "-O", "csv"],
+        capture_output=True, text=True,
+    )
+    assert hledger.returncode == 0 and not hledger.stderr, hledger.stderr
+    rows = list(csv.reader(io.StringIO(hledger.stdout)))[1:]
+    assert {a: cents_of(v) for a, v in rows} == expected
+    ledger = subprocess.run(
+        [LEDGER, "-f", str(path), "--flat", "--no-total",
+         "--balance-format", "%(account)\t%(scrub(display_total))\n", "bal"],
+        capture_output=True, text=True,
+    )
+    assert ledger.returncode == 0 and not ledger.stderr, ledger.stderr
+    rows = [line.split("\t") for line in ledger.stdout.split("\n") if line]
+    assert {a: cents_of(v) for a, v in rows} == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(description=_texts, name=_texts)
+def test_any_description_and_name_survive_beancount(description, name):
+    from beancount import loader
+
+    account = plaintext.beancount_account("expense", name)
+    entries, errors, _ = loader.load_string(
+        f'2026-01-01 open {account} USD\n2026-01-01 open Assets:Z USD\n'
+        f"2026-01-02 * {bean_string(description)}\n  author: {bean_string(description)}\n"
+        f"  {account}  1.00 USD\n  Assets:Z  -1.00 USD\n"
+    )
+    assert errors == []
+    (tx,) = [e for e in entries if hasattr(e, "narration")]
+    assert tx.narration == description and tx.meta["author"] == description
+    assert tx.postings[0].account == account

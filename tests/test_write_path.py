@@ -1,0 +1,250 @@
+"""The write path: few statements per posting, retries where the database asks, no
+lost or doubled writes under concurrency."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import psycopg.errors
+import pytest
+from sqlalchemy import event, func, select
+from sqlalchemy.exc import OperationalError
+
+from app import db as store
+from app.extensions import db
+from app.models import Transaction
+from app.services import derived, transactions
+
+
+@pytest.fixture
+def statements(app):
+    """Every SQL statement the app sends, in order (one per cursor execution)."""
+    seen: list[str] = []
+
+    def record(_conn, _cursor, statement, _params, _context, _executemany):
+        seen.append(" ".join(statement.split())[:60])
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", record)
+    yield seen
+    event.remove(engine, "before_cursor_execute", record)
+
+
+def _posting(bank, food, cents=500):
+    return {
+        "occurred_on": "2026-03-01",
+        "description": "groceries",
+        "entries": [{"account_id": food, "amount_cents": cents},
+                    {"account_id": bank, "amount_cents": -cents}],
+    }
+
+
+def test_post_of_two_entries_takes_a_fixed_number_of_statements(
+    api, make_account, statements, dialect
+):
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201  # warm-up
+    for cents in (1, 2):
+        statements.clear()
+        assert api.post("/transactions", json=_posting(bank, food, cents)).status_code == 201
+        # PostgreSQL, 4: the token lookup by digest (primary key); the account
+        # existence check; INSERT transaction ... RETURNING id; one multi-row INSERT
+        # of the entries (the derived tables are kept by triggers inside it).
+        # SQLite adds 4: BEGIN IMMEDIATE (the credential check and the write share
+        # one database transaction), and app.db's pre-COMMIT balance re-check: a
+        # probe of ledger_balance_pending, the check itself and the DELETE of the
+        # pending rows.
+        expected = 4 if dialect == "postgresql" else 8
+        assert len(statements) == expected, statements
+
+
+def _fail_once(monkeypatch, make_error):
+    """record_transaction does its real work, then the database 'asks' for a retry once."""
+    real = transactions.record_transaction
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        tx_id = real(*args, **kwargs)
+        if len(calls) == 1:
+            raise make_error()
+        return tx_id
+
+    monkeypatch.setattr(transactions, "record_transaction", flaky)
+    return calls
+
+
+def _retry_error(dialect):
+    if dialect == "postgresql":
+        return OperationalError("INSERT ...", {}, psycopg.errors.DeadlockDetected("deadlock"))
+    return OperationalError("INSERT ...", {}, sqlite3.OperationalError("database is locked"))
+
+
+def _count(app):
+    with app.app_context():
+        return db.session.scalar(select(func.count()).select_from(Transaction))
+
+
+def test_a_unit_the_database_refuses_is_rerun_whole(app, api, make_account, monkeypatch, dialect):
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    calls = _fail_once(monkeypatch, lambda: _retry_error(dialect))
+    response = api.post("/transactions", json=_posting(bank, food))
+    assert response.status_code == 201
+    assert len(calls) == 2
+    assert _count(app) == 1  # the first attempt was rolled back, not kept
+    lines = {line["account"]: line["cents"] for line in api.get("/reports/balances").get_json()}
+    assert lines == {"Bank": -500, "Food": 500}
+
+
+def test_other_store_errors_are_not_retried(app, api, make_account, monkeypatch):
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    disk_error = sqlite3.OperationalError("disk I/O error")
+    calls = _fail_once(monkeypatch, lambda: OperationalError("INSERT ...", {}, disk_error))
+    response = api.post("/transactions", json=_posting(bank, food))
+    assert response.status_code == 500
+    assert "INSERT" not in response.get_data(as_text=True)
+    assert len(calls) == 1
+    assert _count(app) == 0
+
+
+def test_retries_give_up_after_the_limit(app, api, make_account, monkeypatch, dialect):
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    calls = []
+
+    def always(*args, **kwargs):
+        calls.append(1)
+        raise _retry_error(dialect)
+
+    monkeypatch.setattr(transactions, "record_transaction", always)
+    assert api.post("/transactions", json=_posting(bank, food)).status_code == 500
+    assert len(calls) == store.RETRY_ATTEMPTS
+    assert _count(app) == 0
+
+
+def test_concurrent_postings_in_opposite_orders_all_land(app, api, make_account):
+    """Four clients post to the same account-days with entries in opposite orders
+    (the classic deadlock shape for row locks); every posting is stored once."""
+    names = ["A", "B", "C", "D"]
+    ids = [make_account(n, "asset") for n in names]
+    per_client = 15
+    failures = []
+
+    def client_loop(k):
+        client = app.test_client()
+        order = ids if k % 2 == 0 else list(reversed(ids))
+        amounts = [300, -100, -100, -100]
+        for i in range(per_client):
+            body = {
+                "occurred_on": f"2026-06-{1 + i % 3:02d}",
+                "description": f"client {k} #{i}",
+                "entries": [
+                    {"account_id": a, "amount_cents": c}
+                    for a, c in zip(order, amounts, strict=True)
+                ],
+            }
+            r = client.post("/transactions", json=body,
+                            headers={"Authorization": f"Bearer {api.token}"})
+            if r.status_code != 201:
+                failures.append((r.status_code, r.get_data(as_text=True)))
+
+    threads = [threading.Thread(target=client_loop, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert _count(app) == 4 * per_client
+    with app.app_context():
+        assert derived.differences() == []
+    lines = {line["account"]: line["cents"] for line in api.get("/reports/balances").get_json()}
+    # Clients 0 and 2 put +300 on A; clients 1 and 3 put +300 on D.
+    assert lines == {"A": 2 * per_client * 200, "B": -4 * per_client * 100,
+                     "C": -4 * per_client * 100, "D": 2 * per_client * 200}
+
+
+def test_listing_a_window_returns_its_transactions_with_their_entries(api, make_account, post_tx):
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    rent = make_account("Rent", "expense")
+    ids = {}
+    for day, name, legs in [
+        ("2026-04-30", "before", [(food, 1), (bank, -1)]),
+        ("2026-05-01", "first", [(rent, 700), (food, 300), (bank, -1000)]),
+        ("2026-05-31", "last", [(bank, -5), (food, 5)]),
+        ("2026-05-01", "first again", [(food, 2), (bank, -2)]),
+        ("2026-06-01", "after", [(food, 3), (bank, -3)]),
+    ]:
+        ids[name] = post_tx(day, name, *legs).get_json()["id"]
+    listed = api.get("/transactions", query_string={"from": "2026-05-01", "to": "2026-05-31"})
+    assert listed.status_code == 200
+    body = listed.get_json()
+    assert [t["description"] for t in body] == ["last", "first again", "first"]
+    assert body[2] == {
+        "id": ids["first"],
+        "occurred_on": "2026-05-01",
+        "description": "first",
+        "created_by_email": "alice@example.com",
+        "entries": [
+            {"account_id": rent, "account_name": "Rent", "amount_cents": 700},
+            {"account_id": food, "account_name": "Food", "amount_cents": 300},
+            {"account_id": bank, "account_name": "Bank", "amount_cents": -1000},
+        ],
+    }
+    assert [e["amount_cents"] for e in body[0]["entries"]] == [-5, 5]  # entry id order
+    assert len(api.get("/transactions").get_json()) == 5
+    assert api.get("/transactions", query_string={"from": "2027-01-01"}).get_json() == []
+
+
+def test_listing_more_transactions_than_one_id_chunk(app, api, service_account):
+    bank = service_account("Bank", "asset")
+    food = service_account("Food", "expense")
+    with app.app_context():
+        for i in range(transactions.LIST_CHUNK + 50):
+            transactions.record_transaction(
+                "2026-07-01", f"t{i}", [{"account_id": food, "amount_cents": i + 1},
+                                        {"account_id": bank, "amount_cents": -(i + 1)}], None)
+        store.commit()
+    body = api.get("/transactions").get_json()
+    assert len(body) == transactions.LIST_CHUNK + 50
+    assert all(t["entries"][0]["amount_cents"] == int(t["description"][1:]) + 1 for t in body)
+
+
+def test_listing_scattered_ids_takes_the_one_by_one_path(app, api, service_account):
+    """Transactions of one month whose ids are far apart (backdated postings between
+    later ones): more runs than MAX_RUNS, so the ids are looked up one by one."""
+    bank = service_account("Bank", "asset")
+    food = service_account("Food", "expense")
+    n = transactions.MAX_RUNS + 5
+    with app.app_context():
+        for i in range(n):
+            for day in ("2026-08-15", *["2026-09-01"] * (transactions.RUN_GAP + 1)):
+                transactions.record_transaction(
+                    day, f"{day} {i}", [{"account_id": food, "amount_cents": i + 1},
+                                        {"account_id": bank, "amount_cents": -(i + 1)}], None)
+        store.commit()
+    body = api.get("/transactions", query_string={"from": "2026-08-01", "to": "2026-08-31"})
+    listed = body.get_json()
+    assert len(listed) == n
+    assert all(t["occurred_on"] == "2026-08-15" for t in listed)
+    assert sorted(t["entries"][0]["amount_cents"] for t in listed) == list(range(1, n + 1))
+    assert all(len(t["entries"]) == 2 for t in listed)
+    ranged = api.get("/transactions", query_string={"from": "2026-09-01"}).get_json()
+    assert len(ranged) == n * (transactions.RUN_GAP + 1)
+    assert all(len(t["entries"]) == 2 for t in ranged)
+
+
+def test_the_record_transaction_tool_is_rerun_whole_too(app, rpc, make_account, monkeypatch, dialect):
+    """The MCP tool runs through the same retrying unit of work as POST /transactions."""
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    calls = _fail_once(monkeypatch, lambda: _retry_error(dialect))
+    result = rpc.result("record_transaction", _posting(bank, food))
+    assert result["recorded"] is True
+    assert len(calls) == 2
+    assert _count(app) == 1
