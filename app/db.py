@@ -141,9 +141,14 @@ def run_unit(fn, *args, **kwargs):
             commit()
             return result
         except DBAPIError as exc:
-            if attempt == RETRY_ATTEMPTS or not retryable(exc):
-                raise
             db.session.rollback()
+            if attempt == RETRY_ATTEMPTS or not retryable(exc):
+                # A refusal raised while the unit ran (not only at commit), such as a
+                # balance leaving the 64-bit range, is the caller's 400 as at commit.
+                mapped = from_db_error(exc)
+                if mapped is None:
+                    raise
+                raise mapped from exc
             time.sleep(random.uniform(0, 0.005 * attempt))
     raise AssertionError("unreachable")
 
