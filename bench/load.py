@@ -58,7 +58,9 @@ def free_port() -> int:
 
 def console_script() -> list[str]:
     beside = Path(sys.executable).parent / "ledger-service"
-    return [str(beside)] if beside.exists() else [sys.executable, "-c", "from app.cli import cli; cli()"]
+    if beside.exists():
+        return [str(beside)]
+    return [sys.executable, "-c", "from app.cli import cli; cli()"]
 
 
 class Database:
@@ -330,7 +332,8 @@ def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> di
         for name, kind in ACCOUNTS:
             conn = http.client.HTTPConnection(HOST, server.port, timeout=30)
             conn.request("POST", "/accounts", json.dumps({"name": name, "kind": kind}),
-                         {"Authorization": f"Bearer {tokens[0]}", "Content-Type": "application/json"})
+                         {"Authorization": f"Bearer {tokens[0]}",
+                          "Content-Type": "application/json"})
             account_ids.append(json.loads(conn.getresponse().read())["id"])
             conn.close()
         grants = oauth_grants(database.url, server.origin, clients)
@@ -396,7 +399,8 @@ def main(argv=None) -> int:
     print(json.dumps(report, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    ok = report["errors"] == 0 and report["server_errors_logged"] == 0 and isinstance(report["books"], str)
+    ok = (report["errors"] == 0 and report["server_errors_logged"] == 0
+          and isinstance(report["books"], str))
     return 0 if ok else 1
 
 

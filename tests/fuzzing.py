@@ -40,10 +40,10 @@ DRIVER_PATTERN = re.compile("|".join(_DRIVER_WORDS), re.IGNORECASE)
 
 def table_and_column_names() -> set[str]:
     """Every table and column name, from the models and from the live database (app context)."""
-    from app.extensions import db
-    import app.models  # noqa: F401 - every model, so the metadata is complete
-
     from sqlalchemy import inspect
+
+    import app.models  # noqa: F401 - every model, so the metadata is complete
+    from app.extensions import db
 
     names = set()
     for table in db.metadata.tables.values():
@@ -255,12 +255,11 @@ def run_fuzz(base_url: str, token: str, description: dict, leak: re.Pattern, *,
                 result.cases += 1
                 status = interaction.response.status_code
                 result.by_status[status] = result.by_status.get(status, 0) + 1
-            for case_id, nodes in recorder.checks.items():
+            for nodes in recorder.checks.values():
                 for node in nodes:
                     if node.status == "error":
                         result.errors.append(f"{recorder.label}: check {node.name} crashed")
                     if node.failure_info is not None:
-                        case = recorder.cases[case_id].value
                         result.failures.append(
                             f"{recorder.label} [{node.name}] {node.failure_info.failure.title}: "
                             f"{node.failure_info.failure.message[:400]} | reproduce: "

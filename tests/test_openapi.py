@@ -7,7 +7,6 @@ operations of their own (OPTIONS is the CORS preflight, described in the text).
 
 from __future__ import annotations
 
-import re
 from importlib import resources
 from pathlib import Path
 

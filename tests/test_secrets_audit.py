@@ -109,7 +109,7 @@ def test_every_flow_leaves_no_secret_in_the_store(app, client, signin, mint):
     # A dump while the sessions are live (the password change below deletes them).
     blob_with_sessions, _ = dump_every_table(app)
     session_digest = hashlib.sha256(handed_out["full session id (after passkey)"].encode())
-    assert session_digest.hexdigest() in blob_with_sessions, "the session is not stored as its digest"
+    assert session_digest.hexdigest() in blob_with_sessions, "the session is not stored digested"
 
     # A password change from the full session (ends sessions, revokes tokens).
     changed = client.post("/auth/password",
