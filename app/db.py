@@ -112,8 +112,6 @@ def _release_on_pool_return(_dbapi_conn, record, *_args):
         _release_writer(record.info)
 
 
-
-
 def _check_sqlite_balance(session):
     bind = session.get_bind()
     if bind.dialect.name != "sqlite":

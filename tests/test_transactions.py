@@ -301,3 +301,20 @@ def test_posting_to_one_account_twice_is_stored(api, post_tx, books):
     assert response.status_code == 201
     [tx] = api.get("/transactions").get_json()
     assert [e["amount_cents"] for e in tx["entries"]] == [5, -5]
+
+
+def test_posting_beyond_one_statement_is_stored_whole_and_in_order(api, post_tx, books):
+    """More entries than one INSERT takes (services.transactions.ENTRY_CHUNK): the
+    separate-statement path, chunked; every entry kept, in posting order."""
+    from app.services.transactions import ENTRY_CHUNK
+
+    n = ENTRY_CHUNK + 101
+    entries = [(books["food"], i + 1) for i in range(n - 1)]
+    entries.append((books["bank"], -sum(c for _, c in entries)))
+    assert post_tx("2026-01-01", "huge", *entries).status_code == 201
+    [tx] = api.get("/transactions").get_json()
+    assert [e["amount_cents"] for e in tx["entries"]] == [c for _, c in entries]
+    unknown = entries[:-2] + [(9999, entries[-2][1]), entries[-1]]
+    response = post_tx("2026-01-02", "huge, one ghost", *unknown)
+    assert response.get_json() == {"error": "unknown account_id 9999"}
+    assert count(api) == 1

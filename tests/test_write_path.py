@@ -50,15 +50,18 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
     for cents in (1, 2):
         statements.clear()
         assert api.post("/transactions", json=_posting(bank, food, cents)).status_code == 201
-        # PostgreSQL, 4: the token lookup by digest (primary key); the account
-        # existence check; INSERT transaction ... RETURNING id; one multi-row INSERT
-        # of the entries (the derived tables are kept by triggers inside it).
-        # SQLite adds 4: BEGIN IMMEDIATE (the credential check and the write share
-        # one database transaction), and app.db's pre-COMMIT balance re-check: a
-        # probe of ledger_balance_pending, the check itself and the DELETE of the
-        # pending rows.
+        # PostgreSQL, 2: the token lookup by digest (primary key), and one statement
+        # (services.transactions._INSERT_CHECKED) that checks the accounts exist and
+        # inserts the header and its entries (the derived tables are kept by
+        # triggers inside it). SQLite, 8: BEGIN IMMEDIATE (the credential check and
+        # the write share one database transaction), the token lookup, the account
+        # existence check, INSERT transaction ... RETURNING id, one multi-row INSERT
+        # of the entries, and app.db's pre-COMMIT balance re-check: a probe of
+        # ledger_balance_pending, the check itself and the DELETE of the pending rows.
         expected = 2 if dialect == "postgresql" else 8
         assert len(statements) == expected, statements
+        if dialect == "postgresql":
+            assert statements[1].startswith("WITH tx AS ( INSERT INTO transactions")
 
 
 def _fail_once(monkeypatch, make_error):
