@@ -215,3 +215,106 @@ def test_author_is_cleared_when_the_user_is_removed(app, api, post_tx, books, ru
     [tx] = api.get("/transactions").get_json()
     assert tx["created_by_email"] is None
     assert tx["description"] == "bob's" and len(tx["entries"]) == 2
+
+
+def _listing_oracle(app):
+    """The listing rebuilt the plain way (ORM-free, one SELECT per table), for comparison."""
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.models import Account, Entry, Transaction, User
+
+    with app.app_context():
+        names = dict(db.session.execute(select(Account.id, Account.name)).all())
+        emails = dict(db.session.execute(select(User.id, User.email)).all())
+        entries: dict[int, list] = {}
+        for tx_id, account_id, cents in db.session.execute(
+            select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).order_by(Entry.id)
+        ):
+            entries.setdefault(tx_id, []).append(
+                {"account_id": account_id, "account_name": names[account_id], "amount_cents": cents}
+            )
+        headers = db.session.execute(
+            select(Transaction.id, Transaction.occurred_on, Transaction.description,
+                   Transaction.created_by)
+            .order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
+        ).all()
+        db.session.rollback()
+    return [
+        {"id": i, "occurred_on": d.isoformat(), "description": text,
+         "created_by_email": emails.get(by), "entries": entries[i]}
+        for i, d, text, by in headers
+    ]
+
+
+def test_listing_of_runs_and_back_dated_postings_equals_the_plain_query(
+    app, api, post_tx, books, monkeypatch
+):
+    """Long id runs are read as ranges, stragglers by id: the answer is the same."""
+    from app.services import transactions
+
+    monkeypatch.setattr(transactions, "MIN_RUN", 3)
+    monkeypatch.setattr(transactions, "MAX_RUNS", 2)
+    for i in range(12):  # one long run in February
+        post_tx(f"2026-02-{1 + i % 28:02d}", f"feb {i}", (books["food"], i + 1),
+                (books["bank"], -(i + 1)))
+    post_tx("2026-01-05", "january", (books["salary"], -7), (books["bank"], 7))
+    for i in range(5):  # back-dated into February, interleaved with other months
+        post_tx(f"2026-02-{10 + i:02d}", f"late {i}", (books["bank"], -3), (books["food"], 1),
+                (books["food"], 2))
+        post_tx("2026-03-01", f"march {i}", (books["food"], 5), (books["bank"], -5))
+    oracle = _listing_oracle(app)
+    assert api.get("/transactions").get_json() == oracle
+    february = [t for t in oracle if t["occurred_on"].startswith("2026-02")]
+    assert api.get("/transactions?from=2026-02-01&to=2026-02-28").get_json() == february
+    with app.app_context():
+        assert transactions.list_transactions(None, None) == oracle
+
+
+def test_listing_text_is_escaped_like_every_response(api, post_tx, books):
+    tricky = 'quote " backslash \\ tab \t newline \n bell \x07 Café ☕ \u202e </script>'
+    post_tx("2026-01-01", tricky, (books["food"], 1), (books["bank"], -1))
+    response = api.get("/transactions")
+    assert response.headers["Content-Type"] == "application/json"
+    assert response.get_data().endswith(b"]\n")
+    [tx] = response.get_json()
+    assert tx["description"] == tricky.strip()
+
+
+def test_empty_listing_is_an_empty_array(api):
+    response = api.get("/transactions?from=2026-01-01&to=2026-01-31")
+    assert response.status_code == 200
+    assert response.get_json() == []
+
+
+@pytest.mark.parametrize("ghost", [2**31, 2**62, -1])
+def test_unknown_account_beyond_32_bits_is_refused_in_our_words(api, post_tx, books, ghost):
+    response = post_tx("2026-01-01", "ghost", (books["bank"], 5), (ghost, -5))
+    assert response.status_code == 400
+    assert response.get_json() == {"error": f"unknown account_id {ghost}"}
+    assert count(api) == 0
+
+
+def test_posting_to_one_account_twice_is_stored(api, post_tx, books):
+    """The same account in two entries: the existence check counts distinct accounts."""
+    response = post_tx("2026-01-01", "self", (books["bank"], 5), (books["bank"], -5))
+    assert response.status_code == 201
+    [tx] = api.get("/transactions").get_json()
+    assert [e["amount_cents"] for e in tx["entries"]] == [5, -5]
+
+
+def test_posting_beyond_one_statement_is_stored_whole_and_in_order(api, post_tx, books):
+    """More entries than one INSERT takes (services.transactions.ENTRY_CHUNK): the
+    separate-statement path, chunked; every entry kept, in posting order."""
+    from app.services.transactions import ENTRY_CHUNK
+
+    n = ENTRY_CHUNK + 101
+    entries = [(books["food"], i + 1) for i in range(n - 1)]
+    entries.append((books["bank"], -sum(c for _, c in entries)))
+    assert post_tx("2026-01-01", "huge", *entries).status_code == 201
+    [tx] = api.get("/transactions").get_json()
+    assert [e["amount_cents"] for e in tx["entries"]] == [c for _, c in entries]
+    unknown = entries[:-2] + [(9999, entries[-2][1]), entries[-1]]
+    response = post_tx("2026-01-02", "huge, one ghost", *unknown)
+    assert response.get_json() == {"error": "unknown account_id 9999"}
+    assert count(api) == 1

@@ -50,15 +50,18 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
     for cents in (1, 2):
         statements.clear()
         assert api.post("/transactions", json=_posting(bank, food, cents)).status_code == 201
-        # PostgreSQL, 4: the token lookup by digest (primary key); the account
-        # existence check; INSERT transaction ... RETURNING id; one multi-row INSERT
-        # of the entries (the derived tables are kept by triggers inside it).
-        # SQLite adds 4: BEGIN IMMEDIATE (the credential check and the write share
-        # one database transaction), and app.db's pre-COMMIT balance re-check: a
-        # probe of ledger_balance_pending, the check itself and the DELETE of the
-        # pending rows.
-        expected = 4 if dialect == "postgresql" else 8
+        # PostgreSQL, 2: the token lookup by digest (primary key), and one statement
+        # (services.transactions._INSERT_CHECKED) that checks the accounts exist and
+        # inserts the header and its entries (the derived tables are kept by
+        # triggers inside it). SQLite, 8: BEGIN IMMEDIATE (the credential check and
+        # the write share one database transaction), the token lookup, the account
+        # existence check, INSERT transaction ... RETURNING id, one multi-row INSERT
+        # of the entries, and app.db's pre-COMMIT balance re-check: a probe of
+        # ledger_balance_pending, the check itself and the DELETE of the pending rows.
+        expected = 2 if dialect == "postgresql" else 8
         assert len(statements) == expected, statements
+        if dialect == "postgresql":
+            assert statements[1].startswith("WITH tx AS ( INSERT INTO transactions")
 
 
 def _fail_once(monkeypatch, make_error):
@@ -248,3 +251,30 @@ def test_the_record_transaction_tool_is_rerun_whole_too(app, rpc, make_account, 
     assert result["recorded"] is True
     assert len(calls) == 2
     assert _count(app) == 1
+
+
+def test_sqlite_writer_lock_is_free_after_every_kind_of_unit(
+    app, api, make_account, dialect, monkeypatch
+):
+    """Writers of one process queue on a lock (not SQLite's sleeping busy handler);
+    it is handed back at commit and at rollback, whatever the unit's outcome."""
+    if dialect != "sqlite":
+        with app.app_context():
+            assert store.writer_lock(db.engine) is None
+        return
+    with app.app_context():
+        lock = store.writer_lock(db.engine)
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    assert not lock.locked()
+    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201
+    assert not lock.locked()
+    refused = _posting(bank, food)
+    refused["entries"][0]["account_id"] = 9999
+    assert api.post("/transactions", json=refused).status_code == 400
+    assert not lock.locked()
+    calls = _fail_once(monkeypatch, lambda: _retry_error(dialect))
+    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201
+    assert len(calls) == 2 and not lock.locked()
+    assert api.get("/transactions").status_code == 200  # readers never take it
+    assert not lock.locked()

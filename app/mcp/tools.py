@@ -65,7 +65,7 @@ def balance_sheet(args: dict, principal) -> dict:
 
 def list_transactions(args: dict, principal) -> list[dict]:
     start, end = validate.window(args.get("from"), args.get("to"))
-    return transactions.list_transactions(start, end)
+    return transactions.transaction_listing(start, end).rows()
 
 
 def record_transaction(args: dict, principal) -> dict:

@@ -1,6 +1,6 @@
 """HTTP adapters for accounts, transactions and settings."""
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, current_app, jsonify, request
 
 from .. import db as store
 from ..services import accounts, settings, transactions, validate
@@ -25,7 +25,9 @@ def create_account():
 @bp.get("/transactions")
 def list_transactions():
     start, end = validate.window(request.args.get("from"), request.args.get("to"))
-    return jsonify(transactions.list_transactions(start, end))
+    listing = transactions.transaction_listing(start, end)
+    # The listing is already JSON text: sent as it is, like jsonify's compact output.
+    return current_app.response_class(listing.json() + b"\n", mimetype="application/json")
 
 
 @bp.post("/transactions")

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import BigInteger, any_, bindparam, cast, delete, insert, or_, select
+import orjson
+from sqlalchemy import BigInteger, Date, any_, bindparam, cast, delete, insert, or_, select, text
 from sqlalchemy.dialects import postgresql
 
 from ..extensions import db
 from ..models import Account, Entry, Transaction, User
+from ..models.types import UTCDateTime
 from . import clock, validate
 from .errors import BadRequest, NotFound
 
@@ -33,7 +35,9 @@ def check_balanced(entries: list[tuple[int, int]]) -> None:
 
 
 def check_accounts_exist(account_ids: set[int]) -> None:
-    query = select(Account.id).where(Account.id.in_(account_ids))
+    # Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
+    # (not an "integer out of range" error). The accounts table is small.
+    query = select(Account.id).where(cast(Account.id, BigInteger).in_(account_ids))
     found = set(db.session.connection().execute(query).scalars())
     missing = sorted(account_ids - found)
     if missing:
@@ -48,11 +52,17 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     description = validate.text("description", description, max_length=DESCRIPTION_MAX)
     parsed = validate.entries(entries)
     check_balanced(parsed)
+
+    connection = db.session.connection()
+    if connection.dialect.name == "postgresql" and len(parsed) <= ENTRY_CHUNK:
+        tx_id = _insert_checked_postgresql(connection, day, description, created_by, parsed)
+        if tx_id is not None:
+            return tx_id
+        # Nothing was written: an account is missing (named by the check below).
     check_accounts_exist({account_id for account_id, _ in parsed})
 
     # Core statements on the session's connection: the same transaction, without
     # the ORM's per-statement bookkeeping (nothing here is an ORM object).
-    connection = db.session.connection()
     tx_id = connection.execute(
         insert(Transaction)
         .values(
@@ -75,6 +85,58 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     return tx_id
 
 
+# PostgreSQL: the account check, the header and its entries in ONE statement (one
+# round trip instead of three). The header is inserted only if every account exists;
+# the entries' INSERT reads the header's id from the first CTE, in posting order
+# (so entry ids follow the order the entries were sent). Data-modifying CTEs run
+# exactly once whatever the outer SELECT reads; every trigger (balance check at
+# commit, derived balances per statement) fires as for separate statements.
+_INSERT_CHECKED = text(
+    """
+    WITH tx AS (
+        INSERT INTO transactions (occurred_on, description, created_by, created_at)
+        SELECT :occurred_on, :description, :created_by, :created_at
+        WHERE (SELECT count(*) FROM accounts
+               WHERE id = ANY (CAST(:account_set AS bigint[]))) = :account_count
+        RETURNING id
+    ), posted AS (
+        INSERT INTO entries (transaction_id, account_id, amount_cents)
+        SELECT tx.id, e.account_id, e.amount_cents
+        FROM tx, unnest(CAST(:account_ids AS bigint[]), CAST(:amounts AS bigint[]))
+             WITH ORDINALITY AS e (account_id, amount_cents, n)
+        ORDER BY e.n
+    )
+    SELECT id FROM tx
+    """
+).bindparams(
+    bindparam("occurred_on", type_=Date()),
+    bindparam("created_at", type_=UTCDateTime()),
+)
+
+
+def _int_array(values) -> str:
+    # One text literal: psycopg's per-element array dumping picks int2/int4/int8 by value.
+    return "{" + ",".join(str(int(v)) for v in values) + "}"
+
+
+def _insert_checked_postgresql(connection, day, description, created_by, parsed):
+    """Insert the posting if all its accounts exist; its id, or None (nothing written)."""
+    accounts = {account_id for account_id, _ in parsed}
+    return connection.execute(
+        _INSERT_CHECKED,
+        {
+            "occurred_on": day,
+            "description": description,
+            "created_by": created_by,
+            "created_at": clock.now(),
+            "account_set": _int_array(accounts),
+            "account_count": len(accounts),
+            "account_ids": _int_array(a for a, _ in parsed),
+            "amounts": _int_array(c for _, c in parsed),
+        },
+    ).scalar_one_or_none()
+
+
 def delete_transaction(tx_id: int) -> None:
     """Delete a transaction and (by cascade) its entries."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
@@ -84,8 +146,40 @@ def delete_transaction(tx_id: int) -> None:
         raise NotFound("no such transaction")
 
 
-def list_transactions(start: date | None, end: date | None) -> list[dict]:
-    """Transactions in an inclusive window, newest first, each with its entries."""
+class Listing:
+    """A listing of transactions as its JSON text (SPEC Transaction objects, in order).
+
+    HTTP sends json() as it is; callers that need Python data (the MCP tool, the
+    CLI, tests) call rows(), which parses that same text: both read one query.
+    """
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str):
+        self._text = text
+
+    def json(self) -> bytes:
+        return self._text.encode()
+
+    def rows(self) -> list[dict]:
+        return orjson.loads(self._text)
+
+
+def _json_text(value) -> str:
+    """A str (or None) as a JSON value, escaped exactly as the app's encoder does."""
+    return orjson.dumps(value).decode()
+
+
+def transaction_listing(start: date | None, end: date | None) -> Listing:
+    """Transactions in an inclusive window, newest first, each with its entries by id.
+
+    The one query behind GET /transactions and the list_transactions tool. A busy
+    month at a million postings is ~8,500 headers and ~23,000 entries: the rows are
+    fetched as the driver's plain tuples (_tuples) and written straight into JSON
+    text (integers as they are, text through orjson, the same encoder and escaping
+    as every other response), without building a dict per transaction and entry:
+    those dicts, and the garbage collections they set off, cost more than the query.
+    """
     query = (
         select(Transaction.id, Transaction.occurred_on, Transaction.description, User.email)
         .outerjoin(User, User.id == Transaction.created_by)
@@ -96,70 +190,114 @@ def list_transactions(start: date | None, end: date | None) -> list[dict]:
     if end is not None:
         query = query.where(Transaction.occurred_on <= end)
     connection = db.session.connection()
-    headers = connection.execute(query).all()
+    headers = _tuples(connection, query)
     if not headers:
-        return []
-    names = dict(connection.execute(select(Account.id, Account.name)).all())
-    by_tx: dict[int, list[dict]] = {h[0]: [] for h in headers}
+        return Listing("[]")
+    # Each account's entry prefix, written once: an entry is then prefix + cents + "}".
+    prefix = {
+        account_id: f'{{"account_id":{int(account_id)},"account_name":{_json_text(name)},'
+        '"amount_cents":'
+        for account_id, name in _tuples(connection, select(Account.id, Account.name))
+    }
+    by_tx: dict[int, list[str]] = {h[0]: [] for h in headers}
     for tx_id, account_id, amount in _entries_of(connection, list(by_tx)):
-        by_tx[tx_id].append(
-            {"account_id": account_id, "account_name": names[account_id], "amount_cents": amount}
+        by_tx[tx_id].append(f"{prefix[account_id]}{int(amount)}}}")
+    days: dict = {}  # a window has few distinct days and authors: each written once
+    emails: dict = {}
+    parts = []
+    for tx_id, occurred_on, description, email in headers:
+        day = days.get(occurred_on)
+        if day is None:
+            day = days[occurred_on] = f'"occurred_on":"{_iso_day(occurred_on)}"'
+        author = emails.get(email)
+        if author is None:
+            author = emails[email] = f'"created_by_email":{_json_text(email)}'
+        parts.append(
+            f'{{"id":{int(tx_id)},{day},"description":{_json_text(description)},{author},'
+            f'"entries":[{",".join(by_tx[tx_id])}]}}'
         )
-    return [
-        {
-            "id": tx_id,
-            "occurred_on": occurred_on.isoformat(),
-            "description": description,
-            "created_by_email": email,
-            "entries": by_tx[tx_id],
-        }
-        for tx_id, occurred_on, description, email in headers
-    ]
+    return Listing("[" + ",".join(parts) + "]")
+
+
+def list_transactions(start: date | None, end: date | None) -> list[dict]:
+    """The same listing as Python data (see transaction_listing)."""
+    return transaction_listing(start, end).rows()
+
+
+def _iso_day(value) -> str:
+    """A Date column as fetched raw: psycopg gives a date, sqlite3 the stored ISO text."""
+    if isinstance(value, str):
+        return date.fromisoformat(value).isoformat()  # validated, same form as the ORM gives
+    return value.isoformat()
+
+
+def _tuples(connection, statement) -> list[tuple]:
+    """Run a Core SELECT of plain columns on the session's connection; the driver's tuples.
+
+    The statement goes through SQLAlchemy as usual (compiled-statement cache, events,
+    the session's transaction); only the fetch skips the per-row Result processing.
+    For columns whose raw driver value is the Python value (integers, text, and on
+    PostgreSQL dates; on SQLite a Date arrives as its stored ISO text: see _iso_day).
+    """
+    result = connection.execute(statement)
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
 
 
 LIST_CHUNK = 900  # ids per IN list on SQLite (under its oldest parameter limit, 999)
 RUN_GAP = 8  # ids this close are read as one range (the few in between are dropped)
-MAX_RUNS = 32  # more ranges than this: look the ids up one by one instead
+MAX_RUNS = 32  # at most this many ranges per query; the rest are looked up by id
+MIN_RUN = 16  # a run of fewer transactions than this is looked up by id
 
 
-def _runs(ids: list[int]) -> list[tuple[int, int]]:
+def _runs(ids: list[int]) -> list[list[int]]:
+    """The ids, sorted, cut into runs whose neighbours are at most RUN_GAP apart."""
     ordered = sorted(ids)
-    runs, start, prev = [], ordered[0], ordered[0]
+    runs, current = [], [ordered[0]]
     for tx_id in ordered[1:]:
-        if tx_id - prev > RUN_GAP:
-            runs.append((start, prev))
-            start = tx_id
-        prev = tx_id
-    runs.append((start, prev))
+        if tx_id - current[-1] > RUN_GAP:
+            runs.append(current)
+            current = []
+        current.append(tx_id)
+    runs.append(current)
     return runs
 
 
 def _entries_of(connection, tx_ids: list[int]):
-    """(transaction_id, account_id, amount_cents) of the given transactions, by entry id.
+    """(transaction_id, account_id, amount_cents) of the given transactions.
 
-    Read through ix_entries_transaction_id, so a listing costs what it returns, not
-    the size of the ledger (a join on the date window lets PostgreSQL's planner scan
-    every entry instead). Books grow in date order, so a window's ids mostly form a
-    few runs: each run is one index range; otherwise the ids are looked up one by
-    one. Rows of transactions not asked for (gaps inside a run) are dropped here.
+    Each transaction's entries come out together and by entry id (the caller groups
+    them by transaction). Read through ix_entries_transaction_id, so a listing costs
+    what it returns, not the size of the ledger (a join on the date window lets
+    PostgreSQL's planner scan every entry instead). Books grow in date order, so a
+    window's ids mostly form a few long runs, each read as one index range (rows of
+    transactions not asked for, in gaps inside a run, are dropped here); the ids
+    outside the MAX_RUNS longest runs (postings back-dated into the window, short
+    runs) are looked up by id in a second query.
     """
-    wanted = set(tx_ids)
+    runs = sorted(_runs(tx_ids), key=len, reverse=True)
+    ranged = [run for run in runs[:MAX_RUNS] if len(run) >= MIN_RUN]
+    singles = [tx_id for run in runs[len(ranged):] for tx_id in run]
     columns = select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).order_by(
         Entry.transaction_id, Entry.id
     )
-    runs = _runs(tx_ids)
-    if len(runs) <= MAX_RUNS:
-        ranges = or_(*(Entry.transaction_id.between(lo, hi) for lo, hi in runs))
-        rows = connection.execute(columns.where(ranges)).all()
-        return [row for row in rows if row[0] in wanted]
+    rows = []
+    if ranged:
+        wanted = {tx_id for run in ranged for tx_id in run}
+        ranges = or_(*(Entry.transaction_id.between(run[0], run[-1]) for run in ranged))
+        rows = [row for row in _tuples(connection, columns.where(ranges)) if row[0] in wanted]
+    if not singles:
+        return rows
     if connection.dialect.name == "postgresql":
         # The array travels as one text literal: psycopg's per-element dumping of
         # thousands of ints costs more than the query.
-        ids = cast(bindparam("ids", "{" + ",".join(map(str, tx_ids)) + "}"),
+        ids = cast(bindparam("ids", "{" + ",".join(map(str, singles)) + "}"),
                    postgresql.ARRAY(BigInteger))
-        return connection.execute(columns.where(Entry.transaction_id == any_(ids))).all()
-    rows = []
-    for i in range(0, len(tx_ids), LIST_CHUNK):
-        chunk = tx_ids[i : i + LIST_CHUNK]
-        rows.extend(connection.execute(columns.where(Entry.transaction_id.in_(chunk))).all())
+        rows.extend(_tuples(connection, columns.where(Entry.transaction_id == any_(ids))))
+        return rows
+    for i in range(0, len(singles), LIST_CHUNK):
+        chunk = singles[i : i + LIST_CHUNK]
+        rows.extend(_tuples(connection, columns.where(Entry.transaction_id.in_(chunk))))
     return rows
