@@ -28,17 +28,33 @@ class BalanceViolation(Exception):
 # Transactions touched in this database transaction are noted in
 # ledger_balance_pending by SQLite triggers (see the first migration); before
 # COMMIT they are re-checked here. A whole transaction deleted is skipped by the join.
-_SQLITE_UNBALANCED = text(
+# The sum is taken in Python, not with SQL SUM(): SQLite's SUM() raises "integer
+# overflow" when a partial sum leaves the 64-bit range even if the total is zero
+# (entries 2**62, 2**62, -2**63), which would turn a valid posting into a 500.
+_SQLITE_PENDING_ENTRIES = text(
     """
-    SELECT p.transaction_id
+    SELECT p.transaction_id, e.amount_cents
     FROM ledger_balance_pending AS p
     JOIN transactions AS t ON t.id = p.transaction_id
     LEFT JOIN entries AS e ON e.transaction_id = t.id
-    GROUP BY p.transaction_id
-    HAVING COUNT(e.id) < 2 OR COALESCE(SUM(e.amount_cents), 0) <> 0
-    LIMIT 1
     """
 )
+
+
+def _first_unbalanced(rows) -> int | None:
+    """The first transaction id whose entries number fewer than 2 or do not sum to 0."""
+    counts: dict[int, int] = {}
+    totals: dict[int, int] = {}
+    for tx_id, amount in rows:
+        counts.setdefault(tx_id, 0)
+        totals.setdefault(tx_id, 0)
+        if amount is not None:
+            counts[tx_id] += 1
+            totals[tx_id] += amount
+    for tx_id in counts:
+        if counts[tx_id] < 2 or totals[tx_id] != 0:
+            return tx_id
+    return None
 
 
 def _sqlite_connect_pragmas(dbapi_conn, _record):
@@ -119,9 +135,9 @@ def _check_sqlite_balance(session):
     session.flush()
     if session.execute(text("SELECT 1 FROM ledger_balance_pending LIMIT 1")).first() is None:
         return
-    bad = session.execute(_SQLITE_UNBALANCED).first()
+    bad = _first_unbalanced(session.execute(_SQLITE_PENDING_ENTRIES))
     if bad is not None:
-        raise BalanceViolation(f"transaction {bad[0]} does not balance")
+        raise BalanceViolation(f"transaction {bad} does not balance")
     session.execute(text("DELETE FROM ledger_balance_pending"))
 
 
@@ -184,9 +200,14 @@ def run_unit(fn, *args, **kwargs):
             commit()
             return result
         except DBAPIError as exc:
-            if attempt == RETRY_ATTEMPTS or not retryable(exc):
-                raise
             db.session.rollback()
+            if attempt == RETRY_ATTEMPTS or not retryable(exc):
+                # A refusal raised while the unit ran (not only at commit), such as a
+                # balance leaving the 64-bit range, is the caller's 400 as at commit.
+                mapped = from_db_error(exc)
+                if mapped is None:
+                    raise
+                raise mapped from exc
             time.sleep(random.uniform(0, 0.005 * attempt))
     raise AssertionError("unreachable")
 

@@ -1,1 +1,2 @@
-"""The benchmark harness: `python -m bench --help` (see docs/performance.md)."""
+"""Benchmarks: `python -m bench --help` (the harness, see docs/performance.md),
+`python -m bench.load` (concurrent mixed load) and `python -m bench.fuzz` (fuzz figures)."""

@@ -14,7 +14,7 @@ import sys
 import time
 from datetime import UTC, datetime
 
-from . import databases, hledger, ledger_gen, load, report
+from . import bulk, databases, hledger, ledger_gen, report
 from .ceiling import ALL_TIME, AS_OF, WINDOW, Raw
 from .http_timing import Client, post_throughput, time_get
 from .server import BENCH_EMAIL, Service, cli
@@ -113,11 +113,11 @@ def run(args) -> dict:
 def load_books(url, args, results) -> None:
     cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
     t0 = time.perf_counter()
-    (load.load_postgresql if args.dialect == "postgresql" else load.load_sqlite)(
+    (bulk.load_postgresql if args.dialect == "postgresql" else bulk.load_sqlite)(
         url, args.transactions, args.seed)
     results["load_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    load.rebuild_and_analyze(url)
+    bulk.rebuild_and_analyze(url)
     results["rebuild_seconds"] = time.perf_counter() - t0
 
 

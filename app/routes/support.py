@@ -12,7 +12,6 @@ from functools import wraps
 from flask import current_app, g, request
 
 from .. import db as store
-from ..extensions import db
 from ..services import credentials
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
 
@@ -62,8 +61,18 @@ def load_principal():
         authorization=request.headers.get("Authorization"),
         audience=current_app.config["API_ORIGIN"],
     )
-    if db.session.info.pop(credentials.BOOKKEEPING_PENDING, False):
-        store.commit()  # keep last-use bookkeeping even if the request then fails
+    if g.principal is not None and g.principal.stale_use:
+        # Last-use bookkeeping writes: give it a unit of work of its own that begins as
+        # a writer (BEGIN IMMEDIATE on SQLite, waiting under busy_timeout) instead of
+        # upgrading the lookup's read snapshot, which SQLite refuses at once ("database
+        # is locked") when a concurrent writer committed first. Committed on its own, so
+        # it is kept even if the request then fails.
+        store.commit()  # end the lookup's unit of work (it wrote nothing)
+        intent = store.write_intent.get()
+        store.write_intent.set(True)
+        credentials.record_use(g.principal)
+        store.commit()
+        store.write_intent.set(intent)
     # Otherwise the request carries on in the same database transaction.
     if tier == "full" and (g.principal is None or not g.principal.full):
         raise Unauthenticated("authentication required")

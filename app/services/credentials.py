@@ -22,9 +22,6 @@ from .users import get_user
 
 # last_used_at is refreshed at most this often, so reads do not write on every request.
 LAST_USED_RESOLUTION = timedelta(seconds=60)
-# Set on the session when resolving wrote last-use bookkeeping that must be committed
-# on its own (so it survives a request that then fails).
-BOOKKEEPING_PENDING = "credential_bookkeeping_pending"
 ADMIN_CLIENT_ID = "svc-cli"
 
 
@@ -36,6 +33,8 @@ class Principal:
     mfa_complete: bool
     session_id: str | None = None  # digest of the cookie session, when via == "session"
     token_id: str | None = None  # digest of the bearer token, when via == "bearer"
+    # The bearer token's last use is older than LAST_USED_RESOLUTION: record_use() is due.
+    stale_use: bool = False
 
     @property
     def full(self) -> bool:
@@ -67,13 +66,23 @@ def resolve_bearer(token: str, audience: str) -> Principal | None:
     ).first()
     if row is None or row.expires_at <= now or not crypto.same(row.audience, audience):
         return None
-    if row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION:
-        db.session.execute(update(Token).where(Token.id == row.id).values(last_used_at=now))
-        db.session.execute(update(User).where(User.id == row.user_id).values(last_seen_at=now))
-        db.session.info[BOOKKEEPING_PENDING] = True
+    stale = row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION
     return Principal(
-        user_id=row.user_id, email=row.email, via="bearer", mfa_complete=True, token_id=row.id
+        user_id=row.user_id, email=row.email, via="bearer", mfa_complete=True, token_id=row.id,
+        stale_use=stale,
     )
+
+
+def record_use(principal: Principal) -> None:
+    """Last-use bookkeeping for a bearer token (and its user), when stale_use says it is due.
+
+    Kept out of resolve() so the caller can run it as a unit of work of its own that
+    starts as a writer: on SQLite a read transaction that later tries to write fails
+    at once with "database is locked" when another writer got in first.
+    """
+    now = clock.now()
+    db.session.execute(update(Token).where(Token.id == principal.token_id).values(last_used_at=now))
+    db.session.execute(update(User).where(User.id == principal.user_id).values(last_seen_at=now))
 
 
 def resolve(*, cookie: str | None, authorization: str | None, audience: str) -> Principal | None:

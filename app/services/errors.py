@@ -71,6 +71,12 @@ _SQLITE_INTEGRITY_MESSAGES = (
 )
 
 BALANCE_MESSAGE = "the transaction does not balance: its entries must number at least 2 and sum to 0"
+RANGE_MESSAGE = (
+    "the amounts are too large: an account's balance would leave the signed 64-bit range"
+)
+# SQLite: the range triggers on the derived balance tables (migration 0003), and SUM()
+# itself when a running total overflows while balances are being updated.
+_SQLITE_RANGE_MESSAGES = ("balance out of 64-bit range", "integer overflow")
 CONFLICT_MESSAGE = "the change conflicts with data already stored (for example an unknown account)"
 
 
@@ -95,6 +101,14 @@ def from_db_error(exc: BaseException) -> ServiceError | None:
     if state == "P0001":
         log.info("balance trigger refused a commit: %s", exc)
         return BadRequest(BALANCE_MESSAGE)
+    if state == "22003":  # numeric_value_out_of_range: a bigint balance would overflow
+        log.info("balance out of range: %s", exc)
+        return BadRequest(RANGE_MESSAGE)
+    if isinstance(exc, sa_exc.DBAPIError) and str(getattr(exc, "orig", "")).startswith(
+        _SQLITE_RANGE_MESSAGES
+    ):
+        log.info("balance out of range: %s", exc)
+        return BadRequest(RANGE_MESSAGE)
     if state and state.startswith("23"):
         log.info("integrity error: %s", exc)
         return BadRequest(CONFLICT_MESSAGE)

@@ -21,9 +21,10 @@ from __future__ import annotations
 from datetime import MAXYEAR, date, timedelta
 
 from sqlalchemy import func, literal, select, union_all
+from sqlalchemy.exc import OperationalError
 
 from ..extensions import db
-from ..models import Account, AccountDayBalance, AccountMonthBalance
+from ..models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
 from . import clock
 
 _NEGATED = frozenset({"liability", "equity", "income"})
@@ -54,7 +55,28 @@ def account_sums(start: date | None = None, end: date | None = None) -> list[tup
         .outerjoin(sums, sums.c.account_id == Account.id)
         .order_by(Account.kind, Account.name)
     )
-    return [(r[0], r[1], r[2], int(r[3])) for r in db.session.execute(query)]
+    try:
+        return [(r[0], r[1], r[2], int(r[3])) for r in db.session.execute(query)]
+    except OperationalError as exc:
+        # SQLite's SUM() stops with "integer overflow" once a running total leaves the
+        # 64-bit range (each amount fits, a balance need not). PostgreSQL sums bigint
+        # into numeric and never gets here. Add up the entries exactly in Python instead.
+        if "integer overflow" not in str(exc.orig):
+            raise
+        return _account_sums_exact(start, end)
+
+
+def _account_sums_exact(start: date | None, end: date | None) -> list[tuple]:
+    """account_sums() the slow, exact way: every entry in the window, added in Python."""
+    entries = select(Entry.account_id, Entry.amount_cents)
+    if start is not None or end is not None:
+        entries = entries.join(Transaction, Transaction.id == Entry.transaction_id)
+        entries = entries.where(*_range(Transaction.occurred_on, start, end, hi_inclusive=True))
+    totals: dict[int, int] = {}
+    for account_id, cents in db.session.execute(entries):
+        totals[account_id] = totals.get(account_id, 0) + cents
+    accounts = select(Account.id, Account.name, Account.kind).order_by(Account.kind, Account.name)
+    return [(i, name, kind, totals.get(i, 0)) for i, name, kind in db.session.execute(accounts)]
 
 
 def _first_of_next_month(day: date) -> date:

@@ -154,7 +154,8 @@ def decide(user_code, approve, *, session_id: str, user_id: int) -> None:
     row = _live_record(user_code)
     if row is None:
         raise _spend_attempt(session_id)
-    if row.status == "approved" and approve and row.decided_by_session == session_id:
+    if (row.status == "approved" and approve and row.decided_by_session is not None
+            and crypto.same(row.decided_by_session, session_id)):
         return  # the same session approving again: answered, free
     changed = db.session.execute(
         update(DeviceRecord)

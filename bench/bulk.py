@@ -1,0 +1,118 @@
+"""Bulk loading straight into the database (not through HTTP).
+
+PostgreSQL: COPY with session_replication_role = replica, which skips every
+trigger (the balance check, the derived-table maintenance and the foreign-key
+checks) for the load; the generator's books are balanced by construction.
+SQLite: executemany in one transaction with the entries/transactions triggers
+dropped for the load and recreated from their own stored SQL.
+Either way the derived tables are then rebuilt from the entries by one
+INSERT ... SELECT per table (services.derived.rebuild), and the harness runs
+`ledger-service check` to prove they equal what the triggers maintain.
+"""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from datetime import UTC, datetime
+
+from . import ledger_gen
+
+CREATED_AT = datetime(2026, 1, 1, tzinfo=UTC).replace(tzinfo=None)
+BATCH = 50_000
+
+
+def load_postgresql(url: str, n: int, seed: int) -> None:
+    import psycopg
+
+    with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as conn:
+        conn.execute("SET session_replication_role = replica")
+        with conn.cursor() as cur:
+            with cur.copy("COPY accounts (id, name, kind) FROM STDIN") as copy:
+                for row in ledger_gen.accounts():
+                    copy.write_row(row)
+            entry_id = 0
+            tx_buf, entry_buf = io.StringIO(), io.StringIO()
+            for tx_id, day, description, legs in ledger_gen.transactions(n, seed):
+                tx_buf.write(f"{tx_id}\t{day.isoformat()}\t{description}\t{CREATED_AT.isoformat()}\n")
+                for account_id, cents in legs:
+                    entry_id += 1
+                    entry_buf.write(f"{entry_id}\t{tx_id}\t{account_id}\t{cents}\n")
+            with cur.copy(
+                "COPY transactions (id, occurred_on, description, created_at) FROM STDIN"
+            ) as copy:
+                copy.write(tx_buf.getvalue())
+            with cur.copy(
+                "COPY entries (id, transaction_id, account_id, amount_cents) FROM STDIN"
+            ) as copy:
+                copy.write(entry_buf.getvalue())
+            for table in ("accounts", "transactions", "entries"):
+                cur.execute(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
+                    f" (SELECT max(id) FROM {table}))"
+                )
+        conn.execute("SET session_replication_role = origin")
+        conn.commit()
+
+
+def load_sqlite(url: str, n: int, seed: int) -> None:
+    conn = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("BEGIN IMMEDIATE")
+    triggers = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
+        " AND tbl_name IN ('entries', 'transactions')"
+    ).fetchall()
+    for name, _ in triggers:
+        conn.execute(f'DROP TRIGGER "{name}"')
+    conn.executemany(
+        "INSERT INTO accounts (id, name, kind) VALUES (?, ?, ?)", ledger_gen.accounts()
+    )
+    tx_rows, entry_rows = [], []
+    for tx_id, day, description, legs in ledger_gen.transactions(n, seed):
+        tx_rows.append((tx_id, day.isoformat(), description, CREATED_AT.isoformat(sep=" ")))
+        entry_rows.extend((tx_id, a, c) for a, c in legs)
+        if len(tx_rows) >= BATCH:
+            _flush_sqlite(conn, tx_rows, entry_rows)
+    _flush_sqlite(conn, tx_rows, entry_rows)
+    for _, sql in triggers:
+        conn.execute(sql)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def _flush_sqlite(conn, tx_rows, entry_rows) -> None:
+    conn.executemany(
+        "INSERT INTO transactions (id, occurred_on, description, created_at) VALUES (?, ?, ?, ?)",
+        tx_rows,
+    )
+    conn.executemany(
+        "INSERT INTO entries (transaction_id, account_id, amount_cents) VALUES (?, ?, ?)",
+        entry_rows,
+    )
+    tx_rows.clear()
+    entry_rows.clear()
+
+
+def rebuild_and_analyze(url: str) -> None:
+    """Rebuild the derived tables from the entries, then refresh planner statistics."""
+    from sqlalchemy import text
+
+    from app import create_app
+    from app import db as store
+    from app.extensions import db
+    from app.services import derived
+
+    app = create_app({"DATABASE_URL": url})
+    with app.app_context():
+        store.write_intent.set(True)
+        derived.rebuild()
+        store.commit()
+        if db.engine.dialect.name == "postgresql":
+            with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                conn.execute(text("VACUUM ANALYZE"))
+        else:
+            with db.engine.begin() as conn:
+                conn.execute(text("ANALYZE"))
+        db.engine.dispose()
