@@ -122,10 +122,40 @@ def _release_on_transaction_end(conn, *_args):
     _release_writer(info)
 
 
-def _release_on_pool_return(_dbapi_conn, record, *_args):
+def _release_for(record) -> None:
     # Safety net: a connection going back to the pool or away never keeps the lock.
     if record is not None:
         _release_writer(record.info)
+
+
+# One listener per pool event, each with that event's exact (SQLAlchemy 2.x) signature.
+def _on_checkin(dbapi_connection, connection_record):
+    _release_for(connection_record)
+
+
+def _on_reset(dbapi_connection, connection_record, reset_state):
+    _release_for(connection_record)
+
+
+def _on_invalidate(dbapi_connection, connection_record, exception):
+    _release_for(connection_record)
+
+
+def _on_close(dbapi_connection, connection_record):
+    _release_for(connection_record)
+
+
+def _on_detach(dbapi_connection, connection_record):
+    _release_for(connection_record)
+
+
+_POOL_RELEASES = {
+    "checkin": _on_checkin,
+    "reset": _on_reset,
+    "invalidate": _on_invalidate,
+    "close": _on_close,
+    "detach": _on_detach,
+}
 
 
 def _check_sqlite_balance(session):
@@ -149,8 +179,8 @@ def init_engine_events(engine: Engine) -> None:
         event.listen(engine, "begin", _sqlite_begin_with(lock))
         event.listen(engine, "commit", _release_on_transaction_end)
         event.listen(engine, "rollback", _release_on_transaction_end)
-        for name in ("checkin", "reset", "invalidate", "close", "detach"):
-            event.listen(engine.pool, name, _release_on_pool_return)
+        for name, listener in _POOL_RELEASES.items():
+            event.listen(engine.pool, name, listener)
 
 
 def init_session_events() -> None:
