@@ -15,12 +15,12 @@ from flask import current_app, has_request_context, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from . import db as store
-from .services.errors import ServiceError, TooManyAttempts, Unauthenticated
+from .services.errors import GENERIC_FAULT, ServiceError, TooManyAttempts, Unauthenticated
 from .services.oauth.errors import GENERIC_SERVER_ERROR, OAuthError
 
 log = logging.getLogger("app.errors")
 
-GENERIC_500 = "something went wrong on the server; the details are in the server log"
+GENERIC_500 = GENERIC_FAULT
 
 
 def challenge_header() -> str:

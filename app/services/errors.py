@@ -70,6 +70,10 @@ _SQLITE_INTEGRITY_MESSAGES = (
     "CHECK constraint failed",
 )
 
+# The one sentence every interface answers for a fault (HTTP 500, OAuth server_error,
+# MCP -32603); the details go to the server log only.
+GENERIC_FAULT = "something went wrong on the server; the details are in the server log"
+
 BALANCE_MESSAGE = "the transaction does not balance: its entries must number at least 2 and sum to 0"
 RANGE_MESSAGE = (
     "the amounts are too large: an account's balance would leave the signed 64-bit range"

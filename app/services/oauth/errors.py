@@ -8,7 +8,7 @@ attempt counted, unused clients reaped) is committed by the boundary, not rolled
 
 from __future__ import annotations
 
-from ..errors import ServiceError
+from ..errors import GENERIC_FAULT, ServiceError
 
 
 class OAuthError(ServiceError):
@@ -77,7 +77,7 @@ class ServerError(OAuthError):
     status = 500
 
 
-GENERIC_SERVER_ERROR = "something went wrong on the server; the details are in the server log"
+GENERIC_SERVER_ERROR = GENERIC_FAULT
 
 
 def session_only_refusal() -> InvalidClient:
