@@ -86,8 +86,14 @@ _WRITER_HELD = "ledger_sqlite_writer_lock"
 WRITER_WAIT_SECONDS = 30  # as busy_timeout; then BEGIN IMMEDIATE waits on its own
 
 
+# sqlite3's total_changes (rows written by this connection, triggers included) as
+# the transaction began: a transaction that changed no row skips the balance check.
+_CHANGES_AT_BEGIN = "ledger_sqlite_changes_at_begin"
+
+
 def _sqlite_begin_with(lock):
     def begin(conn):
+        conn.info[_CHANGES_AT_BEGIN] = conn.connection.dbapi_connection.total_changes
         if not write_intent.get():
             conn.exec_driver_sql("BEGIN")
             return
@@ -162,14 +168,22 @@ _POOL_RELEASES = {
 }
 
 
+_ANY_PENDING = text("SELECT 1 FROM ledger_balance_pending LIMIT 1")
+
+
 def _check_sqlite_balance(session):
     bind = session.get_bind()
     if bind.dialect.name != "sqlite":
         return
     session.flush()
-    if session.execute(text("SELECT 1 FROM ledger_balance_pending LIMIT 1")).first() is None:
+    connection = session.connection()
+    at_begin = connection.info.get(_CHANGES_AT_BEGIN)
+    if at_begin is not None and connection.connection.dbapi_connection.total_changes == at_begin:
+        return  # this transaction changed no row: nothing of it can be pending
+    rows = session.execute(_SQLITE_PENDING_ENTRIES).all()
+    if not rows and session.execute(_ANY_PENDING).first() is None:
         return
-    bad = _first_unbalanced(session.execute(_SQLITE_PENDING_ENTRIES))
+    bad = _first_unbalanced(rows)
     if bad is not None:
         raise BalanceViolation(f"transaction {bad} does not balance")
     session.execute(text("DELETE FROM ledger_balance_pending"))

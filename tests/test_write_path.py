@@ -55,13 +55,30 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         # inserts the header and its entries (the derived tables are kept by
         # triggers inside it). SQLite, 8: BEGIN IMMEDIATE (the credential check and
         # the write share one database transaction), the token lookup, the account
-        # existence check, INSERT transaction ... RETURNING id, one multi-row INSERT
-        # of the entries, and app.db's pre-COMMIT balance re-check: a probe of
-        # ledger_balance_pending, the check itself and the DELETE of the pending rows.
-        expected = 2 if dialect == "postgresql" else 8
+        # existence check, INSERT transaction ... RETURNING id, one INSERT of the
+        # entries (the driver's executemany), and app.db's pre-COMMIT balance
+        # re-check: the check of the pending transactions and the DELETE of them.
+        expected = 2 if dialect == "postgresql" else 7
         assert len(statements) == expected, statements
         if dialect == "postgresql":
             assert statements[1].startswith("WITH tx AS ( INSERT INTO transactions")
+
+
+def test_a_read_runs_no_balance_check(api, make_account, statements, dialect):
+    """SQLite re-checks balances before COMMIT only when the transaction changed rows."""
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201
+    assert api.get("/accounts").status_code == 200  # warm-up (last-use bookkeeping)
+    statements.clear()
+    for path in ("/accounts", "/transactions", "/reports/balances"):
+        assert api.get(path).status_code == 200
+    assert not [s for s in statements if "ledger_balance_pending" in s], statements
+    # ... while a write still runs it
+    statements.clear()
+    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201
+    if dialect == "sqlite":
+        assert [s for s in statements if "ledger_balance_pending" in s], statements
 
 
 def _fail_once(monkeypatch, make_error):

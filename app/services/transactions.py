@@ -34,11 +34,17 @@ def check_balanced(entries: list[tuple[int, int]]) -> None:
         )
 
 
+# Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
+# (not an "integer out of range" error). The accounts table is small. Built once
+# (an expanding IN): constructing the statement per request cost more than running it.
+_EXISTING_ACCOUNTS = select(Account.id).where(
+    cast(Account.id, BigInteger).in_(bindparam("ids", expanding=True))
+)
+
+
 def check_accounts_exist(account_ids: set[int]) -> None:
-    # Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
-    # (not an "integer out of range" error). The accounts table is small.
-    query = select(Account.id).where(cast(Account.id, BigInteger).in_(account_ids))
-    found = set(db.session.connection().execute(query).scalars())
+    found = set(db.session.connection().execute(
+        _EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).scalars())
     missing = sorted(account_ids - found)
     if missing:
         raise BadRequest(f"unknown account_id {missing[0]}")
@@ -64,25 +70,33 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     # Core statements on the session's connection: the same transaction, without
     # the ORM's per-statement bookkeeping (nothing here is an ORM object).
     tx_id = connection.execute(
-        insert(Transaction)
-        .values(
-            occurred_on=day,
-            description=description,
-            created_by=created_by,
-            created_at=clock.now(),
-        )
-        .returning(Transaction.id)
+        _INSERT_HEADER,
+        {"occurred_on": day, "description": description, "created_by": created_by,
+         "created_at": clock.now()},
     ).scalar_one()
     rows = [
         {"transaction_id": tx_id, "account_id": account_id, "amount_cents": amount}
         for account_id, amount in parsed
     ]
-    # One multi-row INSERT (one round trip, and on PostgreSQL one firing of the
-    # statement-level trigger that maintains the derived balance tables); huge
-    # postings go in chunks that stay under both stores' bound-parameter limits.
+    # One INSERT statement for the entries, run by the driver's executemany on
+    # SQLite (one compiled statement, cached) and as multi-row VALUES on PostgreSQL
+    # (one round trip and one firing of the statement-level trigger that maintains
+    # the derived balance tables); huge postings go in chunks that stay under both
+    # stores' bound-parameter limits.
     for i in range(0, len(rows), ENTRY_CHUNK):
-        connection.execute(insert(Entry).values(rows[i : i + ENTRY_CHUNK]))
+        _insert_entries(connection, rows[i : i + ENTRY_CHUNK])
     return tx_id
+
+
+_INSERT_HEADER = insert(Transaction).returning(Transaction.id)
+_INSERT_ENTRIES = insert(Entry)
+
+
+def _insert_entries(connection, rows: list[dict]) -> None:
+    if connection.dialect.name == "sqlite":
+        connection.execute(_INSERT_ENTRIES, rows)
+    else:
+        connection.execute(_INSERT_ENTRIES.values(rows))
 
 
 # PostgreSQL: the account check, the header and its entries in ONE statement (one
