@@ -53,7 +53,7 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         # PostgreSQL, 2: the token lookup by digest (primary key), and one statement
         # (services.transactions._INSERT_CHECKED) that checks the accounts exist and
         # inserts the header and its entries (the derived tables are kept by
-        # triggers inside it). SQLite, 8: BEGIN IMMEDIATE (the credential check and
+        # triggers inside it). SQLite, 7: BEGIN IMMEDIATE (the credential check and
         # the write share one database transaction), the token lookup, the account
         # existence check, INSERT transaction ... RETURNING id, one INSERT of the
         # entries (the driver's executemany), and app.db's pre-COMMIT balance
@@ -62,6 +62,8 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         assert len(statements) == expected, statements
         if dialect == "postgresql":
             assert statements[1].startswith("WITH tx AS ( INSERT INTO transactions")
+        else:
+            assert statements[0] == "BEGIN IMMEDIATE", statements
 
 
 def test_a_read_runs_no_balance_check(api, make_account, statements, dialect):
@@ -295,3 +297,60 @@ def test_sqlite_writer_lock_is_free_after_every_kind_of_unit(
     assert len(calls) == 2 and not lock.locked()
     assert api.get("/transactions").status_code == 200  # readers never take it
     assert not lock.locked()
+
+
+def test_sqlite_writer_lock_is_held_until_the_commit_is_done(app, api, make_account, dialect):
+    """The next writer is let in after SQLite's COMMIT, not before it (SQLAlchemy's
+    `commit` event fires before the COMMIT: a writer let in there found SQLite still
+    committing and slept in its busy handler)."""
+    with app.app_context():
+        engine = db.engine
+        lock = store.writer_lock(engine)
+    if dialect != "sqlite":
+        assert lock is None  # PostgreSQL orders writers itself
+        return
+    held_at_commit: list[bool] = []
+
+    def trace(dbapi_conn, _record):
+        dbapi_conn.set_trace_callback(
+            lambda sql: held_at_commit.append(lock.locked()) if sql == "COMMIT" else None)
+
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    engine.dispose()
+    event.listen(engine, "connect", trace)
+    try:
+        assert api.post("/transactions", json=_posting(bank, food)).status_code == 201
+    finally:
+        event.remove(engine, "connect", trace)
+        engine.dispose()
+    assert held_at_commit and all(held_at_commit), held_at_commit
+    assert not lock.locked()
+
+
+def test_sqlite_writer_file_lock_queues_processes(tmp_path):
+    """Processes sharing one SQLite file queue on a flock of `<file>-writer.lock`:
+    the second waits while the first holds it and gets it as soon as it is released.
+    (Two WriterLock objects open the file twice; flock treats two open files like
+    two processes.)"""
+    first = store.WriterLock(str(tmp_path / "books.db"))
+    second = store.WriterLock(str(tmp_path / "books.db"))
+    if first.path is None:
+        pytest.skip("no flock on this platform: writers queue within one process only")
+    assert first.acquire(1) and first.locked()
+    got = threading.Event()
+
+    def wait_for_it():
+        second.acquire(10)
+        got.set()
+
+    waiter = threading.Thread(target=wait_for_it)
+    waiter.start()
+    assert not got.wait(0.3), "the second writer got in while the first held the lock"
+    first.release()
+    assert got.wait(2), "the second writer was not let in after the release"
+    waiter.join()
+    assert second.locked() and not first.locked()
+    second.release()
+    assert not second.locked()
+    assert (tmp_path / "books.db-writer.lock").exists()
