@@ -89,7 +89,10 @@ class Entry(db.Model):
     amount_cents: Mapped[int] = mapped_column(BigInteger, nullable=False)
 
     __table_args__ = (
-        Index("ix_entries_transaction_id", "transaction_id", "id"),
+        # A transaction's entries in id order, with what a listing shows of them: an
+        # index-only read (migration 0004).
+        Index("ix_entries_transaction_listing", "transaction_id", "id", "account_id",
+              "amount_cents"),
         # Covers the per-account sum without touching the table.
         Index("ix_entries_account_id_amount", "account_id", "transaction_id", "amount_cents"),
     )
