@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -71,6 +72,7 @@ def run(args) -> dict:
         "started": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": f"{platform.node()} {platform.machine()} {platform.processor() or ''}".strip(),
         "python": platform.python_version(), "timings": {}, "notes": [],
+        "cpus": os.cpu_count(), "load_average_start": _load_average(),
     }
     keep = args.keep or args.load_only
     with databases.throwaway(args.dialect, args.admin_url, keep=keep,
@@ -107,7 +109,16 @@ def run(args) -> dict:
         results["check_after_posts"] = final.returncode == 0 and not final.stdout
         if args.hledger:
             results["hledger"] = hledger.compare(args.transactions, args.seed, ceiling)
+    results["load_average_end"] = _load_average()
     return results
+
+
+def _load_average() -> list[float] | None:
+    """1, 5 and 15 minute load averages: the figures mean little on a busy machine."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
 
 
 def load_books(url, args, results) -> None:

@@ -7,7 +7,8 @@ def render(r: dict) -> str:
     out = [
         f"ledger-service benchmark: {r['dialect']}, {r['transactions']:,} transactions,"
         f" seed {r['seed']}",
-        f"machine {r['machine']}, Python {r['python']}, started {r['started']}",
+        f"machine {r['machine']}, {r.get('cpus')} CPUs, Python {r['python']},"
+        f" started {r['started']}, load average {_loads(r.get('load_average_start'))}",
         f"bulk load {r['load_seconds']:.1f} s; derived tables rebuilt {r['rebuild_seconds']:.1f} s;"
         f" `ledger-service check` {r['check_seconds']:.1f} s: no differences",
         "",
@@ -38,5 +39,10 @@ def render(r: dict) -> str:
     h = r.get("hledger")
     if h:
         out.append(h["summary"])
+    out.append(f"load average at the end: {_loads(r.get('load_average_end'))}")
     out += [f"note: {n}" for n in r["notes"]]
     return "\n".join(out)
+
+
+def _loads(values) -> str:
+    return " ".join(f"{v:.2f}" for v in values) if values else "unknown"
