@@ -97,7 +97,45 @@ def _sqlite_begin_immediate_off(dbapi_conn, _record):
 # CLI, a foreign client).
 _WRITER_HELD = "ledger_sqlite_writer_lock"
 WRITER_WAIT_SECONDS = 30  # as busy_timeout; then BEGIN IMMEDIATE waits on its own
-_FLOCK_POLL_MAX = 0.002  # seconds between tries for another process's file lock
+
+
+def _flock_within(fd: int, timeout: float) -> bool:
+    """An exclusive flock of fd, waiting at most timeout seconds: True if had.
+
+    Uncontended, one non-blocking try. Otherwise the wait is a blocking flock, which
+    the kernel ends the moment the holder unlocks (polling with sleeps left the lock
+    idle between tries: two processes posted no more than one), made in a helper
+    thread so that it can be given up after timeout; a wait given up releases the
+    lock as soon as it gets it.
+    """
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        pass
+    state = threading.Lock()
+    got = threading.Event()
+    abandoned = False
+
+    def wait() -> None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            return
+        with state:
+            if abandoned:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            else:
+                got.set()
+
+    threading.Thread(target=wait, name="sqlite-writer-flock", daemon=True).start()
+    if got.wait(timeout):
+        return True
+    with state:
+        if got.is_set():
+            return True
+        abandoned = True
+    return False
 
 
 class WriterLock:
@@ -123,23 +161,13 @@ class WriterLock:
             return False
         if self.path is None:
             return True
-        pause = 0.0001
         try:
-            fd = self._file()
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    self._file_held = True
-                    return True
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        break
-                    time.sleep(pause)
-                    pause = min(pause * 2, _FLOCK_POLL_MAX)
+            self._file_held = _flock_within(self._file(), max(0.0, deadline - time.monotonic()))
         except OSError:
             log.warning("SQLite writer file lock unavailable at %s", self.path, exc_info=True)
-        # Not had in time (or no file lock possible): go on holding the thread lock
-        # alone; SQLite's busy handler orders this writer against the others.
+        # Without the file lock (not had in time, or none possible) this writer goes
+        # on holding the thread lock alone; SQLite's busy handler orders it against
+        # the others. The file lock only saves waiting time: correctness is SQLite's.
         return True
 
     def release(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 
 import psycopg.errors
 import pytest
@@ -354,3 +355,28 @@ def test_sqlite_writer_file_lock_queues_processes(tmp_path):
     second.release()
     assert not second.locked()
     assert (tmp_path / "books.db-writer.lock").exists()
+
+
+def test_sqlite_writer_file_lock_wait_is_bounded(tmp_path):
+    """A writer that cannot have the file lock in time goes on without it (SQLite's
+    own lock still orders it); the abandoned wait never keeps the lock afterwards."""
+    first = store.WriterLock(str(tmp_path / "books.db"))
+    second = store.WriterLock(str(tmp_path / "books.db"))
+    third = store.WriterLock(str(tmp_path / "books.db"))
+    if first.path is None:
+        pytest.skip("no flock on this platform: writers queue within one process only")
+    assert first.acquire(1)
+    started = time.monotonic()
+    assert second.acquire(0.3)  # gave up on the file lock after 0.3 s
+    assert 0.25 <= time.monotonic() - started < 5
+    assert second._file_held is False
+    second.release()
+    first.release()
+    # the abandoned wait got the lock on first's release and let it go at once
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if third.acquire(0.05) and third._file_held:
+            break
+        third.release()
+    assert third._file_held, "the file lock stayed taken after everyone released it"
+    third.release()
