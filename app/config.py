@@ -19,6 +19,7 @@ ENV_KEYS = (
     "OAUTH_CLIENT_COMPAT",
     "TRUSTED_PROXIES",
     "MAX_BODY_BYTES",
+    "WORKERS",
 )
 
 DEFAULTS = {
@@ -33,6 +34,8 @@ DEFAULTS = {
     "TRUSTED_PROXIES": 0,
     # Largest request body accepted; larger ones get 413 in the ledger error shape.
     "MAX_BODY_BYTES": 1024 * 1024,
+    # Serving processes started by `serve` (checked there: 1 to 64).
+    "WORKERS": 1,
     # Tests may set a callable returning an aware UTC datetime (an injectable clock).
     "CLOCK": None,
     # Tests lower argon2's cost; production never sets this.

@@ -8,10 +8,15 @@ then each server's worker threads are shut down.
 from __future__ import annotations
 
 import gc
+import logging
+import os
 import signal
+import sys
 from urllib.parse import urlsplit
 
 from ..config import parse_host_port
+
+log = logging.getLogger(__name__)
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -42,24 +47,152 @@ def _stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def serve(apps: list[tuple[object, str, int]], threads: int = 8, announce=print) -> None:
-    """Serve each (wsgi_app, host, port) until interrupted; all stop together."""
+MAX_WORKERS = 64
+
+
+def parse_workers(value) -> int:
+    """WORKERS / --workers: how many serving processes (1 to MAX_WORKERS)."""
+    try:
+        workers = int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"WORKERS must be a whole number from 1 to {MAX_WORKERS}, "
+                         f"got {value!r}") from None
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"WORKERS must be from 1 to {MAX_WORKERS}, got {workers}")
+    return workers
+
+
+def _listen(host: str, port: int) -> list:
+    """Listening TCP sockets on host:port (each address it names), made before any
+    worker starts."""
+    import socket
+
+    from waitress.adjustments import Adjustments
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as err:
+        raise ListenError(f"cannot listen on {host}:{port}: {err.strerror or err}") from err
+    sockets, seen = [], set()
+    try:
+        for family, kind, proto, _, address in infos:
+            if (family, address) in seen:
+                continue
+            seen.add((family, address))
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(Adjustments.backlog)
+            sock.setblocking(False)
+    except OSError as err:
+        for sock in sockets:
+            sock.close()
+        raise ListenError(f"cannot listen on {host}:{port}: {err.strerror or err}") from err
+    return sockets
+
+
+def serve(apps: list[tuple[object, str, int]], threads: int = 8, announce=print,
+          workers: int = 1, before_fork=None) -> None:
+    """Serve each (wsgi_app, host, port) until interrupted; all stop together.
+
+    workers > 1: the listening sockets are made here, then that many processes are
+    forked, each serving every socket with its own threads (the kernel hands each
+    new connection to one of them). This process only supervises: SIGTERM or Ctrl-C
+    stops every worker; a worker that dies stops the rest, and serve exits 1 so
+    that the supervisor (systemd, a container runtime) restarts the service.
+    before_fork() runs first (close database connections a child must not share).
+    """
+    sockets: list[list] = []
+    try:
+        for _app, host, port in apps:
+            sockets.append(_listen(host, port))
+    except ListenError:
+        for group in sockets:
+            for sock in group:
+                sock.close()
+        raise
+    for group in sockets:
+        for sock in group:
+            host, port = sock.getsockname()[:2]
+            announce(f"listening on http://{f'[{host}]' if ':' in host else host}:{port}")
+    if workers == 1:
+        _serve_sockets(apps, sockets, threads)
+        return
+    if before_fork is not None:
+        before_fork()
+    gc.collect()
+    gc.freeze()  # shared with the workers, copy-on-write
+    announce(f"{workers} worker processes, {threads} threads each")
+    children = []
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:  # a worker
+            code = 0
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the supervisor stops us
+                _serve_sockets(apps, sockets, threads)
+            except BaseException:  # noqa: BLE001 - reported, then this worker ends
+                log.exception("worker %s failed", os.getpid())
+                code = 1
+            finally:
+                os._exit(code)
+        children.append(pid)
+    sys.exit(_supervise(children))
+
+
+def _supervise(children: list[int]) -> int:
+    """Wait for the workers; stop them all on SIGTERM / Ctrl-C or when one ends."""
+    stopping = False
+
+    def stop(signum=None, frame=None):
+        nonlocal stopping
+        stopping = True
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    code = 0
+    alive = set(children)
+    while alive:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        except InterruptedError:
+            continue
+        alive.discard(pid)
+        if not stopping:
+            log.error("worker %s ended (%s); stopping the others", pid,
+                      _describe(status))
+            code = 1
+            stop()
+    return code
+
+
+def _describe(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {os.WTERMSIG(status)}"
+    return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def _serve_sockets(apps, sockets, threads: int) -> None:
+    """One process serving every (app, socket) pair until SIGTERM or Ctrl-C."""
     from waitress import wasyncore
     from waitress.server import create_server
 
     shared_map: dict = {}
-    servers = []
-    for app, host, port in apps:
-        try:
-            servers.append(create_server(app, map=shared_map, host=host, port=port,
-                                         threads=threads, ident="ledger-service"))
-        except OSError as err:
-            for server in servers:
-                server.task_dispatcher.shutdown()
-            wasyncore.close_all(shared_map)
-            raise ListenError(f"cannot listen on {host}:{port}: {err.strerror or err}") from err
-    for server in servers:
-        announce(f"listening on http://{server.effective_host}:{server.effective_port}")
+    servers = [
+        create_server(app, map=shared_map, sockets=group, threads=threads,
+                      ident="ledger-service")
+        for (app, _host, _port), group in zip(apps, sockets, strict=True)
+    ]
     _stop_on_sigterm()
     # Everything made at start-up (modules, the apps, SQLAlchemy's metadata) lives as
     # long as the process: frozen out of the collector's generations, it is no longer
