@@ -47,6 +47,8 @@ def parse_args(argv):
                    help="measure a database already loaded by --load-only (same size and seed)")
     p.add_argument("--load-only", action="store_true",
                    help="load, rebuild and check, then keep the database and stop")
+    p.add_argument("--workers", type=int, default=1,
+                   help="the service's WORKERS (serving processes; default 1, as the service)")
     p.add_argument("--json", help="also write the figures to this file")
     return p.parse_args(argv)
 
@@ -73,6 +75,7 @@ def run(args) -> dict:
         "machine": f"{platform.node()} {platform.machine()} {platform.processor() or ''}".strip(),
         "python": platform.python_version(), "timings": {}, "notes": [],
         "cpus": os.cpu_count(), "load_average_start": _load_average(),
+        "workers": args.workers,
     }
     keep = args.keep or args.load_only
     with databases.throwaway(args.dialect, args.admin_url, keep=keep,
@@ -99,11 +102,12 @@ def run(args) -> dict:
                                      args.raw_repeat),
         }
         results["ceiling"] = ceiling
-        service = Service(url)
+        service = Service(url, workers=args.workers)
         try:
             measure_service(service, token, raw, ceiling, args, results)
         finally:
             results["peak_memory_mib"] = (service.peak_memory_kib() or 0) / 1024
+            results["peak_pss_mib"] = (service.peak_pss_kib() or 0) / 1024
             service.stop()
         final = cli(url, "check", check=False)
         results["check_after_posts"] = final.returncode == 0 and not final.stdout

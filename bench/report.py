@@ -9,6 +9,8 @@ def render(r: dict) -> str:
         f" seed {r['seed']}",
         f"machine {r['machine']}, {r.get('cpus')} CPUs, Python {r['python']},"
         f" started {r['started']}, load average {_loads(r.get('load_average_start'))}",
+        f"service: `ledger-service serve` with WORKERS={r.get('workers', 1)}"
+        f" ({r.get('workers', 1)} serving process(es), 8 threads each)",
         f"bulk load {r['load_seconds']:.1f} s; derived tables rebuilt {r['rebuild_seconds']:.1f} s;"
         f" `ledger-service check` {r['check_seconds']:.1f} s: no differences",
         "",
@@ -33,7 +35,9 @@ def render(r: dict) -> str:
         out += [f"    error: {e}" for e in t["errors"]]
         out += [f"    raw-driver error: {e}" for e in t.get("raw_errors", [])]
     out.append("")
-    out.append(f"service peak memory (VmHWM): {r['peak_memory_mib']:.0f} MiB")
+    out.append(f"service peak memory: {r.get('peak_pss_mib', 0):.0f} MiB (highest sum of PSS"
+               f" sampled every 0.1 s); VmHWM summed over its processes"
+               f" {r['peak_memory_mib']:.0f} MiB")
     out.append("check after the POST runs: "
                + ("no differences" if r.get("check_after_posts") else "DIFFERENCES FOUND"))
     h = r.get("hledger")

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -42,13 +43,14 @@ def free_port() -> int:
 class Service:
     """`ledger-service serve` in a subprocess; stop() ends it (and only it)."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, workers: int = 1):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        self.workers = workers
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from app.cli import cli; cli()", "serve"],
             cwd=ROOT,
-            env=_env(url, BIND_ADDR=f"127.0.0.1:{self.port}"),
+            env=_env(url, BIND_ADDR=f"127.0.0.1:{self.port}", WORKERS=str(workers)),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -60,6 +62,8 @@ class Service:
             try:
                 with urllib.request.urlopen(self.base + "/health", timeout=1) as r:
                     if r.status == 200:
+                        self._sampler = _PssSampler(self.proc.pid)
+                        self._sampler.start()
                         return
             except OSError:
                 time.sleep(0.1)
@@ -67,16 +71,31 @@ class Service:
         raise RuntimeError("the service did not answer /health within 60 s")
 
     def peak_memory_kib(self) -> int | None:
-        """VmHWM (peak resident set) of the service process, from /proc."""
-        try:
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-        except OSError:
-            return None
-        return None
+        """Peak resident set (VmHWM, from /proc) of the service: with workers, the sum
+        over the supervising process and every worker (pages they share are counted
+        once per process, so the sum errs high)."""
+        total = None
+        for pid in [self.proc.pid, *_children(self.proc.pid)]:
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        total = (total or 0) + int(line.split()[1])
+            except OSError:
+                continue
+        return total
+
+    def peak_pss_kib(self) -> int | None:
+        """The highest sum of PSS (proportional set size: shared pages split between
+        the processes sharing them) over the service's processes, sampled every
+        0.1 s since it answered: its real memory use, workers or not."""
+        sampler = getattr(self, "_sampler", None)
+        return sampler.peak if sampler else None
 
     def stop(self) -> None:
+        sampler = getattr(self, "_sampler", None)
+        if sampler:
+            sampler.done.set()
+            sampler.join()
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -84,3 +103,46 @@ class Service:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+def _children(pid: int) -> list[int]:
+    """Live child processes of pid, from /proc (Linux; elsewhere none are found)."""
+    found = []
+    proc = Path("/proc")
+    if not proc.exists():
+        return found
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def _pss_kib(pid: int) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+class _PssSampler(threading.Thread):
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.peak: int | None = None
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            values = [_pss_kib(pid) for pid in [self.pid, *_children(self.pid)]]
+            known = [v for v in values if v is not None]
+            if known:
+                self.peak = max(self.peak or 0, sum(known))
+            self.done.wait(0.1)
