@@ -73,3 +73,38 @@ def test_bench_smoke_run(bench_dialect, tmp_path):
         assert post["ok"] > 0 and post["error_count"] == 0, post
         assert post["raw_per_second"] > 0
     assert figures["peak_memory_mib"] > 0
+    assert figures["peak_pss_mib"] > 0
+    assert figures["workers"] == 1 and figures["cpus"] >= 1
+
+
+def test_bench_smoke_run_with_two_workers(tmp_path):
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--dialect", "sqlite", "--transactions", "200",
+         "--repeat", "3", "--raw-repeat", "2", "--post-seconds", "0.5", "--workers", "2",
+         "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "WORKERS=2" in done.stdout
+    figures = json.loads(out.read_text())
+    assert figures["workers"] == 2 and figures["check_after_posts"] is True
+    for clients in (1, 4):
+        post = figures["timings"][f"POST /transactions, {clients} client(s)"]
+        assert post["ok"] > 0 and post["error_count"] == 0, post
+    # the supervisor and both workers are counted
+    assert figures["peak_memory_mib"] > figures["peak_pss_mib"] > 0
+
+
+def test_scaling_smoke_run():
+    """python -m bench.scaling: two sizes, every report timed on both, ratios printed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.scaling", "--dialect", "sqlite", "--small", "100",
+         "--large", "400", "--repeat", "3", "--limit", "1000"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    for name in ("balances all-time", "balances 1-year window", "income statement (year)",
+                 "balance sheet as of", "mcp tools/call account_balances"):
+        assert name in done.stdout
+    assert "within the 1000.0x limit" in done.stdout
