@@ -75,7 +75,7 @@ class Service:
         over the supervising process and every worker (pages they share are counted
         once per process, so the sum errs high)."""
         total = None
-        for pid in [self.proc.pid, *_children(self.proc.pid)]:
+        for pid in [self.proc.pid, *child_pids(self.proc.pid)]:
             try:
                 for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                     if line.startswith("VmHWM:"):
@@ -105,7 +105,7 @@ class Service:
                 self.proc.wait()
 
 
-def _children(pid: int) -> list[int]:
+def child_pids(pid: int) -> list[int]:
     """Live child processes of pid, from /proc (Linux; elsewhere none are found)."""
     found = []
     proc = Path("/proc")
@@ -141,7 +141,7 @@ class _PssSampler(threading.Thread):
 
     def run(self) -> None:
         while not self.done.is_set():
-            values = [_pss_kib(pid) for pid in [self.pid, *_children(self.pid)]]
+            values = [_pss_kib(pid) for pid in [self.pid, *child_pids(self.pid)]]
             known = [v for v in values if v is not None]
             if known:
                 self.peak = max(self.peak or 0, sum(known))

@@ -19,23 +19,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from bench.server import child_pids
 from tests.servers import Service, http
 from tests.support import console_script
-
-
-def _children(pid: int) -> list[int]:
-    """The live child processes of pid (Linux /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(entry.name))
-    return found
 
 
 def _wait_until(predicate, seconds=15.0):
@@ -68,7 +54,8 @@ def workers_service(scratch_database_url, tmp_path):
 
 def test_two_workers_serve_one_port_and_lose_no_write(workers_service):
     service, token, url = workers_service
-    assert _wait_until(lambda: len(_children(service.proc.pid)) == 2), _children(service.proc.pid)
+    workers = child_pids(service.proc.pid)
+    assert _wait_until(lambda: len(child_pids(service.proc.pid)) == 2), workers
     base = service.origin
     status, bank = http("POST", base + "/accounts", {"name": "Bank", "kind": "asset"}, token)
     assert status == 201
@@ -108,8 +95,8 @@ def test_two_workers_serve_one_port_and_lose_no_write(workers_service):
 
 def test_sigterm_stops_every_worker(workers_service):
     service, _token, _url = workers_service
-    assert _wait_until(lambda: len(_children(service.proc.pid)) == 2)
-    workers = _children(service.proc.pid)
+    assert _wait_until(lambda: len(child_pids(service.proc.pid)) == 2)
+    workers = child_pids(service.proc.pid)
     service.proc.send_signal(signal.SIGTERM)
     assert service.proc.wait(timeout=20) == 0
     assert _wait_until(lambda: not any(_alive(pid) for pid in workers))
@@ -119,8 +106,8 @@ def test_a_dead_worker_stops_the_service(workers_service):
     """A worker killed (out of memory, a crash) takes the service down with exit 1,
     so the supervisor restarts it whole, instead of serving on at half strength."""
     service, _token, _url = workers_service
-    assert _wait_until(lambda: len(_children(service.proc.pid)) == 2)
-    first, second = _children(service.proc.pid)
+    assert _wait_until(lambda: len(child_pids(service.proc.pid)) == 2)
+    first, second = child_pids(service.proc.pid)
     os.kill(first, signal.SIGKILL)
     assert service.proc.wait(timeout=20) == 1
     assert _wait_until(lambda: not _alive(second))
