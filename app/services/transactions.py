@@ -283,8 +283,8 @@ def _entries_of(connection, tx_ids: list[int]):
     """(transaction_id, account_id, amount_cents) of the given transactions.
 
     Each transaction's entries come out together and by entry id (the caller groups
-    them by transaction). Read through ix_entries_transaction_listing (index-only), so a listing costs
-    what it returns, not the size of the ledger (a join on the date window lets
+    them by transaction). Read through ix_entries_transaction_listing (index-only), so
+    a listing costs what it returns, not the size of the ledger (a join on the date window lets
     PostgreSQL's planner scan every entry instead). Books grow in date order, so a
     window's ids mostly form a few long runs, each read as one index range (rows of
     transactions not asked for, in gaps inside a run, are dropped here); the ids
