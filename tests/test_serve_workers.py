@@ -131,3 +131,14 @@ def test_a_bad_worker_count_is_refused(scratch_database_url, tmp_path, setting):
     assert result.returncode == 1
     assert result.stderr.startswith("error: WORKERS must be"), result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_workers_end_when_the_supervisor_is_killed(workers_service):
+    """SIGKILL gives the supervisor no chance to stop its workers: they notice it is
+    gone and stop themselves, so no orphan keeps the port and the database."""
+    service, _token, _url = workers_service
+    assert _wait_until(lambda: len(child_pids(service.proc.pid)) == 2)
+    workers = child_pids(service.proc.pid)
+    service.proc.send_signal(signal.SIGKILL)
+    service.proc.wait(timeout=10)
+    assert _wait_until(lambda: not any(_alive(pid) for pid in workers), seconds=20), workers

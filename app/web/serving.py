@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+import time
 from urllib.parse import urlsplit
 
 from ..config import parse_host_port
@@ -127,12 +128,14 @@ def serve(apps: list[tuple[object, str, int]], threads: int = 8, announce=print,
     gc.freeze()  # shared with the workers, copy-on-write
     announce(f"{workers} worker processes, {threads} threads each")
     children = []
+    supervisor = os.getpid()
     for _ in range(workers):
         pid = os.fork()
         if pid == 0:  # a worker
             code = 0
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the supervisor stops us
+                _end_with(supervisor)
                 _serve_sockets(apps, sockets, threads)
             except BaseException:  # noqa: BLE001 - reported, then this worker ends
                 log.exception("worker %s failed", os.getpid())
@@ -141,6 +144,19 @@ def serve(apps: list[tuple[object, str, int]], threads: int = 8, announce=print,
                 os._exit(code)
         children.append(pid)
     sys.exit(_supervise(children))
+
+
+def _end_with(supervisor: int) -> None:
+    """A worker stops itself (as on SIGTERM) once its supervisor is gone, even if the
+    supervisor was killed outright and could not stop it."""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == supervisor:
+            time.sleep(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
 
 
 def _supervise(children: list[int]) -> int:
