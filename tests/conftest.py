@@ -8,22 +8,23 @@ in which case they fail.
 
 from __future__ import annotations
 
-import os
-import secrets
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from app import create_app
 from app import db as store
 from app.extensions import db
 from app.services import accounts, credentials, users
-from tests.support import console_script, free_port, require_postgres  # noqa: F401
-
-PG_ADMIN_URL = os.environ.get(
-    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+from tests.support import (  # noqa: F401 - re-exported for the tests
+    PG_ADMIN_URL,
+    console_script,
+    free_port,
+    require_postgres,
+    throwaway_database,
 )
+
 API_ORIGIN = "http://localhost:38081"
 WEB_ORIGIN = "http://localhost:38080"
 PASSWORD = "correct horse battery staple"
@@ -57,30 +58,9 @@ def _migrate(url: str) -> None:
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
 def database_url(request, tmp_path_factory):
-    if request.param == "sqlite":
-        url = "sqlite:///" + str(tmp_path_factory.mktemp("db") / "ledger.db")
+    with throwaway_database(request.param, tmp_path_factory.mktemp("db")) as url:
         _migrate(url)
         yield url
-        return
-
-    name = "ledger_test_" + secrets.token_hex(4)
-    try:
-        admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # noqa: BLE001 - any failure means "no PostgreSQL here"
-        reason = f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(exc).__name__}"
-        if require_postgres():
-            pytest.fail(reason + " (CI/LEDGER_REQUIRE_POSTGRES set: PostgreSQL runs are required)")
-        pytest.skip(reason)
-    url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    try:
-        _migrate(url)
-        yield url
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture
@@ -275,20 +255,8 @@ def session_client(app, client, make_user):
 @pytest.fixture
 def scratch_database_url(dialect, tmp_path):
     """A fresh, empty (unmigrated) database of the current dialect, dropped afterwards."""
-    if dialect == "sqlite":
-        yield f"sqlite:///{tmp_path}/scratch.db"
-        return
-    name = "ledger_scratch_" + secrets.token_hex(4)
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
+    with throwaway_database(dialect, tmp_path, "ledger_scratch_") as url:
+        yield url
 
 
 @pytest.fixture

@@ -1,8 +1,15 @@
 """Helpers shared by tests (importable; fixtures live in conftest.py)."""
 
 import os
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
+
+PG_ADMIN_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
 
 
 def require_postgres() -> bool:
@@ -29,3 +36,35 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextmanager
+def throwaway_database(dialect: str, folder: Path, prefix: str = "ledger_test_"):
+    """The URL of a new, empty database of dialect (no tables), dropped afterwards.
+
+    SQLite: a new file in folder. PostgreSQL: a new database on PG_ADMIN_URL; if the
+    server cannot be reached the test is skipped with the reason, or fails when
+    PostgreSQL runs are required (require_postgres: CI, LEDGER_REQUIRE_POSTGRES).
+    """
+    if dialect == "sqlite":
+        yield f"sqlite:///{Path(folder) / (prefix + secrets.token_hex(4))}.db"
+        return
+    from sqlalchemy import create_engine, text
+
+    name = prefix + secrets.token_hex(4)
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # noqa: BLE001 - any failure means "no PostgreSQL here"
+        admin.dispose()
+        reason = f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(exc).__name__}"
+        if require_postgres():
+            pytest.fail(reason + " (CI/LEDGER_REQUIRE_POSTGRES set: PostgreSQL runs are required)")
+        pytest.skip(reason)
+    try:
+        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()

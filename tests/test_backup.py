@@ -1,23 +1,22 @@
 """Backup and restore: every table exactly, across dialects, while writers post; refusals."""
 
 import json
-import secrets
 import threading
+from contextlib import ExitStack
 from datetime import timedelta
 
 import pytest
 from tests.conftest import (
     API_ORIGIN,
     PASSWORD,
-    PG_ADMIN_URL,
     SESSION_COOKIE,
     WEB_ORIGIN,
     _migrate,
 
 )
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import select, text
 
-from tests.support import require_postgres
+from tests.support import throwaway_database
 
 from app import create_app
 from app import db as store
@@ -29,29 +28,9 @@ from app.services import backup, clock, credentials, crypto, sessions, transacti
 @pytest.fixture
 def fresh_url(tmp_path):
     """make(dialect) -> the URL of a new database with no tables at all."""
-    created = []
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-
-    def make(dialect):
-        if dialect == "sqlite":
-            return "sqlite:///" + str(tmp_path / f"{secrets.token_hex(4)}.db")
-        name = "ledger_restore_" + secrets.token_hex(4)
-        try:
-            with admin.connect() as conn:
-                conn.execute(text(f'CREATE DATABASE "{name}"'))
-        except Exception as exc:  # noqa: BLE001 - no PostgreSQL here
-            reason = f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(exc).__name__}"
-            if require_postgres():
-                pytest.fail(reason)
-            pytest.skip(reason)
-        created.append(name)
-        return PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-
-    yield make
-    with admin.connect() as conn:
-        for name in created:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    with ExitStack() as stack:
+        yield lambda dialect: stack.enter_context(
+            throwaway_database(dialect, tmp_path, "ledger_restore_"))
 
 
 def make_app(url, clock):

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import secrets
-
 import pytest
-from tests.conftest import PG_ADMIN_URL
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import inspect, text
 
 from app import create_app
 from app import db as store
@@ -14,25 +11,10 @@ from app.extensions import db
 from app.services import derived, reports
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def fresh_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield "sqlite:///" + str(tmp_path / "fresh.db")
-        return
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    name = "ledger_mig_" + secrets.token_hex(4)
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # noqa: BLE001 - same rule as conftest's database_url
-        admin.dispose()
-        pytest.skip(f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(exc).__name__}")
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+@pytest.fixture
+def fresh_url(scratch_database_url):
+    """An empty database of each dialect (conftest's scratch_database_url)."""
+    return scratch_database_url
 
 
 BOOKS = [
