@@ -119,13 +119,18 @@ def serve(apps: list[tuple[object, str, int]], threads: int = 8, announce=print,
         for sock in group:
             host, port = sock.getsockname()[:2]
             announce(f"listening on http://{f'[{host}]' if ':' in host else host}:{port}")
+    if workers > 1 and before_fork is not None:
+        before_fork()
+    # Everything made at start-up (modules, the apps, SQLAlchemy's metadata) lives as
+    # long as the process: frozen out of the collector's generations, it is no longer
+    # walked by every full collection (~110,000 objects, 25 ms a collection on the
+    # development machine; a busy month's listing sets off a few). Workers inherit it
+    # frozen (and so shared, copy-on-write).
+    gc.collect()
+    gc.freeze()
     if workers == 1:
         _serve_sockets(apps, sockets, threads)
         return
-    if before_fork is not None:
-        before_fork()
-    gc.collect()
-    gc.freeze()  # shared with the workers, copy-on-write
     announce(f"{workers} worker processes, {threads} threads each")
     children = []
     supervisor = os.getpid()
@@ -210,12 +215,6 @@ def _serve_sockets(apps, sockets, threads: int) -> None:
         for (app, _host, _port), group in zip(apps, sockets, strict=True)
     ]
     _stop_on_sigterm()
-    # Everything made at start-up (modules, the apps, SQLAlchemy's metadata) lives as
-    # long as the process: frozen out of the collector's generations, it is no longer
-    # walked by every full collection (~110,000 objects, 25 ms a collection on the
-    # development machine; a busy month's listing sets off a few).
-    gc.collect()
-    gc.freeze()
     first = servers[0]
     try:
         wasyncore.loop(timeout=first.adj.asyncore_loop_timeout, map=shared_map,
