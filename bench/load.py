@@ -24,21 +24,21 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import random
-import secrets
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.parse
+from contextlib import ExitStack
 from datetime import date, timedelta
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PG_ADMIN_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+from . import databases
+from .databases import PG_ADMIN_URL
+from .server import Service, cli, free_port
+
 EMAIL = "load@example.com"
 PASSWORD = "correct horse battery staple"
 HOST = "127.0.0.1"  # loopback only, by construction
@@ -46,110 +46,6 @@ MIX = (("read", 50), ("post", 25), ("tool", 15), ("refresh", 10))
 ACCOUNTS = (("Checking", "asset"), ("Savings", "asset"), ("Card", "liability"),
             ("Opening", "equity"), ("Salary", "income"), ("Groceries", "expense"),
             ("Rent", "expense"))
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def console_script() -> list[str]:
-    beside = Path(sys.executable).parent / "ledger-service"
-    if beside.exists():
-        return [str(beside)]
-    return [sys.executable, "-c", "from app.cli import cli; cli()"]
-
-
-class Database:
-    """A throwaway database of the dialect, dropped afterwards."""
-
-    def __init__(self, dialect: str, admin_url: str = PG_ADMIN_URL):
-        self.dialect = dialect
-        self.admin_url = admin_url
-        self.tmp = tempfile.TemporaryDirectory(prefix="ledger-load-")
-        self.name = None
-        if dialect == "sqlite":
-            self.url = f"sqlite:///{self.tmp.name}/ledger.db"
-        else:
-            from sqlalchemy import create_engine, text
-
-            self.name = "ledger_load_" + secrets.token_hex(4)
-            engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-            with engine.connect() as conn:
-                conn.execute(text(f'CREATE DATABASE "{self.name}"'))
-            engine.dispose()
-            self.url = admin_url.rsplit("/", 1)[0] + "/" + self.name
-
-    def drop(self):
-        if self.name:
-            from sqlalchemy import create_engine, text
-
-            engine = create_engine(self.admin_url, isolation_level="AUTOCOMMIT")
-            with engine.connect() as conn:
-                conn.execute(text(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)'))
-            engine.dispose()
-        self.tmp.cleanup()
-
-
-class Server:
-    """`ledger-service serve` (API only) on 127.0.0.1 and a free port."""
-
-    def __init__(self, database_url: str, instance: str):
-        self.port = free_port()
-        self.origin = f"http://{HOST}:{self.port}"
-        self.env = dict(os.environ, DATABASE_URL=database_url, LEDGER_INSTANCE_PATH=instance,
-                        BIND_ADDR=f"{HOST}:{self.port}", API_ORIGIN=self.origin,
-                        WEB_BIND_ADDR="off")
-        self.proc = None
-
-    def cli(self, *args, stdin=None) -> str:
-        done = subprocess.run(console_script() + list(args), env=self.env, input=stdin,
-                              capture_output=True, text=True, timeout=120, cwd=ROOT)
-        if done.returncode != 0:
-            raise RuntimeError(f"ledger-service {' '.join(args)}: {done.stderr.strip()}")
-        return done.stdout.strip()
-
-    def start(self, timeout=60):
-        self.log = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(console_script() + ["serve"], env=self.env, cwd=ROOT,
-                                     stdout=subprocess.DEVNULL, stderr=self.log)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError("serve exited early")
-            conn = http.client.HTTPConnection(HOST, self.port, timeout=2)
-            try:
-                conn.request("GET", "/health")
-                if conn.getresponse().status == 200:
-                    return
-            except OSError:
-                time.sleep(0.2)
-            finally:
-                conn.close()
-        raise RuntimeError("serve did not answer in time")
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-    def close_log(self):
-        if getattr(self, "log", None) is not None:
-            self.log.close()
-
-    def server_errors_logged(self) -> tuple[int, str]:
-        """How many unhandled errors the server logged, and the first one's traceback."""
-        self.log.seek(0)
-        text = self.log.read()
-        first = text.find("unhandled error")
-        return text.count("unhandled error"), text[first:first + 3000] if first >= 0 else ""
 
 
 def oauth_grants(database_url: str, origin: str, n: int) -> list[str]:
@@ -322,26 +218,35 @@ def check_books(database_url: str, acknowledged: set[int]) -> list[str]:
 
 
 def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> dict:
-    database = Database(dialect, admin_url)
-    server = Server(database.url, database.tmp.name)
-    try:
-        server.cli("user", "add", EMAIL, "--password", "-", stdin=PASSWORD + "\n")
-        tokens = [server.cli("mint-token", EMAIL, "--label", f"load{k}") for k in range(clients)]
-        server.start()
+    with ExitStack() as stack:
+        url = stack.enter_context(databases.throwaway(dialect, admin_url))
+        port = free_port()
+        origin = f"http://{HOST}:{port}"
+        env = {"API_ORIGIN": origin,
+               "LEDGER_INSTANCE_PATH": stack.enter_context(
+                   tempfile.TemporaryDirectory(prefix="ledger-load-"))}
+
+        def command(*args, stdin=None) -> str:
+            return cli(url, *args, stdin=stdin, **env).stdout.strip()
+
+        command("user", "add", EMAIL, "--password", "-", stdin=PASSWORD + "\n")
+        tokens = [command("mint-token", EMAIL, "--label", f"load{k}") for k in range(clients)]
+        server = Service(url, port=port, **env)
+        stack.callback(server.stop)
         account_ids = []
         for name, kind in ACCOUNTS:
-            conn = http.client.HTTPConnection(HOST, server.port, timeout=30)
+            conn = http.client.HTTPConnection(HOST, port, timeout=30)
             conn.request("POST", "/accounts", json.dumps({"name": name, "kind": kind}),
                          {"Authorization": f"Bearer {tokens[0]}",
                           "Content-Type": "application/json"})
             account_ids.append(json.loads(conn.getresponse().read())["id"])
             conn.close()
-        grants = oauth_grants(database.url, server.origin, clients)
+        grants = oauth_grants(url, origin, clients)
 
         results = Results()
         budget = Budget(requests)
         began = time.monotonic()
-        workers = [Client(k, server.port, tokens[k], grants[k], account_ids, began + seconds,
+        workers = [Client(k, port, tokens[k], grants[k], account_ids, began + seconds,
                           budget, results, seed) for k in range(clients)]
         for w in workers:
             w.start()
@@ -350,14 +255,10 @@ def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> di
         elapsed = time.monotonic() - began
         hung = sum(w.is_alive() for w in workers)
         acknowledged = {i for w in workers for i in w.acknowledged}
-        problems = check_books(database.url, acknowledged)
+        problems = check_books(url, acknowledged)
         if hung:
             problems.append(f"{hung} clients still waiting after the time limit")
-        server_errors, first_error = server.server_errors_logged()
-    finally:
-        server.stop()
-        server.close_log()
-        database.drop()
+        server_errors, first_error = server.errors_logged()
 
     every = [s for values in results.latency.values() for s in values]
     report = {

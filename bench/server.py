@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -21,12 +22,13 @@ def _env(url: str, **extra) -> dict:
     return env
 
 
-def cli(url: str, *args: str, stdin: str | None = None, check: bool = True):
-    """Run `ledger-service ARGS` (the console script's module form) against url."""
+def cli(url: str, *args: str, stdin: str | None = None, check: bool = True, **env):
+    """Run `ledger-service ARGS` (the console script's module form) against url;
+    env: more settings (API_ORIGIN, ...) for it."""
     return subprocess.run(
         [sys.executable, "-c", "from app.cli import cli; cli()", *args],
         cwd=ROOT,
-        env=_env(url),
+        env=_env(url, **env),
         input=stdin,
         capture_output=True,
         text=True,
@@ -41,24 +43,31 @@ def free_port() -> int:
 
 
 class Service:
-    """`ledger-service serve` in a subprocess; stop() ends it (and only it)."""
+    """`ledger-service serve` in a subprocess; stop() ends it (and only it).
 
-    def __init__(self, url: str, workers: int = 1):
-        self.port = free_port()
+    Its standard error goes to a temporary file (a pipe nobody reads would fill up
+    and stall a service that logs a lot); errors_logged() reads it. env: more
+    settings for it (API_ORIGIN, LEDGER_INSTANCE_PATH, ...); port: the one to use
+    (default: a free one).
+    """
+
+    def __init__(self, url: str, workers: int = 1, port: int | None = None, **env):
+        self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.workers = workers
+        self.log = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from app.cli import cli; cli()", "serve"],
             cwd=ROOT,
-            env=_env(url, BIND_ADDR=f"127.0.0.1:{self.port}", WORKERS=str(workers)),
+            env=_env(url, BIND_ADDR=f"127.0.0.1:{self.port}", WORKERS=str(workers), **env),
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=self.log,
             text=True,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError("the service exited: " + self.proc.stderr.read()[-2000:])
+                raise RuntimeError("the service exited: " + self._log_text()[-2000:])
             try:
                 with urllib.request.urlopen(self.base + "/health", timeout=1) as r:
                     if r.status == 200:
@@ -91,6 +100,16 @@ class Service:
         sampler = getattr(self, "_sampler", None)
         return sampler.peak if sampler else None
 
+    def _log_text(self) -> str:
+        self.log.seek(0)
+        return self.log.read()
+
+    def errors_logged(self) -> tuple[int, str]:
+        """How many unhandled errors the service logged, and the first one's traceback."""
+        text = self._log_text()
+        first = text.find("unhandled error")
+        return text.count("unhandled error"), text[first:first + 3000] if first >= 0 else ""
+
     def stop(self) -> None:
         sampler = getattr(self, "_sampler", None)
         if sampler:
@@ -103,6 +122,7 @@ class Service:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.log.close()
 
 
 def child_pids(pid: int) -> list[int]:
