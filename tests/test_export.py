@@ -5,6 +5,8 @@ import io
 
 import pytest
 
+from tests.conftest import ApiClient
+
 CSV_HEADER = "transaction_id,date,description,author,account,kind,cents\r\n"
 
 
@@ -173,3 +175,74 @@ def test_a_streaming_export_reads_one_snapshot(app, sample_books):
         later = "".join(export.generate("csv", None, None))
         store.rollback()
     assert "written meanwhile" in later
+
+
+# Text a spreadsheet would run as a formula, and text that must stay exactly as it is.
+FORMULA_DESCRIPTIONS = {
+    '=HYPERLINK("http://evil.example","click")': '\'=HYPERLINK("http://evil.example","click")',
+    "+1+1": "'+1+1",
+    "-2+3": "'-2+3",
+    "@SUM(1,2)": "'@SUM(1,2)",
+    "'\tcmd": "''\tcmd",  # tab and CR are stripped from the ends of stored text,
+    "'\rcmd": "''\rcmd",  # so they only lead once the apostrophes are set aside
+    "'=already quoted": "''=already quoted",
+    "''-twice": "'''-twice",
+    "'tis fine": "'tis fine",
+    "Plain coffee": "Plain coffee",
+    "a=b": "a=b",
+}
+FORMULA_ACCOUNTS = {"=Bank": "'=Bank", "+Cash": "'+Cash", "-Loan": "'-Loan", "@Home": "'@Home",
+                    "'tis": "'tis"}
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def test_csv_export_never_starts_a_text_cell_with_a_formula_character(
+    app, client, make_user, mint, runner
+):
+    make_user()
+    make_user("-mallory@example.com")
+    alice, mallory = ApiClient(client, mint()), ApiClient(client, mint("-mallory@example.com"))
+    ids = {}
+    for name, kind in zip(FORMULA_ACCOUNTS, ("asset", "asset", "liability", "expense", "asset")):
+        response = alice.post("/accounts", json={"name": name, "kind": kind})
+        assert response.status_code == 201, response.get_json()
+        ids[name] = response.get_json()["id"]
+    assert alice.post("/accounts", json={"name": "=Unused", "kind": "equity"}).status_code == 201
+    for n, description in enumerate(FORMULA_DESCRIPTIONS):
+        response = (mallory if n % 2 else alice).post("/transactions", json={
+            "occurred_on": f"2026-03-{n + 1:02d}",
+            "description": description,
+            "entries": [{"account_id": ids["@Home"], "amount_cents": 4321 + n},
+                        {"account_id": ids["=Bank"], "amount_cents": -4321 - n}],
+        })
+        assert response.status_code == 201, response.get_json()
+    for name in ("+Cash", "-Loan", "'tis"):
+        response = alice.post("/transactions", json={
+            "occurred_on": "2026-04-01", "description": "Move",
+            "entries": [{"account_id": ids[name], "amount_cents": 100},
+                        {"account_id": ids["=Bank"], "amount_cents": -100}],
+        })
+        assert response.status_code == 201, response.get_json()
+
+    body = alice.get("/export?format=csv").get_data(as_text=True)
+    rows = list(csv.reader(io.StringIO(body, newline="")))
+    assert ["", "", "", "", "'=Unused", "equity", ""] in rows
+    by_date = {}
+    for row in rows[1:]:
+        for cell in row[2:5]:  # description, author, account: never a formula
+            assert not cell.startswith(FORMULA_STARTS), row
+        if row[0]:
+            by_date.setdefault(row[1], []).append(row)
+    for n, (description, written) in enumerate(FORMULA_DESCRIPTIONS.items()):
+        (home, bank) = by_date[f"2026-03-{n + 1:02d}"]
+        assert home[2] == bank[2] == written, description
+        assert home[3] == ("'-mallory@example.com" if n % 2 else "alice@example.com")
+        assert (home[4], home[6]) == ("'@Home", str(4321 + n))
+        # Amounts are numbers, written from integer cents: a negative stays a number.
+        assert (bank[4], bank[6]) == ("'=Bank", str(-4321 - n))
+    written_accounts = {row[4] for row in rows[1:]}
+    assert set(FORMULA_ACCOUNTS.values()) <= written_accounts
+    # The command line writes the same file.
+    result = runner.invoke(args=["export", "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert list(csv.reader(io.StringIO(result.output, newline=""))) == rows

@@ -263,3 +263,39 @@ def test_two_imports_of_one_file_at_once_add_it_once(app):
     assert errors == [] and len(results) == 2
     assert sorted((r.added, r.duplicates) for r in results) == [(0, 3), (3, 0)]
     assert stored(app) == (3, 3)
+
+
+@pytest.mark.parametrize(
+    "cell, text",
+    [
+        ("'=1+1", "=1+1"),  # the export's mark before a formula character goes
+        ("'+1", "+1"),
+        ("'-2", "-2"),
+        ("'@SUM(1)", "@SUM(1)"),
+        ("''\tx", "'\tx"),
+        ("''=already quoted", "'=already quoted"),
+        ("'''-twice", "''-twice"),
+        ("'tis fine", "'tis fine"),  # no formula character after the apostrophes: kept
+        ("''", "''"),
+        ("=hand written", "=hand written"),  # nothing to take away
+        ("Plain", "Plain"),
+    ],
+)
+def test_csv_import_takes_away_the_exports_formula_mark(app, make_user, cell, text):
+    make_user("-bob@example.com")
+    body = (
+        CSV_HEAD
+        + f",,,,{cell} fund,equity,\n"
+        + f"1,2026-01-01,{cell},'-bob@example.com,{cell} cash,asset,-100\n"
+        + f"1,2026-01-01,{cell},'-bob@example.com,Gifts,income,100\n"
+    )
+    result = run_import(app, body, "csv")
+    assert (result.added, result.accounts_created) == (1, 3)
+    books, listed = books_and_listing(app)
+    assert books == {f"{text} fund": "equity", f"{text} cash": "asset", "Gifts": "income"}
+    (tx,) = listed
+    assert tx["description"] == text
+    assert tx["created_by_email"] == "-bob@example.com"
+    assert [(e["account_name"], e["amount_cents"]) for e in tx["entries"]] == [
+        (f"{text} cash", -100), ("Gifts", 100),  # a negative amount is still read
+    ]

@@ -92,3 +92,35 @@ def test_amounts_refused_never_rounded(text, message):
         parse_amount(text, 42)
     assert info.value.line == 42
     assert message in info.value.message
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# Any text, with a good share starting with apostrophes and formula characters.
+csv_texts = st.builds(
+    lambda head, rest: head + rest,
+    st.text(st.sampled_from("'=+-@\t\r a"), max_size=5),
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=12),
+)
+
+
+@settings(max_examples=500)
+@given(text=csv_texts)
+def test_csv_text_cells_never_start_a_formula_and_read_back_exactly(text):
+    cell = plaintext.csv_text_cell(text)
+    assert not cell.startswith(FORMULA_STARTS), cell
+    assert plaintext.csv_text_value(cell) == text
+    assert cell in (text, "'" + text)
+
+
+@pytest.mark.parametrize(
+    "text, cell",
+    [
+        ("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"), ("\rx", "'\rx"), ("'=already quoted", "''=already quoted"),
+        ("''+x", "'''+x"), ("'tis fine", "'tis fine"), ("'", "'"), ("", ""),
+        ("Plain", "Plain"), ("a=b", "a=b"), (" =x", " =x"),
+    ],
+)
+def test_csv_text_cell_examples(text, cell):
+    assert plaintext.csv_text_cell(text) == cell
+    assert plaintext.csv_text_value(cell) == text

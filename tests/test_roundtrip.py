@@ -101,3 +101,50 @@ def test_export_then_import_reproduces_the_books(app, ledger):
                 0, len(postings), 0,
             ), fmt
             assert snapshot() == before, fmt
+
+
+# Text a spreadsheet would run as a formula, text already starting with apostrophes, and
+# plain text: the CSV export marks the first with a leading ' and the import removes it.
+TRICKY_TEXT = [
+    '=HYPERLINK("http://evil.example","click")', "+1+1", "-2+3", "@SUM(1,2)",
+    "'\tcmd", "'\rcmd", "'=already quoted", "''-twice", "'tis fine", "''", "'",
+    "Plain coffee", "a=b",
+]
+
+
+def test_csv_round_trip_keeps_text_that_looks_like_a_formula(app):
+    with app.app_context():
+        alice = fresh_books()
+        mallory = users.add_user("=mallory@example.com", PASSWORD).id
+        names = ["=Bank", "+Cash", "-Loan", "@Home", "'tis", "'=quoted", "Plain"]
+        ids = [accounts.create_account(name, "asset")["id"] for name in names]
+        accounts.create_account("-Unused", "equity")
+        for n, description in enumerate(TRICKY_TEXT):
+            transactions.record_transaction(
+                f"2026-05-{n + 1:02d}",
+                description,
+                [{"account_id": ids[n % len(ids)], "amount_cents": -(n + 1) * 101},
+                 {"account_id": ids[(n + 1) % len(ids)], "amount_cents": (n + 1) * 101}],
+                created_by=mallory if n % 2 else alice,
+            )
+        store.commit()
+        before = snapshot()
+        assert sorted(t[1] for t in before["transactions"]) == sorted(TRICKY_TEXT)
+        text = "".join(export.generate("csv", None, None))
+        assert "'=Bank" in text and "'-Unused" in text and "'=mallory@example.com" in text
+        store.rollback()
+
+        fresh_books()
+        users.add_user("=mallory@example.com", PASSWORD)
+        store.commit()
+        first = importer.import_text(text, "csv")
+        store.commit()
+        assert (first.added, first.duplicates) == (len(TRICKY_TEXT), 0)
+        after = snapshot()
+        assert after == before
+        assert sorted(t[1] for t in after["transactions"]) == sorted(TRICKY_TEXT)
+        # Exported again, the file is the same (ids aside, which the import does not keep).
+        again = "".join(export.generate("csv", None, None))
+        assert [line.split(",", 1)[1] for line in again.splitlines()[1:]] == [
+            line.split(",", 1)[1] for line in text.splitlines()[1:]
+        ]

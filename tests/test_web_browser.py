@@ -336,6 +336,64 @@ def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
     page.wait_for_selector("body[data-ready=true]")
 
 
+def _block_other_hosts(person):
+    """Abort every request leaving `localhost` and return the list of their URLs."""
+    elsewhere = []
+
+    def handle(route):
+        if urllib.parse.urlsplit(route.request.url).hostname == "localhost":
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    person.context.route("**/*", handle)
+    return elsewhere
+
+
+def _stays_on_the_web_origin(live, page, elsewhere):
+    """The sign-in page went on to the books on WEB_ORIGIN and nowhere else."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        page.wait_for_url(lambda url: url == live.web + "/" or not url.startswith(live.web + "/"))
+    except PlaywrightError:
+        pass  # a navigation aborted by _block_other_hosts: the checks below say where to
+    page.wait_for_timeout(300)  # a late second navigation would show up here
+    assert elsewhere == [], f"the sign-in page sent the browser elsewhere: {elsewhere}"
+    parts = urllib.parse.urlsplit(page.url)
+    assert f"{parts.scheme}://{parts.netloc}" == live.web, page.url
+    assert page.url == live.web + "/", page.url
+    page.wait_for_selector("body[data-ready=true]")
+
+
+# Paths the URL parser only turns into "//evil.example/x" (another host) while
+# normalising: the check must apply to what is finally navigated to.
+NORMALISED_AWAY = ["/.//evil.example/x", "/..//evil.example/x", "/%2e//evil.example/x"]
+
+
+def test_sign_in_never_follows_next_to_another_site(live, person):
+    live.add_user()
+    page = person.page
+    elsewhere = _block_other_hosts(person)
+
+    # Signing in (password, then the first passkey) through a hostile link.
+    page.goto(live.web + "/signin?next=" + NORMALISED_AWAY[0])
+    person.first_sign_in()
+    _stays_on_the_web_origin(live, page, elsewhere)
+
+    # Fully signed in, the sign-in page goes straight on: still only to this origin.
+    for target in NORMALISED_AWAY:
+        for query in (target, urllib.parse.quote(target, safe="")):
+            page.goto(live.web + "/signin?next=" + query)
+            _stays_on_the_web_origin(live, page, elsewhere)
+
+    # A legitimate `next` still works.
+    page.goto(live.web + "/signin?next=" + urllib.parse.quote("/security?x=1", safe=""))
+    page.wait_for_url(live.web + "/security?x=1")
+    assert elsewhere == []
+
+
 def _pkce():
     verifier = secrets.token_urlsafe(48)
     digest = hashlib.sha256(verifier.encode()).digest()

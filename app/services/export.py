@@ -155,6 +155,9 @@ def _beancount(start, end) -> Iterator[str]:
 
 
 def _csv(start, end) -> Iterator[str]:
+    # Free text (description, author, account name) never starts a spreadsheet
+    # formula: plaintext.csv_text_cell; ids, dates, kinds and integer cents are as stored.
+    text = plaintext.csv_text_cell
     buffer = io.StringIO()
     writer = csv.writer(buffer)  # RFC 4180: CRLF rows; fields holding CR or LF are quoted
 
@@ -174,13 +177,14 @@ def _csv(start, end) -> Iterator[str]:
     for row in db.session.execute(
         select(Account.kind, Account.name).where(Account.id.not_in(used)).order_by(Account.id)
     ):
-        writer.writerow(("", "", "", "", row.name, row.kind, ""))
+        writer.writerow(("", "", "", "", text(row.name), row.kind, ""))
     yield flush()
     for tx in iter_transactions(start, end):
         for kind, name, cents in tx["entries"]:
-            writer.writerow(
-                (tx["id"], tx["date"], tx["description"], tx["author"] or "", name, kind, cents)
-            )
+            writer.writerow((
+                tx["id"], tx["date"], text(tx["description"]), text(tx["author"] or ""),
+                text(name), kind, cents,
+            ))
         yield flush()
 
 

@@ -4,6 +4,8 @@ Columns (header required, in this order): transaction_id, date, description,
 author, account, kind, cents. `account` is the plain account name (no kind
 prefix), `kind` one of the five kinds, `cents` a signed integer. A row with
 only `account` and `kind` filled declares an account that has no entries.
+The free-text cells (description, author, account) lose the leading `'` the
+export adds before a formula character (plaintext.csv_text_value).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import io
 import re
 
 from ..models import ACCOUNT_KINDS
+from . import plaintext
 from .export import CSV_COLUMNS
 from .parse_journal import journal_date
 from .parsed import Parsed, ParsedTx, Posting
@@ -36,6 +39,10 @@ def parse(text: str) -> Parsed:
         if len(row) != len(CSV_COLUMNS):
             raise ParseProblem(line, f"expected {len(CSV_COLUMNS)} columns, found {len(row)}")
         tx_id, day, description, author, account, kind, cents = row
+        # The export's guard against spreadsheet formulas, undone (plaintext.csv_text_cell).
+        description, author, account = (
+            plaintext.csv_text_value(cell) for cell in (description, author, account)
+        )
         if kind not in ACCOUNT_KINDS:
             raise ParseProblem(line, "kind must be one of: " + ", ".join(ACCOUNT_KINDS))
         if not tx_id.strip():

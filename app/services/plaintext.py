@@ -243,6 +243,34 @@ def parse_number(text: str, line: int) -> int:
     return whole * 100 + int(frac.ljust(2, "0"))
 
 
+# --- CSV text cells ----------------------------------------------------------------
+
+# A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
+CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_needs_quote_mark(text: str) -> bool:
+    return text.lstrip("'").startswith(CSV_FORMULA_STARTS)
+
+
+def csv_text_cell(text: str) -> str:
+    """A free-text CSV cell a spreadsheet shows as text, never runs as a formula.
+
+    Text that starts with a formula character once ALL its leading apostrophes
+    are set aside gets one more leading ``'`` ("=1+1" -> "'=1+1", "'=x" -> "''=x");
+    anything else is written as it is ("'tis fine" stays). csv_text_value undoes
+    it exactly, so export -> import gives back the same text.
+    """
+    return "'" + text if _csv_needs_quote_mark(text) else text
+
+
+def csv_text_value(cell: str) -> str:
+    """The text a csv_text_cell holds: one leading ``'`` dropped under the same rule."""
+    if cell.startswith("'") and _csv_needs_quote_mark(cell):
+        return cell[1:]
+    return cell
+
+
 # --- fingerprints ------------------------------------------------------------------
 
 

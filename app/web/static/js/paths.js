@@ -2,9 +2,14 @@
 
 // Where to go after signing in: only a path on this same origin, never another
 // site (an open redirect would let a link bounce a fresh session anywhere).
+// The check runs on the FINAL string that will be navigated to, after the URL
+// parser's normalisation: "/.//evil.example" or "/%2e//evil.example" become the
+// path "//evil.example", which a browser reads as another host.
 export function safeNext(next, origin) {
-  if (typeof next !== "string" || !next.startsWith("/") || next.startsWith("//")) return "/";
-  if (next.includes("\\")) return "/";
+  if (typeof next !== "string" || !isSinglySlashedPath(next)) return "/";
+  // Backslashes read as slashes and control characters (tab, newline, …) are
+  // silently dropped by URL parsing: neither belongs in a link we made.
+  if (/[\\\u0000-\u001f\u007f]/.test(next)) return "/";
   let url;
   try {
     url = new URL(next, origin);
@@ -12,7 +17,23 @@ export function safeNext(next, origin) {
     return "/";
   }
   if (url.origin !== origin) return "/";
-  return url.pathname + url.search;
+  const target = url.pathname + url.search;
+  if (!isSinglySlashedPath(target)) return "/";
+  // What the browser will do with `target` itself: same origin, same place.
+  let again;
+  try {
+    again = new URL(target, origin);
+  } catch {
+    return "/";
+  }
+  if (again.origin !== origin || again.pathname + again.search !== target) return "/";
+  return target;
+}
+
+// A path with exactly one leading slash: "/" or "/x…", never "//…" or "/\\…"
+// (both protocol-relative: another host).
+function isSinglySlashedPath(text) {
+  return text.startsWith("/") && text[1] !== "/" && text[1] !== "\\";
 }
 
 // The sign-in page for coming back to `here` (a path with its query) afterwards.
