@@ -168,17 +168,12 @@ def complete_login(attempt: LoginAttempt, *, replacing: str | None = None) -> Lo
     if attempt.user_id is None or not matches:
         raise Unauthenticated(LOGIN_REFUSED)
     user_id = attempt.user_id
-    stored = db.session.execute(
-        select(User.password_hash).where(User.id == user_id)
-    ).scalar_one_or_none()
-    if stored != attempt.password_hash:  # removed, or its password changed, meanwhile
-        raise Unauthenticated(LOGIN_REFUSED)
+    unchanged = User.id == user_id, User.password_hash == attempt.password_hash
+    if db.session.execute(select(User.id).where(*unchanged)).first() is None:
+        raise Unauthenticated(LOGIN_REFUSED)  # removed, or its password changed, meanwhile
     throttle.clear(attempt.email)
     if new_hash:
-        db.session.execute(
-            update(User).where(User.id == user_id, User.password_hash == stored)
-            .values(password_hash=new_hash)
-        )
+        db.session.execute(update(User).where(*unchanged).values(password_hash=new_hash))
     # Expired sessions of this user are dead weight: drop them while we are here.
     db.session.execute(
         delete(Session).where(Session.user_id == user_id, Session.expires_at <= clock.now())
