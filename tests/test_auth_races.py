@@ -77,7 +77,7 @@ def test_parallel_wrong_passwords_are_admitted_as_serial_ones_would_be(
         assert row.locked_until == clock() + timedelta(seconds=2)
 
 
-def _watch_argon2(monkeypatch, app):
+def _watch_argon2(monkeypatch):
     """Record, at every argon2 call made by a request, whether a transaction is open."""
     seen = []
 
@@ -94,9 +94,9 @@ def _watch_argon2(monkeypatch, app):
     return seen
 
 
-def test_argon2_runs_outside_any_transaction(app, signin, client, monkeypatch):
+def test_argon2_runs_outside_any_transaction(signin, client, monkeypatch):
     """Login (wrong, right, replacing a session) and password change: no writer lock meanwhile."""
-    seen = _watch_argon2(monkeypatch, app)
+    seen = _watch_argon2(monkeypatch)
     assert signin.password(password="wrong password").status_code == 401
     assert signin.password(email="nobody@example.com").status_code == 401
     signin.full()
@@ -113,7 +113,7 @@ def test_argon2_runs_outside_any_transaction(app, signin, client, monkeypatch):
     assert [(t, lock) for _, t, lock in seen] == [(False, False)] * len(seen)
 
 
-def test_a_write_completes_while_a_login_verifies(app, make_user, api, monkeypatch):
+def test_a_write_completes_while_a_login_verifies(app, api, monkeypatch):
     """Another writer is not held up by argon2: PUT /settings lands while it runs."""
     real_verify = passwords.verify
     outcome = {}
