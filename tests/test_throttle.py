@@ -6,6 +6,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import LoginThrottle, Session
+from app.services import passwords, users
 
 
 def attempt(client, email="alice@example.com", password="wrong password"):
@@ -85,3 +86,49 @@ def test_refusals_create_no_session(app, client, make_user):
         assert db.session.execute(select(Session)).first() is None
         row = db.session.execute(select(LoginThrottle)).scalar_one()
         assert row.email == "alice@example.com" and row.failures == 4
+
+
+# POST /auth/password checks the current password behind the same throttle -----------
+
+
+def change(client, current, new="a brand new secret"):
+    return client.post("/auth/password", json={"current_password": current, "new_password": new})
+
+
+def password_still(app, password):
+    with app.app_context():
+        user = users.find_user("alice@example.com")
+        return passwords.verify(password, user.password_hash)[0]
+
+
+def test_wrong_current_passwords_are_throttled_like_logins(app, session_client, clock):
+    client = session_client(mfa_complete=True)
+    for _ in range(4):  # 3 free, the 4th starts the 2 s delay; each a 400
+        response = change(client, "wrong password")
+        assert response.status_code == 400 and response.get_json().keys() == {"error"}
+    refused = change(client, PASSWORD)  # even the right one, inside the delay
+    assert refused.status_code == 429
+    assert refused.get_json().keys() == {"error"}
+    assert refused.headers["Retry-After"] == "2"
+    assert password_still(app, PASSWORD)  # nothing changed
+    assert client.get("/accounts").status_code == 200  # the session lives on
+    with app.app_context():
+        assert db.session.execute(select(LoginThrottle.failures)).scalar_one() == 4
+    clock.advance(2)
+    assert change(client, PASSWORD).status_code == 204
+    assert password_still(app, "a brand new secret")
+    with app.app_context():  # a successful change clears the count
+        assert db.session.execute(select(LoginThrottle)).first() is None
+
+
+def test_logins_and_password_changes_share_one_count(app, session_client, clock):
+    client = session_client(mfa_complete=True)
+    for _ in range(3):  # wrong logins (the full session is still held and untouched)
+        assert attempt(client).status_code == 401
+    assert change(client, "wrong password").status_code == 400  # the 4th failure
+    assert change(client, PASSWORD).headers["Retry-After"] == "2"
+    assert attempt(client, password=PASSWORD).status_code == 429
+    clock.advance(2)
+    assert change(client, "wrong password").status_code == 400  # the 5th: 4 s
+    assert attempt(client, password=PASSWORD).headers["Retry-After"] == "4"
+    assert password_still(app, PASSWORD)

@@ -58,7 +58,10 @@ def _options(options_json: str) -> Response:
 @bp.post("/login")
 @open_route
 def login():
-    result = sessions.login(json_body(), replacing=request.cookies.get(SESSION_COOKIE))
+    # The attempt is counted (or refused, 429) and committed before the password is
+    # checked: argon2 then runs with no transaction open and no SQLite writer lock held.
+    attempt = store.run_unit(sessions.admit_login, json_body())
+    result = sessions.complete_login(attempt, replacing=request.cookies.get(SESSION_COOKIE))
     store.commit()
     response = jsonify({"has_passkeys": result.has_passkeys, "mfa_complete": False})
     return _set_session_cookie(
@@ -90,7 +93,9 @@ def me():
 @bp.post("/password")
 @session_only()
 def change_password():
-    sessions.change_password(principal().user_id, json_body())
+    # Counted against the sign-in throttle and committed before argon2, as in login.
+    change = store.run_unit(sessions.admit_password_change, principal().user_id, json_body())
+    sessions.complete_password_change(change)
     store.commit()
     return _clear_session_cookie(Response(status=204))
 
