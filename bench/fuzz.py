@@ -14,7 +14,8 @@ import argparse
 import json
 import sys
 
-from bench.load import PG_ADMIN_URL, Database
+from bench import databases
+from bench.databases import PG_ADMIN_URL
 
 
 def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_URL) -> dict:
@@ -26,10 +27,9 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
     from app.services import accounts, credentials, transactions, users
     from tests.fuzzing import ServerThread, leak_pattern, load_description, only_routed, run_fuzz
 
-    database = Database(dialect, admin_url)
     origin = "http://localhost:38081"
-    try:
-        app = create_app({"DATABASE_URL": database.url, "API_ORIGIN": origin})
+    with databases.throwaway(dialect, admin_url) as url:
+        app = create_app({"DATABASE_URL": url, "API_ORIGIN": origin})
         with app.app_context():
             store.write_intent.set(True)
             upgrade()
@@ -51,8 +51,6 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
         with app.app_context():
             db.session.remove()
             db.engine.dispose()
-    finally:
-        database.drop()
     return {
         "dialect": dialect,
         "seed": seed,

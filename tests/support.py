@@ -17,6 +17,28 @@ def require_postgres() -> bool:
     return flag.strip().lower() not in ("", "0", "false", "no")
 
 
+def require_tools() -> bool:
+    """True where the external programs `.ci/run` installs must be present: skip -> fail.
+
+    Those are nginx, hledger, ledger-cli, npx and bean-check (node and Chromium have their
+    own flag, tests/web_support.py). LEDGER_REQUIRE_TOOLS wins when set (0/false/no turns
+    the requirement off); otherwise CI or LEDGER_REQUIRE_POSTGRES, the flags `.ci/run`
+    sets, imply it.
+    """
+    explicit = os.environ.get("LEDGER_REQUIRE_TOOLS")
+    if explicit is not None and explicit.strip() != "":
+        return explicit.strip().lower() not in ("0", "false", "no")
+    flag = os.environ.get("CI") or os.environ.get("LEDGER_REQUIRE_POSTGRES") or ""
+    return flag.strip().lower() not in ("", "0", "false", "no")
+
+
+def missing_tool(reason: str):
+    """A required external program is absent: a visible skip here, a failure under CI."""
+    if require_tools():
+        pytest.fail(reason + " (CI/LEDGER_REQUIRE_TOOLS set: .ci/run installs it, so it must run)")
+    pytest.skip(reason)
+
+
 def console_script() -> list[str]:
     """The installed `ledger-service` command (from this interpreter's environment)."""
     import shutil

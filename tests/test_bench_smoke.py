@@ -108,3 +108,20 @@ def test_scaling_smoke_run():
                  "balance sheet as of", "mcp tools/call account_balances"):
         assert name in done.stdout
     assert "within the 1000.0x limit" in done.stdout
+
+
+def test_fuzz_entry_point_runs():
+    """python -m bench.fuzz (named in README.md and docs/reliability.md) imports and runs.
+
+    One example per operation on SQLite: a cheap end-to-end run of the entry point, so a
+    name moved out from under it (an ImportError) fails here instead of in a reader's shell.
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.fuzz", "--dialect", "sqlite", "--max-examples", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
+    report = json.loads(done.stdout)
+    assert report["dialect"] == "sqlite" and report["max_examples_per_operation"] == 1
+    assert report["operations"] >= 20 and report["cases"] > 0
+    assert report["server_errors_5xx"] == 0 and report["failed_checks"] == []

@@ -4,6 +4,10 @@ Sign convention: hledger and Beancount report raw sums (debits positive, credits
 negative). Our /reports/balances is sign-adjusted (liability, equity and income
 negated, SPEC). So the comparison multiplies our figure by reports.sign_for(kind)
 to get back the raw sum before comparing.
+
+Where hledger, ledger-cli or bean-check is missing the test says so as a skip, except
+under CI (tests.support.missing_tool), where .ci/run installs them and a skip would hide
+a gap, so it fails instead.
 """
 
 import csv
@@ -21,12 +25,27 @@ from hypothesis import strategies as st
 
 from app.services import plaintext, reports
 from app.services.export import bean_string
+from tests.support import missing_tool
 
 HLEDGER = shutil.which("hledger")
 LEDGER = shutil.which("ledger")
 BEAN_CHECK = shutil.which("bean-check") or os.path.join(
     os.path.dirname(sys.executable), "bean-check"
 )
+
+
+@pytest.fixture(scope="module")
+def hledger():
+    if HLEDGER is None:
+        missing_tool("hledger is not installed (apt-get install hledger)")
+    return HLEDGER
+
+
+@pytest.fixture(scope="module")
+def ledger():
+    if LEDGER is None:
+        missing_tool("ledger-cli is not installed (apt-get install ledger)")
+    return LEDGER
 
 
 def our_raw_balances(api, query="") -> dict[tuple[str, str], int]:
@@ -58,8 +77,7 @@ def hledger_balances(journal) -> dict[str, int]:
     return {row[0]: cents_of(row[1]) for row in rows[1:]}
 
 
-@pytest.mark.skipif(HLEDGER is None, reason="hledger is not installed (apt-get install hledger)")
-def test_hledger_balances_equal_ours(api, sample_books, tmp_path):
+def test_hledger_balances_equal_ours(hledger, api, sample_books, tmp_path):
     journal = tmp_path / "export.journal"
     journal.write_bytes(api.get("/export?format=hledger").get_data())
     check = subprocess.run(
@@ -85,8 +103,7 @@ def test_hledger_balances_equal_ours(api, sample_books, tmp_path):
     assert ours[("income", "Salary")] == 0  # the window really leaves pay day out
 
 
-@pytest.mark.skipif(LEDGER is None, reason="ledger-cli is not installed (apt-get install ledger)")
-def test_ledger_cli_reads_the_same_journal(api, sample_books, tmp_path):
+def test_ledger_cli_reads_the_same_journal(ledger, api, sample_books, tmp_path):
     journal = tmp_path / "export.journal"
     journal.write_bytes(api.get("/export?format=hledger").get_data())
     result = subprocess.run(
@@ -127,7 +144,7 @@ def test_beancount_balances_equal_ours_and_bean_check_accepts(api, sample_books,
     }
 
     if not os.path.exists(BEAN_CHECK):
-        pytest.skip("bean-check is not installed (pip install beancount)")
+        missing_tool("bean-check is not installed (pip install beancount)")
     result = subprocess.run([BEAN_CHECK, str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -149,10 +166,9 @@ def _journal(names: list[str]) -> tuple[str, dict[str, int]]:
     return "\n".join(lines) + "\n", expected
 
 
-@pytest.mark.skipif(HLEDGER is None or LEDGER is None, reason="hledger and ledger-cli needed")
 @settings(max_examples=40, deadline=None)
 @given(names=st.lists(_texts, min_size=1, max_size=4, unique=True))
-def test_any_account_name_survives_hledger_and_ledger(names, tmp_path_factory):
+def test_any_account_name_survives_hledger_and_ledger(hledger, ledger, names, tmp_path_factory):
     path = tmp_path_factory.mktemp("names") / "probe.journal"
     text, expected = _journal(names)
     path.write_text(text, encoding="utf-8")

@@ -7,7 +7,8 @@ silently resolves the last compatible release (0.15, which has no --header optio
 The packages go to a local npm cache (NPM_CACHE); .ci/run fills it ahead of the suite, so
 the test itself does not wait for the download (about 30 seconds when cold).
 
-Skips, with the reason shown, where npx is absent or the packages cannot be fetched.
+Skips, with the reason shown, where npx is absent (fails instead under CI, which installs
+it: tests.support.missing_tool) or the packages cannot be fetched from the registry.
 Once the Inspector is there, any failure against the server is a real failure.
 """
 
@@ -22,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from app.services import reports, transactions
+from tests.support import missing_tool
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 NODE = "node@22"
@@ -41,7 +43,7 @@ def _run(args: list[str], timeout: float) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def inspector_ready():
     if shutil.which("npx") is None:
-        pytest.skip("npx (Node.js) is not installed: the MCP Inspector CLI test cannot run")
+        missing_tool("npx (Node.js) is not installed: the MCP Inspector CLI test cannot run")
     try:
         probe = _run(["mcp-inspector", "--help"], timeout=300)
     except subprocess.TimeoutExpired:
