@@ -20,6 +20,8 @@ one deleted row, so of two concurrent polls only one is issued tokens.
 
 Attempt budget: every failed lookup or decision adds one to the session's
 `device_attempts`; from 10 on, every call of that session is 429 invalid_request.
+The charge is a conditional UPDATE (`attempts < 10`), atomic on both stores, so
+parallel failures cannot charge more than 10 (the ones past it answer 429).
 """
 
 from __future__ import annotations
@@ -105,24 +107,39 @@ def start(form) -> dict:
 # --- the human side: lookup and decision, under the attempt budget ----------------
 
 
+def _budget_spent() -> InvalidRequest:
+    return InvalidRequest(
+        "too many failed device code attempts; sign in again to get a new budget",
+        status=429,
+    )
+
+
 def _check_budget(session_id: str) -> None:
     spent = db.session.execute(
         select(Session.device_attempts).where(Session.id == session_id)
     ).scalar_one_or_none()
     if spent is None or spent >= ATTEMPT_BUDGET:
-        raise InvalidRequest(
-            "too many failed device code attempts; sign in again to get a new budget",
-            status=429,
-        )
+        raise _budget_spent()
 
 
-def _spend_attempt(session_id: str) -> InvalidGrant:
-    db.session.execute(
+def _spend_attempt(session_id: str) -> InvalidRequest | InvalidGrant:
+    """Charge one failed attempt: 400 invalid_grant if the budget had one left, else 429.
+
+    The charge is one conditional UPDATE (attempts < 10), so concurrent failures of a
+    session can never charge more than 10 however they interleave: on PostgreSQL the
+    UPDATE waits for a concurrent charge's row lock and re-checks the condition on the
+    committed count; on SQLite the unit already holds the write lock (BEGIN IMMEDIATE).
+    A failure that finds the budget spent meanwhile answers 429 and charges nothing.
+    """
+    charged = db.session.execute(
         update(Session)
-        .where(Session.id == session_id)
+        .where(Session.id == session_id, Session.device_attempts < ATTEMPT_BUDGET)
         .values(device_attempts=Session.device_attempts + 1)
+        .returning(Session.device_attempts)
         .execution_options(synchronize_session=False)
-    )
+    ).scalar_one_or_none()
+    if charged is None:
+        return _budget_spent()
     return InvalidGrant(NO_MATCH, commit=True)
 
 
