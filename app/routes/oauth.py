@@ -104,7 +104,8 @@ def device_authorization():
     refused = form_or_415()
     if refused:
         return refused
-    result = device.start(request.form)
+    # remote_addr is the caller's address after ProxyFix (TRUSTED_PROXIES), if set up.
+    result = device.start(request.form, address=request.remote_addr)
     store.commit()
     return jsonify(result)
 

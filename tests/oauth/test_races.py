@@ -5,14 +5,15 @@ exactly one row, committed with the token inserts), so it is checked on both dia
 PostgreSQL, where requests truly run in parallel, gets the most rounds."""
 
 import threading
+from datetime import timedelta
 
 import pytest
 
 from app.extensions import db
-from app.models import DeviceRecord, Session, Token
+from app.models import DeviceRecord, DeviceStart, Session, Token
 from app.services import crypto
 from tests.conftest import SESSION_COOKIE
-from tests.oauth.flow import FORM, assert_oauth_error
+from tests.oauth.flow import FORM, OAuthFlow, assert_oauth_error
 
 THREADS = 4
 
@@ -104,8 +105,9 @@ def test_two_refreshes_of_one_refresh_token(app, oauth, rounds):
 
 def test_two_polls_claiming_one_approved_device_code(app, oauth, rounds):
     oauth.human()
-    for _ in range(rounds):
-        started = oauth.device_start().get_json()
+    for n in range(rounds):
+        # Each round from its own address: one address may start 10 flows per 10 minutes.
+        started = oauth.device_start(address=f"192.0.2.{n + 1}").get_json()
         response = oauth.client.post(
             "/oauth/device/approve", json={"user_code": started["user_code"], "approve": True}
         )
@@ -173,3 +175,39 @@ def test_parallel_wrong_user_codes_never_pass_the_attempt_budget(app, oauth):
         assert db.session.query(Session.device_attempts).scalar() == 10
         row = db.session.get(DeviceRecord, crypto.digest(started["device_code"]))
         assert row.status == "pending"
+
+
+def test_parallel_device_authorizations_never_pass_the_rate(app, oauth):
+    """16 device authorization requests at once from one address: exactly 10 pass."""
+    results = race(app, send=lambda c, i: OAuthFlow(c, None).device_start(address="198.51.100.9"),
+                   threads=BUDGET_RACERS)
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [200] * 10 + [429] * (BUDGET_RACERS - 10), results
+    assert all(body["error"] == "temporarily_unavailable" for status, body in results
+               if status == 429), results
+    with app.app_context():
+        assert db.session.query(DeviceStart).count() == 10
+        assert db.session.query(DeviceRecord).count() == 10
+
+
+def test_parallel_device_authorizations_never_pass_the_live_cap(app, oauth, clock):
+    """92 live records, then 16 requests at once from 16 addresses: exactly 8 pass."""
+    now = clock()
+    with app.app_context():
+        for n in range(92):
+            db.session.add(DeviceRecord(
+                id=crypto.digest(f"seeded-{n}"), user_code=f"AAAA-A{n:03d}", client_id="svc-cli",
+                resource="http://localhost:38081", status="pending", interval=5,
+                created_at=now, expires_at=now + timedelta(seconds=600),
+            ))
+        db.session.commit()
+
+    def start(client, i):
+        return OAuthFlow(client, None).device_start(address=f"203.0.113.{i + 1}")
+
+    results = race(app, send=start, threads=BUDGET_RACERS)
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [200] * 8 + [429] * (BUDGET_RACERS - 8), results
+    with app.app_context():
+        assert db.session.query(DeviceRecord).count() == 100
+        assert db.session.query(DeviceStart).count() == 8
