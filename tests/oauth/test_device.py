@@ -323,3 +323,22 @@ def test_expired_records_of_the_client_are_deleted_after_a_linger(app, oauth, cl
 )
 def test_address_key(remote, key):
     assert device.address_key(remote) == key
+
+
+def test_the_rate_counts_the_address_seen_after_proxy_handling(app, make_app):
+    form = {"client_id": "svc-cli", "resource": API_ORIGIN}
+
+    def start(client, forwarded_for):
+        return client.post(
+            "/oauth/device_authorization", data=form, headers={"X-Forwarded-For": forwarded_for},
+            environ_base={"REMOTE_ADDR": "10.0.0.2"},
+        )
+
+    # Without TRUSTED_PROXIES, X-Forwarded-For is ignored: a caller cannot spoof its way out.
+    direct = app.test_client()
+    for n in range(10):
+        assert start(direct, f"198.51.100.{n}").status_code == 200
+    assert_rate_refusal(start(direct, "198.51.100.99"), 600)
+    # Behind one trusted proxy the forwarded address is the caller's.
+    proxied = make_app(TRUSTED_PROXIES=1).test_client()
+    assert start(proxied, "198.51.100.99").status_code == 200
