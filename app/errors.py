@@ -53,7 +53,10 @@ def oauth_response(error: str, description: str, status: int):
 
 def handle_oauth_error(err: OAuthError):
     store.finish(err)
-    return oauth_response(err.error, err.description, err.status)
+    response = oauth_response(err.error, err.description, err.status)
+    if err.retry_after is not None:
+        response.headers["Retry-After"] = str(max(1, int(err.retry_after)))
+    return response
 
 
 def handle_http_error(err: HTTPException):

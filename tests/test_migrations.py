@@ -29,3 +29,23 @@ def test_downgrade_to_base_and_upgrade_again(scratch_database_url):
         upgrade()
         assert "entries" in db.inspect(db.engine).get_table_names()
         db.engine.dispose()
+
+
+def test_0005_adds_and_removes_the_device_rate_table(scratch_database_url):
+    from app import create_app
+    from app import db as store
+
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0004_entries_listing_index")
+        assert "device_starts" not in db.inspect(db.engine).get_table_names()
+        upgrade(revision="0005")
+        inspector = db.inspect(db.engine)
+        assert "device_starts" in inspector.get_table_names()
+        assert [i["name"] for i in inspector.get_indexes("device_starts")] == [
+            "ix_device_starts_client_address"
+        ]
+        downgrade(revision="0004_entries_listing_index")
+        assert "device_starts" not in db.inspect(db.engine).get_table_names()
+        db.engine.dispose()

@@ -3,7 +3,7 @@
 from .derived import AccountDayBalance, AccountMonthBalance
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
 from .ledger import ACCOUNT_KINDS, BOOK_STYLES, Account, Entry, Settings, Transaction
-from .oauth import AuthorizationCode, DeviceRecord, OAuthClient, Token
+from .oauth import AuthorizationCode, DeviceRecord, DeviceStart, OAuthClient, Token
 
 __all__ = [
     "ACCOUNT_KINDS",
@@ -13,6 +13,7 @@ __all__ = [
     "Account",
     "AuthorizationCode",
     "DeviceRecord",
+    "DeviceStart",
     "Entry",
     "LoginThrottle",
     "OAuthClient",

@@ -112,3 +112,25 @@ class DeviceRecord(db.Model):
         CheckConstraint("status IN ('pending', 'approved', 'declined')", name="status"),
         Index("ix_device_records_client_id", "client_id"),
     )
+
+
+class DeviceStart(db.Model):
+    """One accepted device authorization request, kept for the rate window (10 minutes).
+
+    `address` is the caller's address as the app sees it (after TRUSTED_PROXIES), an
+    IPv6 address reduced to its /64 network. Rows older than the window are deleted
+    by the next request of the same client, and with their client.
+    """
+
+    __tablename__ = "device_starts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_id: Mapped[str] = mapped_column(
+        ForeignKey("oauth_clients.id", ondelete="CASCADE"), nullable=False
+    )
+    address: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+
+    __table_args__ = (
+        Index("ix_device_starts_client_address", "client_id", "address", "created_at"),
+    )

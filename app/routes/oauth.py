@@ -14,7 +14,7 @@ from .. import db as store
 from ..services.oauth import authorize, clients, codes, device, refresh, revoke
 from ..services.oauth.errors import InvalidRequest, UnsupportedGrantType, session_only_refusal
 from ..services.oauth.metadata import DEVICE_GRANT
-from .support import json_body, open_route, principal, session_only
+from .support import json_body, open_route, principal, session_only, writes
 
 bp = Blueprint("oauth", __name__, url_prefix="/oauth")
 
@@ -104,15 +104,16 @@ def device_authorization():
     refused = form_or_415()
     if refused:
         return refused
-    result = device.start(request.form)
+    # remote_addr is the caller's address after ProxyFix (TRUSTED_PROXIES), if set up.
+    result = device.start(request.form, address=request.remote_addr)
     store.commit()
     return jsonify(result)
 
 
 @bp.get("/device_info")
+@writes  # a miss is counted against the session
 @session_only(refusal=session_only_refusal)
 def device_info():
-    store.write_intent.set(True)  # a miss is counted against the session
     result = device.info(request.args.get("user_code"), session_id=principal().session_id)
     store.commit()
     return jsonify(result)

@@ -29,6 +29,18 @@ def half_session(view):
     return view
 
 
+def writes(view):
+    """Mark a safe-method (GET) view that writes: its unit of work begins as a writer.
+
+    load_principal sets the write intent before the unit's first statement, so on
+    SQLite it begins with BEGIN IMMEDIATE; set inside the view it would come after
+    the credential lookup had begun a read transaction, whose later upgrade SQLite
+    refuses ("database is locked") when another writer committed meanwhile.
+    """
+    view._writes = True
+    return view
+
+
 def session_only(refusal=None):
     """Full tier, but refuse bearer tokens with 403 (refusal builds the error to raise)."""
 
@@ -48,11 +60,14 @@ def session_only(refusal=None):
 
 def load_principal():
     """before_request: resolve the caller and enforce the route's tier."""
-    store.write_intent.set(request.method not in _SAFE_METHODS)
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    store.write_intent.set(
+        request.method not in _SAFE_METHODS
+        or (request.method != "OPTIONS" and bool(getattr(view, "_writes", False)))
+    )
     g.principal = None
     if request.method == "OPTIONS":  # CORS preflight carries no credentials
         return None
-    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
     if view is None:  # no such route: let routing answer 404/405
         return None
     tier = getattr(view, "_tier", "full")

@@ -86,11 +86,14 @@ class OAuthFlow:
     def revoke(self, **form):
         return self.client.post("/oauth/revoke", data=form, content_type=FORM)
 
-    def device_start(self, client_id="svc-cli", resource=API_ORIGIN):
+    def device_start(self, client_id="svc-cli", resource=API_ORIGIN, address=None):
+        """POST /oauth/device_authorization, from `address` (REMOTE_ADDR) when given."""
+        extra = {"environ_base": {"REMOTE_ADDR": address}} if address else {}
         return self.client.post(
             "/oauth/device_authorization",
             data={"client_id": client_id, "resource": resource},
             content_type=FORM,
+            **extra,
         )
 
     def poll(self, device_code, client_id="svc-cli", **extra):

@@ -1,12 +1,14 @@
 """The device grant (RFC 8628): SPEC's Device record table, row by row, and the budget."""
 
 import re
+from datetime import timedelta
 
 import pytest
 
 from app.extensions import db
-from app.models import DeviceRecord, OAuthClient, Session
+from app.models import DeviceRecord, DeviceStart, OAuthClient, Session
 from app.services import crypto
+from app.services.oauth import device
 from tests.oauth.flow import API_ORIGIN, DEVICE_GRANT, assert_oauth_error
 
 WEB_ORIGIN = "http://localhost:38080"
@@ -231,3 +233,112 @@ def test_malformed_decision_is_invalid_request_and_free(app, oauth, started):
     )
     assert_oauth_error(response, "invalid_request")
     assert attempts(app) == 0
+
+
+# --- the rate of device authorization requests (open route) ----------------------
+
+
+def starts(app):
+    with app.app_context():
+        return db.session.query(DeviceStart).count(), db.session.query(DeviceRecord).count()
+
+
+def assert_rate_refusal(response, retry_after: int):
+    body = assert_oauth_error(response, "temporarily_unavailable", 429)
+    assert response.headers["Retry-After"] == str(retry_after)
+    assert f"{retry_after} seconds" in body["error_description"]
+
+
+def test_ten_device_authorizations_per_client_and_address_per_ten_minutes(app, oauth, clock):
+    assert (device.START_LIMIT, device.START_WINDOW) == (10, timedelta(minutes=10))
+    for _ in range(10):
+        clock.advance(1)
+        assert oauth.device_start(address="198.51.100.7").status_code == 200
+    # The 11th in the window is refused, changes nothing and is not counted.
+    assert_rate_refusal(oauth.device_start(address="198.51.100.7"), 591)
+    assert starts(app) == (10, 10)
+    # Other addresses and other clients have their own count.
+    assert oauth.device_start(address="198.51.100.8").status_code == 200
+    assert oauth.device_start(client_id="svc-desktop", address="198.51.100.7").status_code == 200
+    # The window slides: the first request leaves it 600 s after it was made.
+    clock.advance(590)
+    assert_rate_refusal(oauth.device_start(address="198.51.100.7"), 1)
+    clock.advance(1)
+    started = oauth.device_start(address="198.51.100.7")
+    assert started.status_code == 200
+    assert set(started.get_json()) == {
+        "device_code", "user_code", "verification_uri", "verification_uri_complete",
+        "expires_in", "interval",
+    }
+    assert_rate_refusal(oauth.device_start(address="198.51.100.7"), 1)
+
+
+def test_ipv6_callers_are_counted_by_their_64_network(oauth):
+    for n in range(10):
+        assert oauth.device_start(address=f"2001:db8:0:7::{n + 1:x}").status_code == 200
+    assert_rate_refusal(oauth.device_start(address="2001:db8:0:7:ffff::1"), 600)
+    assert oauth.device_start(address="2001:db8:0:8::1").status_code == 200
+
+
+def test_at_most_100_live_device_records_per_client(app, oauth, clock):
+    assert device.LIVE_LIMIT == 100
+    for n in range(100):
+        if n % 10 == 0:
+            clock.advance(1)
+        assert oauth.device_start(address=f"203.0.113.{n // 10}").status_code == 200
+    # A fresh address is refused too: the client has 100 live records, the first ten
+    # of which expire in 591 s (they were made 9 s before the last ten).
+    assert_rate_refusal(oauth.device_start(address="203.0.113.200"), 591)
+    assert oauth.device_start(client_id="svc-desktop").status_code == 200  # per client
+    clock.advance(590)
+    assert_rate_refusal(oauth.device_start(address="203.0.113.200"), 1)
+    clock.advance(1)
+    assert oauth.device_start(address="203.0.113.200").status_code == 200
+
+
+def test_expired_records_of_the_client_are_deleted_after_a_linger(app, oauth, clock):
+    first = oauth.device_start(address="198.51.100.1").get_json()
+    assert device.EXPIRED_LINGER == timedelta(seconds=600)
+    clock.advance(600 + 599)  # expired 599 s ago: a late poll still learns why
+    assert oauth.device_start(address="198.51.100.2").status_code == 200
+    assert_oauth_error(oauth.poll(first["device_code"]), "expired_token")
+    assert starts(app) == (1, 2)  # the first start left the window; its record lingers
+    clock.advance(1)
+    assert oauth.device_start(address="198.51.100.3").status_code == 200
+    assert starts(app) == (2, 2)  # the first record is gone
+    assert_oauth_error(oauth.poll(first["device_code"]), "invalid_grant")
+    with app.app_context():
+        assert db.session.get(DeviceRecord, crypto.digest(first["device_code"])) is None
+
+
+@pytest.mark.parametrize(
+    ("remote", "key"),
+    [
+        ("192.0.2.1", "192.0.2.1"),
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
+        ("::ffff:192.0.2.9", "192.0.2.9"),
+        (None, "unknown"),
+        ("not-an-address", "not-an-address"),
+    ],
+)
+def test_address_key(remote, key):
+    assert device.address_key(remote) == key
+
+
+def test_the_rate_counts_the_address_seen_after_proxy_handling(app, make_app):
+    form = {"client_id": "svc-cli", "resource": API_ORIGIN}
+
+    def start(client, forwarded_for):
+        return client.post(
+            "/oauth/device_authorization", data=form, headers={"X-Forwarded-For": forwarded_for},
+            environ_base={"REMOTE_ADDR": "10.0.0.2"},
+        )
+
+    # Without TRUSTED_PROXIES, X-Forwarded-For is ignored: a caller cannot spoof its way out.
+    direct = app.test_client()
+    for n in range(10):
+        assert start(direct, f"198.51.100.{n}").status_code == 200
+    assert_rate_refusal(start(direct, "198.51.100.99"), 600)
+    # Behind one trusted proxy the forwarded address is the caller's.
+    proxied = make_app(TRUSTED_PROXIES=1).test_client()
+    assert start(proxied, "198.51.100.99").status_code == 200

@@ -5,12 +5,15 @@ exactly one row, committed with the token inserts), so it is checked on both dia
 PostgreSQL, where requests truly run in parallel, gets the most rounds."""
 
 import threading
+from datetime import timedelta
 
 import pytest
 
 from app.extensions import db
-from app.models import Token
-from tests.oauth.flow import FORM
+from app.models import DeviceRecord, DeviceStart, Session, Token
+from app.services import crypto
+from tests.conftest import SESSION_COOKIE
+from tests.oauth.flow import FORM, OAuthFlow, assert_oauth_error
 
 THREADS = 4
 
@@ -20,32 +23,33 @@ def rounds(dialect):
     return 30 if dialect == "postgresql" else 8
 
 
-def race(app, form=None, send=None) -> list:
-    """Send the same request from THREADS threads at once; returns (status, body) pairs.
+def race(app, form=None, send=None, threads=THREADS) -> list:
+    """Send the same request from `threads` threads at once; returns (status, body) pairs.
 
-    By default the request is a token request with `form`; `send(client)` overrides it.
+    By default the request is a token request with `form`; `send(client, i)` overrides
+    it (i: the thread's number).
     """
-    barrier = threading.Barrier(THREADS)
-    results, errors = [None] * THREADS, []
+    barrier = threading.Barrier(threads)
+    results, errors = [None] * threads, []
     if send is None:
 
-        def send(client):
+        def send(client, i):
             return client.post("/oauth/token", data=form, content_type=FORM)
 
     def run(i):
         client = app.test_client()
         try:
-            barrier.wait(timeout=10)
-            response = send(client)
+            barrier.wait(timeout=30)
+            response = send(client, i)
             results[i] = (response.status_code, response.get_json())
         except Exception as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(THREADS)]
-    for t in threads:
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for t in workers:
         t.start()
-    for t in threads:
-        t.join(timeout=60)
+    for t in workers:
+        t.join(timeout=120)
     assert not errors, errors
     return results
 
@@ -101,8 +105,9 @@ def test_two_refreshes_of_one_refresh_token(app, oauth, rounds):
 
 def test_two_polls_claiming_one_approved_device_code(app, oauth, rounds):
     oauth.human()
-    for _ in range(rounds):
-        started = oauth.device_start().get_json()
+    for n in range(rounds):
+        # Each round from its own address: one address may start 10 flows per 10 minutes.
+        started = oauth.device_start(address=f"192.0.2.{n + 1}").get_json()
         response = oauth.client.post(
             "/oauth/device/approve", json={"user_code": started["user_code"], "approve": True}
         )
@@ -127,9 +132,82 @@ def test_concurrent_registrations_never_pass_the_20_client_cap(app, client, dial
             db.session.commit()
         for _ in range(20 - THREADS // 2):
             assert client.post("/oauth/register", json=body).status_code == 201
-        results = race(app, send=lambda c: c.post("/oauth/register", json=body))
+        results = race(app, send=lambda c, i: c.post("/oauth/register", json=body))
         statuses = sorted(status for status, _ in results)
         assert statuses == [201] * (THREADS // 2) + [429] * (THREADS - THREADS // 2), results
         with app.app_context():
             count = db.session.query(OAuthClient).filter(OAuthClient.dynamic.is_(True)).count()
             assert count == 20
+
+
+BUDGET_RACERS = 16  # more than the 10-attempt budget
+
+
+def test_parallel_wrong_user_codes_never_pass_the_attempt_budget(app, oauth):
+    """16 wrong user codes at once from one session: exactly 10 are charged (400), the
+    rest are 429; none is a 5xx (SQLite: the unit begins as a writer, no lock upgrade)."""
+    oauth.human()
+    started = oauth.device_start().get_json()
+    cookie = oauth.client.get_cookie(SESSION_COOKIE, domain="localhost").value
+
+    def wrong_code(client, i):
+        client.set_cookie(SESSION_COOKIE, cookie, domain="localhost")
+        code = f"BBBB-BB{i:02d}"
+        if i % 2:
+            return client.get("/oauth/device_info", query_string={"user_code": code})
+        return client.post("/oauth/device/approve", json={"user_code": code, "approve": True})
+
+    results = race(app, send=wrong_code, threads=BUDGET_RACERS)
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [400] * 10 + [429] * (BUDGET_RACERS - 10), results
+    assert all(body["error"] == ("invalid_grant" if status == 400 else "invalid_request")
+               for status, body in results), results
+    with app.app_context():
+        assert db.session.query(Session.device_attempts).scalar() == 10
+    # The budget is spent: even the right code is refused, and the record stays pending.
+    info = oauth.client.get("/oauth/device_info", query_string={"user_code": started["user_code"]})
+    assert_oauth_error(info, "invalid_request", 429)
+    decision = oauth.client.post(
+        "/oauth/device/approve", json={"user_code": started["user_code"], "approve": True}
+    )
+    assert_oauth_error(decision, "invalid_request", 429)
+    with app.app_context():
+        assert db.session.query(Session.device_attempts).scalar() == 10
+        row = db.session.get(DeviceRecord, crypto.digest(started["device_code"]))
+        assert row.status == "pending"
+
+
+def test_parallel_device_authorizations_never_pass_the_rate(app, oauth):
+    """16 device authorization requests at once from one address: exactly 10 pass."""
+    results = race(app, send=lambda c, i: OAuthFlow(c, None).device_start(address="198.51.100.9"),
+                   threads=BUDGET_RACERS)
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [200] * 10 + [429] * (BUDGET_RACERS - 10), results
+    assert all(body["error"] == "temporarily_unavailable" for status, body in results
+               if status == 429), results
+    with app.app_context():
+        assert db.session.query(DeviceStart).count() == 10
+        assert db.session.query(DeviceRecord).count() == 10
+
+
+def test_parallel_device_authorizations_never_pass_the_live_cap(app, oauth, clock):
+    """92 live records, then 16 requests at once from 16 addresses: exactly 8 pass."""
+    now = clock()
+    with app.app_context():
+        for n in range(92):
+            db.session.add(DeviceRecord(
+                id=crypto.digest(f"seeded-{n}"), user_code=f"AAAA-A{n:03d}", client_id="svc-cli",
+                resource="http://localhost:38081", status="pending", interval=5,
+                created_at=now, expires_at=now + timedelta(seconds=600),
+            ))
+        db.session.commit()
+
+    def start(client, i):
+        return OAuthFlow(client, None).device_start(address=f"203.0.113.{i + 1}")
+
+    results = race(app, send=start, threads=BUDGET_RACERS)
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [200] * 8 + [429] * (BUDGET_RACERS - 8), results
+    with app.app_context():
+        assert db.session.query(DeviceRecord).count() == 100
+        assert db.session.query(DeviceStart).count() == 8

@@ -18,21 +18,29 @@ approved (claim) -> slow_down -> pending. The last poll time is stored on every 
 including refused ones (commit=True). Claiming deletes the row and requires exactly
 one deleted row, so of two concurrent polls only one is issued tokens.
 
+Rate of device authorization requests (open route): at most START_LIMIT per client
+and caller address per START_WINDOW, and LIVE_LIMIT live records per client; beyond
+either, 429 temporarily_unavailable with Retry-After (see _admit).
+
 Attempt budget: every failed lookup or decision adds one to the session's
 `device_attempts`; from 10 on, every call of that session is 429 invalid_request.
+The charge is a conditional UPDATE (`attempts < 10`), atomic on both stores, so
+parallel failures cannot charge more than 10 (the ones past it answer 429).
 """
 
 from __future__ import annotations
 
+import ipaddress
+import math
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from flask import current_app
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
-from ...models import DeviceRecord, Session
+from ...models import DeviceRecord, DeviceStart, Session
 from .. import clock, crypto
 from .clients import check_resource, client_info, get_client, mark_used, require
 from .errors import (
@@ -43,6 +51,7 @@ from .errors import (
     InvalidRequest,
     ServerError,
     SlowDown,
+    TemporarilyUnavailable,
 )
 from .tokens import issue_pair
 
@@ -51,7 +60,16 @@ INTERVAL = 5
 SLOW_DOWN_STEP = 5
 ALLOCATION_TRIES = 3
 ATTEMPT_BUDGET = 10
-PURGE_AFTER = timedelta(days=1)  # expired records linger so late polls see expired_token
+# Expired records linger this long so late polls still see expired_token; then the
+# client's next device authorization request deletes them.
+EXPIRED_LINGER = timedelta(seconds=600)
+# The rate of POST /oauth/device_authorization (open): at most START_LIMIT accepted
+# requests per client and caller address in any START_WINDOW, and at most
+# LIVE_LIMIT live (unexpired) device records per client overall.
+START_WINDOW = timedelta(minutes=10)
+START_LIMIT = 10
+LIVE_LIMIT = 100
+_START_LOCK = 0x64657669  # PostgreSQL advisory lock class: device starts, keyed per client
 NO_MATCH = "no pending device code matches that user code"
 NOT_REDEEMABLE = "the device code is not redeemable"
 
@@ -67,13 +85,91 @@ def normalise_user_code(value) -> str:
 # --- device authorization request -------------------------------------------------
 
 
-def start(form) -> dict:
-    """POST /oauth/device_authorization: a pending record with fresh codes."""
+def address_key(remote_addr) -> str:
+    """The caller's address as the rate counts it: IPv4 as is, IPv6 by its /64 network.
+
+    One IPv6 host usually holds a whole /64, so counting single IPv6 addresses would
+    not limit anyone. An IPv4-mapped IPv6 address counts as its IPv4 address.
+    """
+    if not remote_addr:
+        return "unknown"
+    try:
+        ip = ipaddress.ip_address(remote_addr)
+    except ValueError:
+        return str(remote_addr)[:64]
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+    return str(ip)
+
+
+def _seconds_until(moment: datetime, now: datetime) -> int:
+    return max(1, math.ceil((moment - now).total_seconds()))
+
+
+def _admit(client_id: str, address: str, now: datetime) -> None:
+    """Count one device authorization request against the rate, or refuse it with 429.
+
+    Check and count happen under one lock per client: PostgreSQL takes a transaction
+    advisory lock keyed by the client id (a row lock on the client could deadlock with
+    reaping, which deletes a client's device records before the client); SQLite's unit
+    already holds the write lock (BEGIN IMMEDIATE). So parallel requests are admitted
+    one after another and can never pass either limit. Expired records of the client
+    (past the linger) and its starts older than the window are deleted first, and the
+    deletion stands even when the request is refused (commit=True).
+    """
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(
+            text("SELECT pg_advisory_xact_lock(:kind, hashtext(:client))"),
+            {"kind": _START_LOCK, "client": client_id},
+        )
+    db.session.execute(
+        delete(DeviceRecord)
+        .where(DeviceRecord.client_id == client_id, DeviceRecord.expires_at <= now - EXPIRED_LINGER)
+        .execution_options(synchronize_session=False)
+    )
+    db.session.execute(
+        delete(DeviceStart)
+        .where(DeviceStart.client_id == client_id, DeviceStart.created_at <= now - START_WINDOW)
+        .execution_options(synchronize_session=False)
+    )
+    oldest, recent = db.session.execute(
+        select(func.min(DeviceStart.created_at), func.count()).where(
+            DeviceStart.client_id == client_id,
+            DeviceStart.address == address,
+            DeviceStart.created_at > now - START_WINDOW,
+        )
+    ).one()
+    if recent >= START_LIMIT:
+        wait = _seconds_until(oldest + START_WINDOW, now)
+        raise TemporarilyUnavailable(
+            f"too many device authorization requests for this client from this address; "
+            f"try again in {wait} seconds",
+            retry_after=wait, commit=True,
+        )
+    first_expiry, live = db.session.execute(
+        select(func.min(DeviceRecord.expires_at), func.count()).where(
+            DeviceRecord.client_id == client_id, DeviceRecord.expires_at > now
+        )
+    ).one()
+    if live >= LIVE_LIMIT:
+        wait = _seconds_until(first_expiry, now)
+        raise TemporarilyUnavailable(
+            f"too many device authorizations are pending for this client; "
+            f"try again in {wait} seconds",
+            retry_after=wait, commit=True,
+        )
+    db.session.add(DeviceStart(client_id=client_id, address=address, created_at=now))
+
+
+def start(form, *, address: str | None) -> dict:
+    """POST /oauth/device_authorization: a pending record with fresh codes, under the rate."""
     require(form, "client_id", "resource")
     client = get_client(form["client_id"])
     resource = check_resource(form.get("resource"), required=True)
     now = clock.now()
-    db.session.execute(delete(DeviceRecord).where(DeviceRecord.expires_at < now - PURGE_AFTER))
+    _admit(client.id, address_key(address), now)
     device_code = crypto.new_secret()
     for _ in range(ALLOCATION_TRIES):
         user_code = crypto.new_user_code()
@@ -105,24 +201,39 @@ def start(form) -> dict:
 # --- the human side: lookup and decision, under the attempt budget ----------------
 
 
+def _budget_spent() -> InvalidRequest:
+    return InvalidRequest(
+        "too many failed device code attempts; sign in again to get a new budget",
+        status=429,
+    )
+
+
 def _check_budget(session_id: str) -> None:
     spent = db.session.execute(
         select(Session.device_attempts).where(Session.id == session_id)
     ).scalar_one_or_none()
     if spent is None or spent >= ATTEMPT_BUDGET:
-        raise InvalidRequest(
-            "too many failed device code attempts; sign in again to get a new budget",
-            status=429,
-        )
+        raise _budget_spent()
 
 
-def _spend_attempt(session_id: str) -> InvalidGrant:
-    db.session.execute(
+def _spend_attempt(session_id: str) -> InvalidRequest | InvalidGrant:
+    """Charge one failed attempt: 400 invalid_grant if the budget had one left, else 429.
+
+    The charge is one conditional UPDATE (attempts < 10), so concurrent failures of a
+    session can never charge more than 10 however they interleave: on PostgreSQL the
+    UPDATE waits for a concurrent charge's row lock and re-checks the condition on the
+    committed count; on SQLite the unit already holds the write lock (BEGIN IMMEDIATE).
+    A failure that finds the budget spent meanwhile answers 429 and charges nothing.
+    """
+    charged = db.session.execute(
         update(Session)
-        .where(Session.id == session_id)
+        .where(Session.id == session_id, Session.device_attempts < ATTEMPT_BUDGET)
         .values(device_attempts=Session.device_attempts + 1)
+        .returning(Session.device_attempts)
         .execution_options(synchronize_session=False)
-    )
+    ).scalar_one_or_none()
+    if charged is None:
+        return _budget_spent()
     return InvalidGrant(NO_MATCH, commit=True)
 
 

@@ -15,11 +15,19 @@ class OAuthError(ServiceError):
     error = "server_error"
     status = 500
 
-    def __init__(self, description: str, *, status: int | None = None, commit: bool | None = None):
+    def __init__(
+        self,
+        description: str,
+        *,
+        status: int | None = None,
+        commit: bool | None = None,
+        retry_after: int | None = None,
+    ):
         super().__init__(description, commit=commit)
         self.description = description
         if status is not None:
             self.status = status
+        self.retry_after = retry_after  # seconds, sent as Retry-After when set
 
 
 class InvalidRequest(OAuthError):
