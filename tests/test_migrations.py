@@ -40,7 +40,7 @@ def test_0005_adds_and_removes_the_device_rate_table(scratch_database_url):
         store.write_intent.set(True)
         upgrade(revision="0004_entries_listing_index")
         assert "device_starts" not in db.inspect(db.engine).get_table_names()
-        upgrade(revision="0005")
+        upgrade(revision="0005_device_starts")
         inspector = db.inspect(db.engine)
         assert "device_starts" in inspector.get_table_names()
         assert [i["name"] for i in inspector.get_indexes("device_starts")] == [

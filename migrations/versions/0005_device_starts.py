@@ -6,14 +6,14 @@ accepted in any 10 minutes, across processes (services/oauth/device.py). Rows
 older than the window are deleted by the client's next request and go with their
 client (ON DELETE CASCADE).
 
-Revision ID: 0005
+Revision ID: 0005_device_starts
 Revises: 0004_entries_listing_index
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
+revision = "0005_device_starts"
 down_revision = "0004_entries_listing_index"
 branch_labels = None
 depends_on = None
