@@ -186,6 +186,10 @@ def test_malformed_finish_bodies_are_400(app, signin, client):
 def test_begin_refuses_a_form_body(signin, client):
     signin.password()
     assert client.post("/auth/webauthn/register/begin", data={"a": "b"}).status_code == 415
+    empty_form = {"data": b"", "content_type": "application/x-www-form-urlencoded"}
+    assert client.post("/auth/webauthn/register/begin", **empty_form).status_code == 415
+    assert client.post("/auth/webauthn/auth/begin", **empty_form).status_code == 415
+    assert client.post("/auth/webauthn/register/begin").status_code == 200
 
 
 def test_origin_is_compared_exactly(signin):
