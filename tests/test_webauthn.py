@@ -89,8 +89,16 @@ def test_first_registration_enrols_and_names_the_passkey(app, signin, authentica
         {"origin": "http://localhost:38081"},  # the API's own origin is not the web app's
         {"rp_id": "evil.example"},
         {"challenge": "bm90IHRoZSBjaGFsbGVuZ2U"},
+        {"cross_origin": True},  # run in a frame of another origin (py_webauthn ignores it)
     ],
-    ids=["no-user-verification", "wrong-origin", "api-origin", "wrong-rp-id", "other-challenge"],
+    ids=[
+        "no-user-verification",
+        "wrong-origin",
+        "api-origin",
+        "wrong-rp-id",
+        "other-challenge",
+        "cross-origin",
+    ],
 )
 def test_registration_refusals(app, signin, client, knobs):
     signin.password()
