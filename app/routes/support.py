@@ -82,6 +82,20 @@ def load_principal():
     return None
 
 
+def common_headers(response):
+    """after_request on every API response: errors, 401s, 404s, /mcp and preflights too.
+
+    nosniff: a browser never guesses another type than the one declared (a JSON error
+    echoing input is never read as HTML or script). Vary: Origin: the CORS headers
+    depend on the request's Origin, so a cache must not hand one origin's answer (with
+    or without Access-Control-Allow-Origin) to another; flask-cors adds it only when
+    the origin is allowed.
+    """
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.vary.add("Origin")
+    return response
+
+
 def json_body() -> dict:
     """The JSON object in the body: 415 unless application/json, 400 if malformed.
 
