@@ -310,12 +310,36 @@ def _check_sqlite_balance(session):
     session.execute(text("DELETE FROM ledger_balance_pending"))
 
 
+# The books, session digests and password hashes live in the SQLite file: it is
+# created owner-only (0600) before SQLite first opens it, whatever the umask. SQLite
+# gives the -wal, -shm and -journal files it creates the database file's permissions,
+# and the writer lock file is opened 0600, so every file of the database is private.
+# An existing file keeps its mode.
+def _create_private(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError:  # no such directory, read-only...: SQLite reports it when it opens
+        return
+    os.close(fd)
+
+
+def _private_file_before_connect(path: str):
+    def do_connect(dialect, conn_rec, cargs, cparams):
+        _create_private(path)  # then the default connect goes ahead
+
+    return do_connect
+
+
 def init_engine_events(engine: Engine) -> None:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_begin_immediate_off)
         event.listen(engine, "connect", _sqlite_connect_pragmas)
         database = engine.url.database
         path = os.path.abspath(database) if database and database != ":memory:" else None
+        if path and not database.startswith("file:"):  # a URI filename: SQLite's own rules
+            event.listen(engine, "do_connect", _private_file_before_connect(path))
         lock = _writer_locks[engine] = WriterLock(path)
         event.listen(engine, "begin", _sqlite_begin_with(lock))
         engine.dialect.do_commit = _released_after(engine.dialect.do_commit)

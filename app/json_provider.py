@@ -7,9 +7,14 @@ dates and anything else orjson does not take natively go through Flask's own
 default(). Non-ASCII text is sent as UTF-8 instead of \\u escapes (equivalent
 JSON). Anything orjson refuses (an integer beyond 64 bits) falls back to the
 standard encoder, so no response changes meaning.
+
+parse_body() is the one parser of JSON request bodies (see its docstring).
 """
 
 from __future__ import annotations
+
+import json
+import re
 
 import orjson
 from flask.json.provider import DefaultJSONProvider
@@ -39,3 +44,58 @@ class FastJSONProvider(DefaultJSONProvider):
         except TypeError:
             return super().response(*args, **kwargs)
         return self._app.response_class(body, mimetype=self.mimetype)
+
+
+# --- request bodies ------------------------------------------------------------------
+
+NOT_JSON = "not valid JSON"
+NOT_UNICODE = "not valid Unicode: it contains a lone surrogate (\\ud800 to \\udfff)"
+# A JSON escape of a UTF-16 surrogate; only bodies holding one need the full walk.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class BodyNotJSON(ValueError):
+    """A request body this service does not take as JSON; `reason` is NOT_JSON or NOT_UNICODE."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _lone_surrogate(value) -> bool:
+    """Whether any string (key or value) in the parsed document is not valid Unicode."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def parse_body(raw: bytes, **options):
+    """The one JSON body parser (ledger, auth and OAuth JSON routes, and the MCP envelope).
+
+    Refuses (BodyNotJSON) what json.loads would turn into an exception other than a
+    ValueError or into text the database cannot store: nesting too deep for the parser
+    (RecursionError), bytes that do not decode (strictly: an encoded surrogate is
+    refused too) and a lone surrogate written as a \\u escape. `options` go to json.loads.
+    """
+    try:
+        text = raw.decode(json.detect_encoding(raw))
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise BodyNotJSON(NOT_JSON) from exc
+    try:
+        value = json.loads(text, **options)
+    except (ValueError, RecursionError) as exc:
+        raise BodyNotJSON(NOT_JSON) from exc
+    if _SURROGATE_ESCAPE.search(text) and _lone_surrogate(value):
+        raise BodyNotJSON(NOT_UNICODE)
+    return value

@@ -6,7 +6,8 @@ CBOR it needs (maps, byte and text strings, small integers) is encoded here by
 hand, independently of the cbor2 library the server uses to decode it, so an
 encoding mistake on one side cannot hide a mistake on the other.
 
-Knobs for the refusals: `user_verified=False`, `origin=`, `rp_id=`, `counter=`,
+Knobs for the refusals: `user_verified=False`, `origin=`, `cross_origin=True` (the
+ceremony ran in a frame of another origin), `rp_id=`, `counter=`,
 `challenge=` (answer another one), `unknown_credential=True` (a key the server
 never saw), `id_length=` (registration); `credential_id=` picks which of its
 credentials answers an assertion.
@@ -114,12 +115,13 @@ class SoftAuthenticator:
         challenge: str | None = None,
         counter: int = 0,
         id_length: int = 32,
+        cross_origin: bool = False,
     ) -> dict:
         rp = rp_id or options["rp"]["id"]
         credential = Credential(os.urandom(id_length), from_b64url(options["user"]["id"]))
         credential.counter = counter
         client_data = self._client_data(
-            "webauthn.create", challenge or options["challenge"], origin
+            "webauthn.create", challenge or options["challenge"], origin, cross_origin
         )
         attested = (
             AAGUID
@@ -154,6 +156,7 @@ class SoftAuthenticator:
         counter: int | None = None,
         credential_id: str | None = None,
         unknown_credential: bool = False,
+        cross_origin: bool = False,
     ) -> dict:
         if unknown_credential:
             credential = Credential(os.urandom(32), b"stranger")
@@ -161,7 +164,9 @@ class SoftAuthenticator:
             credential = self._pick(options, credential_id)
         # A real authenticator increments its counter on every assertion.
         credential.counter = credential.counter + 1 if counter is None else counter
-        client_data = self._client_data("webauthn.get", challenge or options["challenge"], origin)
+        client_data = self._client_data(
+            "webauthn.get", challenge or options["challenge"], origin, cross_origin
+        )
         auth_data = self._auth_data(
             rp_id or options.get("rpId", self.rp_id), user_verified, credential.counter, 0
         )
@@ -198,14 +203,19 @@ class SoftAuthenticator:
                 return self.credentials[cid]
         raise LookupError("no credential of this authenticator is allowed")
 
-    def _client_data(self, kind: str, challenge: str, origin: str | None) -> bytes:
+    def _client_data(
+        self, kind: str, challenge: str, origin: str | None, cross_origin: bool = False
+    ) -> bytes:
+        data = {
+            "type": kind,
+            "challenge": challenge,
+            "origin": origin or self.origin,
+            "crossOrigin": cross_origin,
+        }
+        if cross_origin:  # a browser then also names the top-level page's origin
+            data["topOrigin"] = "https://framing.example"
         return json.dumps(
-            {
-                "type": kind,
-                "challenge": challenge,
-                "origin": origin or self.origin,
-                "crossOrigin": False,
-            },
+            data,
             separators=(",", ":"),
         ).encode("utf-8")
 

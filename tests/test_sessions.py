@@ -2,6 +2,8 @@
 
 from datetime import timedelta
 
+import pytest
+
 from tests.conftest import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
@@ -147,6 +149,32 @@ def test_logout_without_a_session_is_204(client):
     assert client.post("/auth/logout").status_code == 204
     use_cookie(client, "not-a-session")
     assert client.post("/auth/logout").status_code == 204
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"data": {"a": "b"}},  # application/x-www-form-urlencoded
+        {"data": b"", "content_type": "application/x-www-form-urlencoded"},  # an empty form
+        {"data": {"a": "b"}, "content_type": "multipart/form-data"},
+        {"data": "{}", "content_type": "text/plain"},
+    ],
+)
+def test_logout_refuses_a_non_json_body_and_keeps_the_session(app, signin, client, body):
+    signin.full()
+    response = client.post("/auth/logout", **body)
+    assert response.status_code == 415
+    assert set(response.get_json()) == {"error"}
+    assert "Set-Cookie" not in response.headers
+    assert len(rows(app)) == 1
+    assert client.get("/accounts").status_code == 200
+
+
+@pytest.mark.parametrize("body", [{}, {"json": {}}])
+def test_logout_with_no_body_or_a_json_body_is_204(app, signin, client, body):
+    signin.full()
+    assert client.post("/auth/logout", **body).status_code == 204
+    assert rows(app) == []
 
 
 def test_logout_touches_only_the_callers_session(app, signin, client, make_user):

@@ -89,8 +89,16 @@ def test_first_registration_enrols_and_names_the_passkey(app, signin, authentica
         {"origin": "http://localhost:38081"},  # the API's own origin is not the web app's
         {"rp_id": "evil.example"},
         {"challenge": "bm90IHRoZSBjaGFsbGVuZ2U"},
+        {"cross_origin": True},  # run in a frame of another origin (py_webauthn ignores it)
     ],
-    ids=["no-user-verification", "wrong-origin", "api-origin", "wrong-rp-id", "other-challenge"],
+    ids=[
+        "no-user-verification",
+        "wrong-origin",
+        "api-origin",
+        "wrong-rp-id",
+        "other-challenge",
+        "cross-origin",
+    ],
 )
 def test_registration_refusals(app, signin, client, knobs):
     signin.password()
@@ -186,6 +194,10 @@ def test_malformed_finish_bodies_are_400(app, signin, client):
 def test_begin_refuses_a_form_body(signin, client):
     signin.password()
     assert client.post("/auth/webauthn/register/begin", data={"a": "b"}).status_code == 415
+    empty_form = {"data": b"", "content_type": "application/x-www-form-urlencoded"}
+    assert client.post("/auth/webauthn/register/begin", **empty_form).status_code == 415
+    assert client.post("/auth/webauthn/auth/begin", **empty_form).status_code == 415
+    assert client.post("/auth/webauthn/register/begin").status_code == 200
 
 
 def test_origin_is_compared_exactly(signin):

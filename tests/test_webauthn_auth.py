@@ -29,6 +29,7 @@ def test_authentication_updates_counter_and_last_use(app, enrolled, clock):
         {"rp_id": "evil.example"},
         {"unknown_credential": True},
         {"challenge": "bm90IHRoZSBjaGFsbGVuZ2U"},
+        {"cross_origin": True},  # run in a frame of another origin (py_webauthn ignores it)
     ],
     ids=[
         "no-user-verification",
@@ -36,6 +37,7 @@ def test_authentication_updates_counter_and_last_use(app, enrolled, clock):
         "wrong-rp-id",
         "unknown-credential",
         "other-challenge",
+        "cross-origin",
     ],
 )
 def test_authentication_refusals(app, enrolled, client, knobs):

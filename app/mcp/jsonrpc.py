@@ -5,11 +5,11 @@ handle(body, principal) returns the reply object, or None when no reply is due
 (a notification, or a response sent to us): the route answers that with an
 empty 202. Every JSON-RPC failure travels in the envelope; the HTTP status is 200.
 
-Codes: -32700 unparseable JSON; -32600 not a JSON-RPC 2.0 request object
-(batches included: MCP dropped batching in 2025-06-18); -32601 unknown method;
--32602 bad params, unknown tool, or a ledger rejection (a ServiceError that
-HTTP would answer with 400, same message); -32603 anything else, with a fixed
-generic message and the details only in the server log.
+Codes: -32700 unparseable JSON (also nesting too deep, a lone surrogate); -32600
+not a JSON-RPC 2.0 request object (batches included: MCP dropped batching in
+2025-06-18); -32601 unknown method; -32602 bad params, unknown tool, or a ledger
+rejection (a ServiceError that HTTP would answer with 400, same message); -32603
+anything else, with a fixed generic message and the details only in the server log.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from importlib import metadata
 
 from .. import db as store
 from ..errors import GENERIC_500
+from ..json_provider import BodyNotJSON, parse_body
 from ..services.errors import ServiceError
 from . import tools
 
@@ -63,11 +64,15 @@ def _reject_constant(name: str):
 
 
 def parse(body: bytes):
-    """The decoded JSON value of the body, or RpcError(-32700)."""
+    """The decoded JSON value of the body, or RpcError(-32700).
+
+    The shared body parser refuses nesting too deep to parse and a lone surrogate
+    anywhere (id, method, arguments): both are parse errors, decided before dispatch.
+    """
     try:
-        return json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise RpcError(PARSE_ERROR, "parse error: the body is not valid JSON") from exc
+        return parse_body(body, parse_constant=_reject_constant)
+    except BodyNotJSON as exc:
+        raise RpcError(PARSE_ERROR, f"parse error: the body is {exc.reason}") from exc
 
 
 def _valid_id(value) -> bool:

@@ -44,8 +44,12 @@ def _full_session_seconds() -> int:
 
 
 def _no_form_body() -> None:
-    """A body-less POST may carry nothing or JSON; a form body is refused (CSRF rule)."""
-    if request.content_length and not request.is_json:
+    """A body-less POST may carry nothing or JSON; anything else is refused (CSRF rule).
+
+    A declared non-JSON type is refused even with an empty body: an empty HTML form
+    posts `application/x-www-form-urlencoded` with Content-Length 0.
+    """
+    if (request.content_length or request.mimetype) and not request.is_json:
         raise UnsupportedMediaType("the request body must be JSON (Content-Type: application/json)")
 
 
@@ -72,6 +76,7 @@ def login():
 @bp.post("/logout")
 @open_route
 def logout():
+    _no_form_body()
     sessions.end_cookie(request.cookies.get(SESSION_COOKIE))
     store.commit()
     return _clear_session_cookie(Response(status=204))

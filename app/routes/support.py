@@ -12,6 +12,7 @@ from functools import wraps
 from flask import current_app, g, request
 
 from .. import db as store
+from ..json_provider import BodyNotJSON, parse_body
 from ..services import credentials
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
 
@@ -96,13 +97,32 @@ def load_principal():
     return None
 
 
+def common_headers(response):
+    """after_request on every API response: errors, 401s, 404s, /mcp and preflights too.
+
+    nosniff: a browser never guesses another type than the one declared (a JSON error
+    echoing input is never read as HTML or script). Vary: Origin: the CORS headers
+    depend on the request's Origin, so a cache must not hand one origin's answer (with
+    or without Access-Control-Allow-Origin) to another; flask-cors adds it only when
+    the origin is allowed.
+    """
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.vary.add("Origin")
+    return response
+
+
 def json_body() -> dict:
-    """The JSON object in the body: 415 unless application/json, 400 if malformed."""
+    """The JSON object in the body: 415 unless application/json, 400 if malformed.
+
+    Malformed includes nesting too deep to parse and a lone surrogate in any string
+    (text no database column can hold): 400, before any handler sees the body.
+    """
     if not request.is_json:
         raise UnsupportedMediaType("the request body must be JSON (Content-Type: application/json)")
-    data = request.get_json(silent=True)
-    if data is None:
-        raise BadRequest("the request body is not valid JSON")
+    try:
+        data = parse_body(request.get_data(cache=True))
+    except BodyNotJSON as err:
+        raise BadRequest(f"the request body is {err.reason}") from err
     if not isinstance(data, dict):
         raise BadRequest("the request body must be a JSON object")
     return data

@@ -11,6 +11,8 @@ from ..extensions import db
 from ..models import Passkey, Token, User
 from . import clock, passwords, sessions
 from .errors import BadRequest, NotFound
+from .oauth import codes as oauth_codes
+from .oauth import device as oauth_device
 
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 PASSWORD_MIN = 8
@@ -70,7 +72,14 @@ def add_user(email, password: str) -> User:
 
 
 def end_all_sessions_and_tokens(user_id: int) -> None:
-    """SPEC: password change, reset or removal ends every session and revokes every token."""
+    """SPEC: password change, reset or removal ends every session and revokes every token.
+
+    Grants given before it die too: every unredeemed authorization code of the user and
+    every device record the user approved (or one of their sessions decided), so nothing
+    approved under the old password can be exchanged for tokens afterwards.
+    """
+    oauth_codes.kill_all_for_user(user_id)
+    oauth_device.forget_user(user_id)  # before the sessions go: it matches on them
     sessions.end_all_for_user(user_id)
     db.session.execute(
         update(Token)

@@ -7,7 +7,7 @@
 |                   | once it has been nonzero                               |                 |
 
 RP ID = host of WEB_ORIGIN, expected origin = WEB_ORIGIN, RP name "Ledger"; user
-verification is always required. Each begin stores one challenge per session in
+verification is always required; a clientDataJSON with `crossOrigin: true` is refused. Each begin stores one challenge per session in
 `webauthn_challenges` (5 minutes); a finish consumes it whatever the outcome, so
 a challenge can never be answered twice. A credential is looked up by its id among
 the caller's passkeys, never by trying every key. Success rotates the session id
@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import webauthn as py_webauthn
 from flask import current_app
 from sqlalchemy import delete, select, update
-from webauthn.helpers import base64url_to_bytes, bytes_to_base64url
+from webauthn.helpers import base64url_to_bytes, bytes_to_base64url, parse_client_data_json
 from webauthn.helpers.exceptions import WebAuthnException
 from webauthn.helpers.structs import (
     AttestationConveyancePreference,
@@ -63,8 +63,22 @@ def _refusals():
         yield
     except WebAuthnException as exc:
         raise BadRequest(f"the passkey response was refused: {exc}", commit=True) from exc
-    except (ValueError, TypeError, KeyError) as exc:
+    except (ValueError, TypeError, KeyError, RecursionError) as exc:
         raise BadRequest("the passkey response is malformed", commit=True) from exc
+
+
+def _refuse_cross_origin(body: dict) -> None:
+    """py_webauthn reads clientDataJSON's `crossOrigin` but never checks it: a ceremony
+    run inside a frame of another origin (crossOrigin true) is refused here."""
+    with _refusals():
+        client_data = parse_client_data_json(
+            base64url_to_bytes(body["response"]["clientDataJSON"])
+        )
+    if client_data.cross_origin:
+        raise BadRequest(
+            "the passkey response was refused: the ceremony ran in a cross-origin frame",
+            commit=True,
+        )
 
 
 def _store_challenge(session_id: str, purpose: str, challenge: bytes) -> None:
@@ -159,6 +173,7 @@ def register_finish(principal, body: dict) -> str:
     name = _passkey_name(body.get("name"), principal.user_id)
     challenge = _take_challenge(principal.session_id, "register")
     credential = {key: value for key, value in body.items() if key != "name"}
+    _refuse_cross_origin(credential)
     with _refusals():
         verified = py_webauthn.verify_registration_response(
             credential=credential,
@@ -217,6 +232,7 @@ def auth_finish(principal, body: dict) -> str:
         ).scalar_one_or_none()
     if key is None:
         raise BadRequest("unknown passkey: it is not enrolled for this account", commit=True)
+    _refuse_cross_origin(body)
     with _refusals():
         verified = py_webauthn.verify_authentication_response(
             credential=body,

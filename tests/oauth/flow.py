@@ -115,3 +115,23 @@ def assert_oauth_error(response, error: str, status: int = 400):
     assert isinstance(body["error_description"], str) and body["error_description"]
     assert response.headers["Cache-Control"] == "no-store"
     return body
+
+
+NEW_PASSWORD = "a brand new secret"
+
+
+def change_alice_password(how: str, client, runner) -> None:
+    """Change alice's password over HTTP (her cookie session) or by `user passwd`."""
+    from tests.conftest import PASSWORD
+
+    if how == "http":
+        response = client.post(
+            "/auth/password", json={"current_password": PASSWORD, "new_password": NEW_PASSWORD}
+        )
+        assert response.status_code == 204, response.get_data(as_text=True)
+    else:
+        result = runner.invoke(
+            args=["user", "passwd", "alice@example.com", "--password", "-"],
+            input=NEW_PASSWORD + "\n",
+        )
+        assert result.exit_code == 0, result.output

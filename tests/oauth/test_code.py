@@ -4,7 +4,13 @@ import pytest
 
 from app.extensions import db
 from app.models import AuthorizationCode, Token
-from tests.oauth.flow import API_ORIGIN, FORM, REDIRECT, assert_oauth_error
+from tests.oauth.flow import (
+    API_ORIGIN,
+    FORM,
+    REDIRECT,
+    assert_oauth_error,
+    change_alice_password,
+)
 
 NOT_REDEEMABLE = "the authorization code is not redeemable"
 
@@ -91,6 +97,19 @@ def test_any_mismatch_kills_the_code_even_for_its_holder(app, oauth, mismatch):
     assert body["error_description"] == NOT_REDEEMABLE
     assert code_rows(app) == 0
     assert_oauth_error(oauth.exchange(code), "invalid_grant")  # the right request, too late
+
+
+@pytest.mark.parametrize("how", ["http", "cli"])
+def test_a_password_change_kills_the_users_unredeemed_codes(app, oauth, runner, how):
+    oauth.human("bob@example.com")
+    bobs = oauth.code()
+    oauth.human()
+    alices = oauth.code()
+    change_alice_password(how, oauth.client, runner)
+    assert code_rows(app) == 1  # bob's, in the same unit of work as the change
+    body = assert_oauth_error(oauth.exchange(alices), "invalid_grant")
+    assert body["error_description"] == NOT_REDEEMABLE
+    assert oauth.exchange(bobs).status_code == 200  # another user's grant is untouched
 
 
 def test_wrong_resource_is_invalid_request_and_kills_the_code(app, oauth):

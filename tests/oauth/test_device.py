@@ -9,7 +9,7 @@ from app.extensions import db
 from app.models import DeviceRecord, DeviceStart, OAuthClient, Session
 from app.services import crypto
 from app.services.oauth import device
-from tests.oauth.flow import API_ORIGIN, DEVICE_GRANT, assert_oauth_error
+from tests.oauth.flow import API_ORIGIN, DEVICE_GRANT, assert_oauth_error, change_alice_password
 
 WEB_ORIGIN = "http://localhost:38080"
 ALPHABET = "ABCDEFGHJKMNPQRSTVWXYZ23456789"
@@ -129,6 +129,27 @@ def test_600_seconds_expire_the_record(oauth, started, clock, status):
         assert_oauth_error(oauth.poll(started["device_code"]), "authorization_pending")
     clock.advance(1)
     assert_oauth_error(oauth.poll(started["device_code"]), "expired_token")
+
+
+@pytest.mark.parametrize("how", ["http", "cli"])
+def test_a_password_change_deletes_the_users_approved_records(app, oauth, started, runner, how):
+    """The record goes with the old password; polls then meet SPEC's row for a record
+    that is no longer there (as after a claim): invalid_grant, never tokens."""
+    other = oauth.device_start().get_json()
+    declined = oauth.device_start().get_json()
+    oauth.human("bob@example.com")
+    assert decide(oauth.client, other["user_code"]).status_code == 204
+    oauth.human()
+    assert decide(oauth.client, started["user_code"]).status_code == 204
+    assert decide(oauth.client, declined["user_code"], approve=False).status_code == 204
+    change_alice_password(how, oauth.client, runner)
+    with app.app_context():
+        assert db.session.get(DeviceRecord, crypto.digest(started["device_code"])) is None
+        assert db.session.get(DeviceRecord, crypto.digest(declined["device_code"])) is None
+        assert db.session.query(DeviceRecord).count() == 1  # bob's approval stays
+    assert_oauth_error(oauth.poll(started["device_code"]), "invalid_grant")
+    assert_oauth_error(oauth.poll(declined["device_code"]), "invalid_grant")
+    assert oauth.poll(other["device_code"]).status_code == 200
 
 
 def test_poll_with_wrong_client_or_unknown_code_is_invalid_grant(oauth, started):

@@ -7,6 +7,8 @@ issued   token, authorization_code        code, client, redirect URI and  redeem
                                           PKCE verifier match, < 60 s
 issued   token with any mismatch, replay                                  killed
 issued   60 seconds elapse                                                expired
+issued   the user's password changes or                                   killed
+         the user is removed (users.end_all_sessions_and_tokens)
 
 Killing a code is deleting its row. Redemption deletes the row first and requires
 exactly one deleted row, then checks it: whatever the outcome the code is gone, and of
@@ -61,6 +63,15 @@ def decide(request: AuthorizationRequest, *, user_id: int, approve: bool) -> str
     mark_used(request.client_id)
     db.session.flush()
     return _with_query(request.redirect_uri, {"code": code, "state": request.state})
+
+
+def kill_all_for_user(user_id: int) -> None:
+    """Kill every unredeemed code of the user (password change, reset, removal)."""
+    db.session.execute(
+        delete(AuthorizationCode)
+        .where(AuthorizationCode.user_id == user_id)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def pkce_s256(verifier: str) -> str:

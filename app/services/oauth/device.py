@@ -12,6 +12,9 @@ pending or     600 seconds elapse                                 expired      p
   approved
 approved       device/approve true     the session that approved  approved     204, costs nothing
                again
+approved or    the deciding user's     (users.end_all_sessions_   row deleted  later polls
+  declined     password changes, or    and_tokens)                             invalid_grant
+               the user is removed
 
 Polling ladder (authlib rfc8628): unknown/wrong client -> expired -> declined ->
 approved (claim) -> slow_down -> pending. The last poll time is stored on every poll,
@@ -282,6 +285,20 @@ def decide(user_code, approve, *, session_id: str, user_id: int) -> None:
         raise _spend_attempt(session_id)
     if approve:
         mark_used(row.client_id)
+
+
+def forget_user(user_id: int) -> None:
+    """Delete every record the user approved or one of their sessions decided.
+
+    Called before the user's sessions end (password change, reset, removal), so an
+    approval given under the old password can never be claimed for tokens.
+    """
+    theirs = select(Session.id).where(Session.user_id == user_id)
+    db.session.execute(
+        delete(DeviceRecord)
+        .where((DeviceRecord.user_id == user_id) | DeviceRecord.decided_by_session.in_(theirs))
+        .execution_options(synchronize_session=False)
+    )
 
 
 # --- the machine side: polling the token endpoint -----------------------------------

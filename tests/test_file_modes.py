@@ -1,0 +1,96 @@
+"""Files the service creates are owner-only (mode 0600), whatever the umask.
+
+The SQLite database holds the books, password hashes and token digests: the file,
+its -wal and -shm companions (SQLite copies the database file's permissions to
+them), the writer lock file and `ledger-service backup` output are all created
+private. Each test runs under the common permissive umask 022.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from app import create_app
+from app import db as store
+from app.extensions import db
+from app.services import users
+from tests.conftest import PASSWORD
+from tests.servers import Service, http
+
+
+@pytest.fixture
+def permissive_umask():
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+def modes(folder: Path) -> dict[str, int]:
+    return {p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir() if p.is_file()}
+
+
+def assert_private(found: dict[str, int], expected: set[str]) -> None:
+    assert expected <= set(found), found
+    loose = {name: oct(mode) for name, mode in found.items() if mode & 0o077}
+    assert loose == {}, loose
+
+
+def test_a_fresh_database_from_the_app_factory_is_private(tmp_path, permissive_umask):
+    from flask_migrate import upgrade
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    app = create_app({"DATABASE_URL": f"sqlite:///{folder}/ledger.db", "TESTING": True,
+                      "PASSWORD_HASH_FAST": True})
+    try:
+        with app.app_context():
+            store.write_intent.set(True)
+            upgrade()
+            users.add_user("alice@example.com", PASSWORD)
+            store.commit()
+            # While a connection is open the WAL and its index exist.
+            assert_private(
+                modes(folder),
+                {"ledger.db", "ledger.db-wal", "ledger.db-shm", "ledger.db-writer.lock"},
+            )
+    finally:
+        with app.app_context():
+            db.session.remove()
+            db.engine.dispose()
+    assert_private(modes(folder), {"ledger.db"})
+
+
+def test_a_served_database_and_its_cli_are_private(tmp_path, permissive_umask):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    url = f"sqlite:///{folder}/books.db"
+    with Service(url, tmp_path / "instance") as service:
+        token = service.user_with_token()  # `user add` creates and migrates the database
+        assert_private(modes(folder), {"books.db"})
+        service.start()
+        assert http("POST", service.origin + "/accounts", {"name": "Bank", "kind": "asset"},
+                    token=token)[0] == 201
+        assert_private(
+            modes(folder), {"books.db", "books.db-wal", "books.db-shm", "books.db-writer.lock"}
+        )
+    assert_private(modes(folder), {"books.db"})
+
+
+def test_the_default_database_in_the_instance_folder_is_private(tmp_path, permissive_umask):
+    service = Service("", tmp_path / "instance")
+    service.env.pop("DATABASE_URL")
+    service.cli("user", "add", "alice@example.com", "--password", "-", stdin=PASSWORD + "\n")
+    assert_private(modes(tmp_path / "instance"), {"ledger.db"})
+
+
+@pytest.mark.parametrize("name", ["books.backup", "books.backup.gz"])
+def test_backup_output_is_private(runner, make_user, tmp_path, permissive_umask, name):
+    make_user()
+    target = tmp_path / name
+    result = runner.invoke(args=["backup", str(target)])
+    assert result.exit_code == 0, result.output
+    assert_private(modes(tmp_path), {name})
