@@ -72,9 +72,12 @@ def _first_unbalanced(rows) -> int | None:
 
 def _sqlite_connect_pragmas(dbapi_conn, _record):
     cur = dbapi_conn.cursor()
+    # busy_timeout first: switching to WAL needs the database lock, which another
+    # process may hold for a while (a migration at start); with the driver's 5 s
+    # default a busy machine saw "database is locked" at start-up.
+    cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.close()
 
