@@ -23,7 +23,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
     app.json = FastJSONProvider(app)
     config.load(app, test_config)
-    os.makedirs(app.instance_path, exist_ok=True)
+    # Owner-only when created here (it holds the default SQLite database); an
+    # existing folder keeps its mode.
+    os.makedirs(app.instance_path, mode=0o700, exist_ok=True)
 
     db.init_app(app)
     with app.app_context():

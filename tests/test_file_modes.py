@@ -3,7 +3,8 @@
 The SQLite database holds the books, password hashes and token digests: the file,
 its -wal and -shm companions (SQLite copies the database file's permissions to
 them), the writer lock file and `ledger-service backup` output are all created
-private. Each test runs under the common permissive umask 022.
+private, and so is the instance folder (0700) when the service creates it. Each test
+runs under the common permissive umask 022.
 """
 
 from __future__ import annotations
@@ -94,3 +95,25 @@ def test_backup_output_is_private(runner, make_user, tmp_path, permissive_umask,
     result = runner.invoke(args=["backup", str(target)])
     assert result.exit_code == 0, result.output
     assert_private(modes(tmp_path), {name})
+
+
+def folder_mode(folder: Path) -> int:
+    return stat.S_IMODE(folder.stat().st_mode)
+
+
+def test_the_instance_folder_is_created_owner_only(tmp_path, permissive_umask, monkeypatch):
+    """LEDGER_INSTANCE_PATH (default <repo>/instance) holds the default SQLite database:
+    made 0700 when the service creates it; a folder that already exists is left as is."""
+    fresh = tmp_path / "fresh" / "instance"
+    monkeypatch.setenv("LEDGER_INSTANCE_PATH", str(fresh))
+    app = create_app({"TESTING": True, "DATABASE_URL": None})  # None: the default, in it
+    assert Path(app.instance_path) == fresh
+    assert folder_mode(fresh) == 0o700
+    assert app.config["DATABASE_URL"] == f"sqlite:///{fresh}/ledger.db"
+
+    existing = tmp_path / "existing"
+    existing.mkdir(mode=0o755)
+    assert folder_mode(existing) == 0o755
+    monkeypatch.setenv("LEDGER_INSTANCE_PATH", str(existing))
+    create_app({"TESTING": True, "DATABASE_URL": None})
+    assert folder_mode(existing) == 0o755

@@ -76,7 +76,10 @@ def approve():
     auth_request = authorize.validate(body)
     if not isinstance(decision, bool):
         raise InvalidRequest("approve must be true or false")
-    redirect = codes.decide(auth_request, user_id=principal().user_id, approve=decision)
+    me = principal()
+    redirect = codes.decide(
+        auth_request, user_id=me.user_id, session_id=me.session_id, approve=decision
+    )
     store.commit()
     return jsonify({"redirect": redirect})
 

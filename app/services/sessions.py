@@ -100,6 +100,40 @@ def end_cookie(cookie: str | None) -> None:
         end(crypto.digest(cookie))
 
 
+def hold(session_id: str) -> None:
+    """Lock the caller's own session row for the rest of the unit, or 401 if it has ended.
+
+    Approvals (authorization code, device decision) call it before they write: the
+    request's session check ran earlier in the unit, and on PostgreSQL (READ
+    COMMITTED) a password change could have ended the session since. The lock (FOR NO
+    KEY UPDATE: it conflicts with the DELETE of a password change and with another
+    approval of the same session, which then waits rather than deadlocking on the
+    device attempt counter) makes a password change that comes later wait for this
+    unit to commit, so it then sees, and kills, what the approval wrote. On SQLite the
+    unit already holds the write lock (BEGIN IMMEDIATE) and this is a plain re-check.
+    """
+    live = db.session.execute(
+        select(Session.id)
+        .where(Session.id == session_id, Session.expires_at > clock.now())
+        .with_for_update(key_share=True)
+    ).first()
+    if live is None:
+        raise Unauthenticated("authentication required")
+
+
+def lock_all_for_user(user_id: int) -> None:
+    """Lock every session row of the user (FOR UPDATE) before their grants are killed.
+
+    A password change takes these locks first: an approval holding its session row
+    (hold) commits before it gets them, and its later statements (each a fresh READ
+    COMMITTED snapshot) then see what the approval wrote; an approval that comes
+    later finds its session gone. SQLite: the unit holds the write lock already.
+    """
+    db.session.execute(
+        select(Session.id).where(Session.user_id == user_id).with_for_update()
+    ).all()
+
+
 def end_all_for_user(user_id: int) -> None:
     db.session.execute(delete(Session).where(Session.user_id == user_id))
 

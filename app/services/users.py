@@ -77,7 +77,13 @@ def end_all_sessions_and_tokens(user_id: int) -> None:
     Grants given before it die too: every unredeemed authorization code of the user and
     every device record the user approved (or one of their sessions decided), so nothing
     approved under the old password can be exchanged for tokens afterwards.
+
+    The user's session rows are locked first: an approval in flight holds its own
+    session row (sessions.hold), so this waits until it has committed and the
+    statements below see its code or device decision; one that comes later is
+    refused because its session is gone (docs/auth.md).
     """
+    sessions.lock_all_for_user(user_id)
     oauth_codes.kill_all_for_user(user_id)
     oauth_device.forget_user(user_id)  # before the sessions go: it matches on them
     sessions.end_all_for_user(user_id)

@@ -5,15 +5,23 @@ exactly one row, committed with the token inserts), so it is checked on both dia
 PostgreSQL, where requests truly run in parallel, gets the most rounds."""
 
 import threading
+import time
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import text
 
 from app.extensions import db
-from app.models import DeviceRecord, DeviceStart, Session, Token
+from app.models import AuthorizationCode, DeviceRecord, DeviceStart, Session, Token
 from app.services import crypto
 from tests.conftest import SESSION_COOKIE
-from tests.oauth.flow import FORM, OAuthFlow, assert_oauth_error
+from tests.oauth.flow import (
+    FORM,
+    OAuthFlow,
+    assert_oauth_error,
+    change_alice_password,
+    query_of,
+)
 
 THREADS = 4
 
@@ -211,3 +219,133 @@ def test_parallel_device_authorizations_never_pass_the_live_cap(app, oauth, cloc
     with app.app_context():
         assert db.session.query(DeviceRecord).count() == 100
         assert db.session.query(DeviceStart).count() == 8
+
+
+# --- an approval racing a password change -----------------------------------------
+# The approval is paused in one of two places: "checked" (its session check has passed,
+# it has written nothing yet) or "holding" (its code or decision is written, not yet
+# committed). The password change then runs from another thread. On PostgreSQL (READ
+# COMMITTED) it either commits meanwhile ("checked": the approval must then be refused
+# with the 401 an ended session gets) or waits on the approval's session row ("holding":
+# it must then kill what the approval committed). On SQLite the approval holds the
+# write lock throughout, so the change always waits. Either way nothing the approval
+# produced can be exchanged for tokens afterwards.
+
+
+def _lock_waiters(app) -> int:
+    """PostgreSQL: backends of this database waiting on a row or transaction lock."""
+    with app.app_context(), db.engine.connect() as conn:
+        return conn.execute(text(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )).scalar()
+
+
+def _blocked_or_done(app, dialect, thread) -> str:
+    """Wait until the password change has finished or (PostgreSQL) waits on a lock."""
+    deadline = time.monotonic() + 15
+    started = time.monotonic()
+    while time.monotonic() < deadline:
+        if not thread.is_alive():
+            return "done"
+        if dialect == "postgresql" and _lock_waiters(app):
+            return "blocked"
+        if dialect == "sqlite" and time.monotonic() - started > 0.5:
+            return "blocked"  # queued on the write lock the approval holds
+        time.sleep(0.02)
+    raise AssertionError("the password change neither finished nor waited on a lock")
+
+
+@pytest.mark.parametrize("how", ["http", "cli"])
+@pytest.mark.parametrize("moment", ["checked", "holding"])
+@pytest.mark.parametrize("grant", ["code", "device"])
+def test_a_password_change_racing_an_approval_leaves_nothing_redeemable(
+    app, oauth, runner, monkeypatch, dialect, grant, moment, how
+):
+    from app.services import sessions
+    from app.services.oauth import codes, device
+
+    oauth.human()
+    started = oauth.device_start().get_json() if grant == "device" else None
+    with app.app_context():
+        alice = db.session.query(Session.user_id).scalar()
+        second = sessions.create(alice, mfa_complete=True)  # the password changer's session
+        db.session.commit()
+
+    def approve(client):
+        if grant == "code":
+            return client.post("/oauth/authorize/approve", json={**oauth.params(), "approve": True})
+        return client.post(
+            "/oauth/device/approve", json={"user_code": started["user_code"], "approve": True}
+        )
+
+    ended = app.test_client()
+    ended.set_cookie(SESSION_COOKIE, "x" * 43, domain="localhost")
+    refusal = approve(ended)
+    assert refusal.status_code == 401
+
+    at, resume = threading.Event(), threading.Event()
+    module = codes if grant == "code" else device
+    name = "decide" if moment == "checked" else "mark_used"
+    real = getattr(module, name)
+
+    def paused(*args, **kwargs):
+        if threading.current_thread().name == "approver":
+            at.set()
+            assert resume.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, paused)
+    outcome, errors = {}, []
+
+    def run_approval():
+        try:
+            outcome["approval"] = approve(oauth.client)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+            at.set()
+
+    def run_change():
+        try:
+            changer = app.test_client()
+            changer.set_cookie(SESSION_COOKIE, second, domain="localhost")
+            change_alice_password(how, changer, runner)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    approver = threading.Thread(target=run_approval, name="approver")
+    approver.start()
+    assert at.wait(30)
+    changer = threading.Thread(target=run_change, name="changer")
+    changer.start()
+    state = _blocked_or_done(app, dialect, changer)
+    resume.set()
+    approver.join(60)
+    changer.join(60)
+    assert not approver.is_alive() and not changer.is_alive()
+    assert not errors, errors
+
+    # Nothing the approval produced survives the password change.
+    answer = outcome["approval"]
+    with app.app_context():
+        assert db.session.query(AuthorizationCode).count() == 0
+        assert db.session.query(DeviceRecord).filter_by(status="approved").count() == 0
+    if answer.status_code == 401:
+        assert answer.get_json() == refusal.get_json()
+    if grant == "code":
+        if answer.status_code == 200:
+            code = query_of(answer.get_json()["redirect"])["code"]
+            assert_oauth_error(oauth.exchange(code), "invalid_grant")
+    else:
+        polled = oauth.poll(started["device_code"])
+        # approved, then deleted by the change: invalid_grant; refused: never approved
+        expected = "invalid_grant" if answer.status_code == 204 else "authorization_pending"
+        assert_oauth_error(polled, expected)
+    with app.app_context():
+        assert db.session.query(Token).count() == 0
+
+    # And it happened the way described above.
+    if dialect == "postgresql" and moment == "checked":
+        assert (state, answer.status_code) == ("done", 401)
+    else:
+        assert (state, answer.status_code) == ("blocked", 200 if grant == "code" else 204)

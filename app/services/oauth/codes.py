@@ -1,7 +1,9 @@
 """AUTHORIZATION-CODE STATE MACHINE (SPEC "States and transitions -> Authorization code").
 
 State    Trigger                          Condition                       Next
-none     approve, `approve` true          full cookie session, valid      issued (client used)
+none     approve, `approve` true          full cookie session (still      issued (client used)
+                                          live when the code is written),
+                                          valid
 none     approve, `approve` false                                         none (access_denied)
 issued   token, authorization_code        code, client, redirect URI and  redeemed (pair issued)
                                           PKCE verifier match, < 60 s
@@ -27,7 +29,7 @@ from sqlalchemy import delete, select
 
 from ...extensions import db
 from ...models import AuthorizationCode
-from .. import clock, crypto
+from .. import clock, crypto, sessions
 from .authorize import AuthorizationRequest
 from .clients import check_resource, mark_used, require
 from .errors import InvalidGrant, InvalidRequest
@@ -42,10 +44,16 @@ def _with_query(uri: str, params: dict) -> str:
     return uri + ("&" if "?" in uri else "?") + urlencode(params)
 
 
-def decide(request: AuthorizationRequest, *, user_id: int, approve: bool) -> str:
-    """The human's answer; returns where the browser goes next (code or access_denied)."""
+def decide(request: AuthorizationRequest, *, user_id: int, session_id: str, approve: bool) -> str:
+    """The human's answer; returns where the browser goes next (code or access_denied).
+
+    An approval first holds its session row (sessions.hold): 401 if a password change
+    ended the session since the request's session check, and a password change that
+    comes later waits for this code to commit and then kills it.
+    """
     if not approve:
         return _with_query(request.redirect_uri, {"error": "access_denied", "state": request.state})
+    sessions.hold(session_id)
     code = crypto.new_secret()
     now = clock.now()
     db.session.add(

@@ -44,7 +44,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import DeviceRecord, DeviceStart, Session
-from .. import clock, crypto
+from .. import clock, crypto, sessions
 from .clients import check_resource, client_info, get_client, mark_used, require
 from .errors import (
     AccessDenied,
@@ -261,7 +261,13 @@ def info(user_code, *, session_id: str) -> dict:
 
 
 def decide(user_code, approve, *, session_id: str, user_id: int) -> None:
-    """POST /oauth/device/approve: approve or decline a pending code."""
+    """POST /oauth/device/approve: approve or decline a pending code.
+
+    The decision first holds its session row (sessions.hold): 401 if a password change
+    ended the session since the request's session check, and a password change that
+    comes later waits for this decision to commit and then deletes the record.
+    """
+    sessions.hold(session_id)
     _check_budget(session_id)
     if not isinstance(user_code, str) or not isinstance(approve, bool):
         raise InvalidRequest("user_code (string) and approve (boolean) are required")
@@ -291,7 +297,9 @@ def forget_user(user_id: int) -> None:
     """Delete every record the user approved or one of their sessions decided.
 
     Called before the user's sessions end (password change, reset, removal), so an
-    approval given under the old password can never be claimed for tokens.
+    approval given under the old password can never be claimed for tokens; the
+    sessions are locked by then (users.end_all_sessions_and_tokens), so a decision in
+    flight has committed and is seen here, and no later one can be made.
     """
     theirs = select(Session.id).where(Session.user_id == user_id)
     db.session.execute(
