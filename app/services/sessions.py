@@ -203,7 +203,11 @@ def complete_login(attempt: LoginAttempt, *, replacing: str | None = None) -> Lo
         raise Unauthenticated(LOGIN_REFUSED)
     user_id = attempt.user_id
     unchanged = User.id == user_id, User.password_hash == attempt.password_hash
-    if db.session.execute(select(User.id).where(*unchanged)).first() is None:
+    # FOR SHARE (PostgreSQL): a password change or removal that commits after this
+    # check would otherwise miss the session created below; holding the user row
+    # makes it wait until this login has committed, and then end that session too.
+    held = select(User.id).where(*unchanged).with_for_update(read=True)
+    if db.session.execute(held).first() is None:
         raise Unauthenticated(LOGIN_REFUSED)  # removed, or its password changed, meanwhile
     throttle.clear(attempt.email)
     if new_hash:

@@ -349,3 +349,63 @@ def test_a_password_change_racing_an_approval_leaves_nothing_redeemable(
         assert (state, answer.status_code) == ("done", 401)
     else:
         assert (state, answer.status_code) == ("blocked", 200 if grant == "code" else 204)
+
+
+@pytest.mark.parametrize("how", ["http", "cli"])
+def test_a_password_change_racing_a_login_ends_the_new_session(
+    app, oauth, runner, monkeypatch, dialect, how
+):
+    """A login whose password check passed just before a password change committed
+    must not keep a session afterwards (SPEC: the change ends every session)."""
+    from app.services import sessions, throttle
+    from tests.conftest import PASSWORD
+
+    oauth.human()
+    with app.app_context():
+        alice = db.session.query(Session.user_id).scalar()
+        second = sessions.create(alice, mfa_complete=True)  # the password changer's session
+        db.session.commit()
+
+    at, resume = threading.Event(), threading.Event()
+    real_clear = throttle.clear
+
+    def paused(*args, **kwargs):  # runs right after the login's "password unchanged" check
+        if threading.current_thread().name == "login":
+            at.set()
+            assert resume.wait(30)
+        return real_clear(*args, **kwargs)
+
+    monkeypatch.setattr(throttle, "clear", paused)
+    outcome, errors = {}, []
+
+    def run_login():
+        try:
+            outcome["login"] = app.test_client().post(
+                "/auth/login", json={"email": "alice@example.com", "password": PASSWORD}
+            )
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+            at.set()
+
+    def run_change():
+        try:
+            changer = app.test_client()
+            changer.set_cookie(SESSION_COOKIE, second, domain="localhost")
+            change_alice_password(how, changer, runner)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    login = threading.Thread(target=run_login, name="login")
+    login.start()
+    assert at.wait(30)
+    changer = threading.Thread(target=run_change, name="changer")
+    changer.start()
+    _blocked_or_done(app, dialect, changer)
+    resume.set()
+    login.join(60)
+    changer.join(60)
+    assert not login.is_alive() and not changer.is_alive()
+    assert not errors, errors
+    assert outcome["login"].status_code in (200, 401)
+    with app.app_context():
+        assert db.session.query(Session).filter_by(user_id=alice).count() == 0
