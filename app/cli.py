@@ -14,7 +14,8 @@ from flask.cli import FlaskGroup, with_appcontext
 
 from . import db as store
 from .config import parse_host_port
-from .services import credentials, derived, users
+from .services.identity import credentials, users
+from .services.ledger import derived
 from .services.errors import ServiceError
 
 

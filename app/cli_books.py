@@ -19,7 +19,8 @@ from flask.cli import with_appcontext
 from . import db as store
 from .cli import _fail, _run, upgrade_schema
 from .extensions import db
-from .services import backup, export, importer, restore, validate
+from .services.interchange import backup, export, importer, restore
+from .services.ledger import validate
 from .services.errors import ServiceError
 
 

@@ -53,7 +53,7 @@ def oauth_grants(database_url: str, origin: str, n: int) -> list[str]:
     from app import create_app
     from app import db as store
     from app.extensions import db
-    from app.services import users
+    from app.services.identity import users
     from app.services.oauth import tokens
 
     app = create_app({"DATABASE_URL": database_url, "API_ORIGIN": origin})

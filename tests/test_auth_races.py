@@ -12,7 +12,7 @@ from sqlalchemy import select
 from app import db as store
 from app.extensions import db
 from app.models import LoginThrottle, Passkey
-from app.services import passwords
+from app.services.identity import passwords
 
 
 def race(app, n, request):

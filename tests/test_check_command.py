@@ -99,7 +99,7 @@ def test_postings_go_on_while_a_check_runs(app, runner, api, make_account, post_
     BEGIN IMMEDIATE), so the service keeps accepting postings during a long check."""
     import threading
 
-    from app.services import derived
+    from app.services.ledger import derived
 
     bank, food = _books(make_account, post_tx)
     entered, release = threading.Event(), threading.Event()

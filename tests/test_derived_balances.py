@@ -18,7 +18,7 @@ from sqlalchemy import func, select, text
 from app import db as store
 from app.extensions import db
 from app.models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
-from app.services import derived, reports, transactions
+from app.services.ledger import derived, reports, transactions
 
 KINDS = ("asset", "liability", "equity", "income", "expense")
 

@@ -9,7 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app import db as store
-from app.services import accounts, export, importer, reports, transactions, users
+from app.services.ledger import accounts, reports, transactions
+from app.services.interchange import export, importer
+from app.services.identity import users
 
 KINDS = ("asset", "liability", "equity", "income", "expense")
 # Any character the API accepts (it refuses only NUL; surrogates cannot be UTF-8).

@@ -24,7 +24,8 @@ from sqlalchemy import event
 from app import create_app
 from app import db as store
 from app.extensions import db
-from app.services import accounts, credentials, users
+from app.services.ledger import accounts
+from app.services.identity import credentials, users
 from tests.conftest import API_ORIGIN, PASSWORD, _migrate
 
 EMAIL = "stats@example.com"

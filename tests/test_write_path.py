@@ -15,7 +15,7 @@ from sqlalchemy.exc import OperationalError
 from app import db as store
 from app.extensions import db
 from app.models import Transaction
-from app.services import derived, transactions
+from app.services.ledger import derived, transactions
 
 
 @pytest.fixture

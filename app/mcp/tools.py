@@ -9,7 +9,7 @@ fn(arguments, principal) returns plain JSON data; the JSON-RPC layer commits.
 
 from __future__ import annotations
 
-from ..services import accounts, reports, transactions, validate
+from ..services.ledger import accounts, reports, transactions, validate
 
 # Told to the model in every report tool: figures leave reports.py already signed for reading.
 _SIGNS = (

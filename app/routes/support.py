@@ -13,7 +13,7 @@ from flask import current_app, g, request
 
 from .. import db as store
 from ..json_provider import BodyNotJSON, parse_body
-from ..services import credentials
+from ..services.identity import credentials
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
 
 SESSION_COOKIE = "svc_session"

@@ -2,7 +2,8 @@
 
 from app.extensions import db
 from app.models import Token
-from app.services import crypto, tokens
+from app.services import crypto
+from app.services.identity import token_trees as tokens
 from tests.oauth.flow import assert_oauth_error
 
 NOT_REDEEMABLE = "the refresh token is not redeemable"

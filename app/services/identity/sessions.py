@@ -19,10 +19,11 @@ from datetime import timedelta
 from flask import current_app
 from sqlalchemy import delete, select, update
 
-from ..extensions import db
-from ..models import Session, User
-from . import clock, crypto, passkeys, passwords, throttle, users
-from .errors import BadRequest, Unauthenticated
+from ...extensions import db
+from ...models import Session, User
+from .. import clock, crypto
+from . import passkeys, passwords, throttle, users
+from ..errors import BadRequest, Unauthenticated
 
 HALF_SESSION_TTL = timedelta(minutes=10)
 # One sentence for a wrong password and for an unknown email (SPEC rule 6).
