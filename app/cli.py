@@ -12,7 +12,7 @@ import click
 from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
 
-from . import db as store
+from . import store
 from .config import parse_host_port
 from .services.identity import credentials, users
 from .services.ledger import derived

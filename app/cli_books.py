@@ -16,7 +16,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from . import db as store
+from . import store
 from .cli import _fail, _run, upgrade_schema
 from .extensions import db
 from .services.interchange import backup, export, importer, restore

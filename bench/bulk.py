@@ -100,7 +100,7 @@ def rebuild_and_analyze(url: str) -> None:
     from sqlalchemy import text
 
     from app import create_app
-    from app import db as store
+    from app import store
     from app.extensions import db
     from app.services.ledger import derived
 

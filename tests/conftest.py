@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
 from app.services.ledger import accounts
 from app.services.identity import credentials, users

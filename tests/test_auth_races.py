@@ -9,7 +9,7 @@ from datetime import timedelta
 from tests.conftest import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import LoginThrottle, Passkey
 from app.services.identity import passwords

@@ -19,7 +19,7 @@ from sqlalchemy import select, text
 from tests.support import throwaway_database
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import OAuthClient, Passkey, WebAuthnChallenge
 from app.services.interchange import backup

@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import inspect, text
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
 from app.services.ledger import derived, reports
 

@@ -148,7 +148,7 @@ def test_a_streaming_export_reads_one_snapshot(app, sample_books):
     """Writes committed while the file streams are not in it (and do not tear it)."""
     import threading
 
-    from app import db as store
+    from app import store
     from app.services.interchange import export
     from app.services.ledger import transactions
 

@@ -5,7 +5,7 @@ import textwrap
 import pytest
 from sqlalchemy import func, select
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Account, Transaction
 from app.services.interchange import importer

@@ -75,7 +75,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.app = app
         with app.app_context():
             reset_database()
-            from app import db as store
+            from app import store
             from app.services.identity import credentials, users
 
             if users.find_user("alice@example.com") is None:

@@ -8,7 +8,7 @@ from tests.conftest import PASSWORD, reset_database
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app import db as store
+from app import store
 from app.services.ledger import accounts, reports, transactions
 from app.services.interchange import export, importer
 from app.services.identity import users

@@ -7,7 +7,7 @@ import pytest
 from tests.conftest import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Session, Token
 from app.services import crypto

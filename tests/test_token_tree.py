@@ -2,7 +2,7 @@
 
 from datetime import timedelta
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Token
 from app.services import clock

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
 from app.web import create_web_app
 from tests.conftest import PASSWORD, reset_database

@@ -18,7 +18,7 @@ import json
 import logging
 from importlib import metadata
 
-from .. import db as store
+from .. import store
 from ..errors import GENERIC_500
 from ..json_provider import BodyNotJSON, parse_body
 from ..services.errors import ServiceError

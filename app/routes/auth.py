@@ -7,7 +7,7 @@ change and the two deletes refuse bearer tokens (session only).
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from .. import db as store
+from .. import store
 from ..services.identity import credentials, passkeys, sessions, webauthn
 from ..services.errors import UnsupportedMediaType
 from .support import SESSION_COOKIE, half_session, json_body, open_route, principal, session_only

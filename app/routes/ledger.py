@@ -2,7 +2,7 @@
 
 from flask import Blueprint, current_app, jsonify, request
 
-from .. import db as store
+from .. import store
 from ..services.ledger import accounts, settings, transactions, validate
 from .support import json_body, principal
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from .. import db as store
+from .. import store
 from ..services.oauth import authorize, clients, codes, device, refresh, revoke
 from ..services.oauth.errors import InvalidRequest, UnsupportedGrantType, session_only_refusal
 from ..services.oauth.metadata import DEVICE_GRANT

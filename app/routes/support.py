@@ -11,7 +11,7 @@ from functools import wraps
 
 from flask import current_app, g, request
 
-from .. import db as store
+from .. import store
 from ..json_provider import BodyNotJSON, parse_body
 from ..services.identity import credentials
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType

@@ -183,7 +183,7 @@ def test_shared_revoke_tree_agrees_with_the_revocation_endpoint(app, oauth):
     oauth.human()
     pair = oauth.pair()
     with app.app_context():
-        from app import db as store
+        from app import store
 
         assert tokens.revoke_tree(crypto.digest(pair["refresh_token"])) == 2
         store.commit()

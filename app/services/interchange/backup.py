@@ -31,7 +31,7 @@ from datetime import UTC, date, datetime
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Boolean, Date, DateTime, Integer, LargeBinary, select
 
-from ... import db as store
+from ... import store
 from ...extensions import db
 from .. import clock
 from ..errors import BadRequest
