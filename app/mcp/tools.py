@@ -5,6 +5,8 @@ Each fn is the tool twin of one HTTP handler: the same validate.* parsers on the
 arguments and the same services call, so both interfaces give identical figures
 and identical rejections (SPEC rule 5). No query is written here.
 fn(arguments, principal) returns plain JSON data; the JSON-RPC layer commits.
+A tool's unit of work has the intent its annotations declare (writes()): a tool
+marked readOnlyHint reads, on SQLite without a write transaction or the writer lock.
 """
 
 from __future__ import annotations
@@ -203,6 +205,11 @@ TOOLS: dict[str, dict] = {
         "fn": record_transaction,
     },
 }
+
+
+def writes(tool: dict) -> bool:
+    """The tool's unit of work writes unless its annotations declare it read-only."""
+    return not tool.get("annotations", {}).get("readOnlyHint", False)
 
 
 def listing() -> list[dict]:
