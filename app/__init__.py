@@ -13,7 +13,7 @@ MIGRATIONS_DIR = str(PROJECT_ROOT / "migrations")
 
 def create_app(test_config: dict | None = None) -> Flask:
     from . import config, errors
-    from .cli import register_commands
+    from .commands import register_commands
     from .store import init_engine_events, init_session_events
     from .extensions import cors, db, migrate
     from .json_provider import FastJSONProvider

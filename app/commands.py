@@ -1,7 +1,11 @@
-"""The `ledger-service` command: a Flask CLI group over the app factory.
+"""The `ledger-service` commands: serve, user add|list|passwd|rm, mint-token, check
+(and, from cli_books.py, export, import, backup, restore), registered on the app by
+create_app through register_commands. The group itself is app.cli.
 
 Each command parses its arguments, calls services, commits and echoes. User
-accounts are managed only here, never over HTTP.
+accounts are managed only here, never over HTTP. Each command declares the intent
+of its units of work (@store.writing() / @store.reading()); migrating the schema
+first always writes.
 """
 
 from __future__ import annotations
@@ -10,50 +14,14 @@ import sys
 
 import click
 from flask import current_app
-from flask.cli import FlaskGroup, with_appcontext
+from flask.cli import with_appcontext
 
 from . import store
+from .cli_books import COMMANDS as BOOKS_COMMANDS
+from .cli_common import fail, read_password, run, upgrade_schema
 from .config import parse_host_port
 from .services.identity import credentials, users
 from .services.ledger import derived
-from .services.errors import ServiceError
-
-
-def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(1)
-
-
-def _run(fn, *args, **kwargs):
-    """Run a service call as one unit of work; a ServiceError is a one-line failure."""
-    store.write_intent.set(True)
-    try:
-        result = fn(*args, **kwargs)
-        store.commit()
-        return result
-    except ServiceError as err:
-        store.rollback()
-        _fail(err.message)
-
-
-def _read_password(option: str | None) -> str | None:
-    if option is None:
-        return None
-    if option != "-":
-        _fail("pass the password on standard input with --password - (never on the command line)")
-    line = sys.stdin.readline()
-    password = line.rstrip("\r\n")
-    if not password:
-        _fail("no password on standard input")
-    return password
-
-
-def upgrade_schema() -> None:
-    """Bring the schema to the newest migration (serialised under a lock, see migrations/env.py)."""
-    from flask_migrate import upgrade
-
-    store.write_intent.set(True)
-    upgrade(directory=current_app.extensions["migrate"].directory)
 
 
 @click.command("serve")
@@ -61,6 +29,7 @@ def upgrade_schema() -> None:
 @click.option("--workers", "workers_opt", metavar="N",
               help="serving processes (default: WORKERS, or 1)")
 @with_appcontext
+@store.reading()
 def serve_command(no_web, workers_opt):
     """Migrate the schema, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR."""
     from .extensions import db
@@ -72,7 +41,7 @@ def serve_command(no_web, workers_opt):
         workers = parse_workers(workers_opt if workers_opt is not None
                                 else app.config["WORKERS"])
     except ValueError as err:
-        _fail(str(err))
+        fail(str(err))
     upgrade_schema()
     cfg = app.config
     host, port = parse_host_port(cfg["BIND_ADDR"])
@@ -92,7 +61,7 @@ def serve_command(no_web, workers_opt):
         serve(apps, announce=lambda line: click.echo(line), workers=workers,
               before_fork=lambda: (db.session.remove(), db.engine.dispose()))
     except ListenError as err:
-        _fail(str(err))
+        fail(str(err))
 
 
 @click.group("user")
@@ -104,14 +73,15 @@ def user_group():
 @click.argument("email")
 @click.option("--password", "password_opt", metavar="-", help="read the password from stdin")
 @with_appcontext
+@store.writing()
 def user_add(email, password_opt):
     """Create a user; prints a generated password once unless --password - is given."""
     upgrade_schema()
-    password = _read_password(password_opt)
+    password = read_password(password_opt)
     generated = password is None
     if generated:
         password = users.generate_password()
-    user = _run(users.add_user, email, password)
+    user = run(users.add_user, email, password)
     if generated:
         click.echo(password)
     else:
@@ -120,10 +90,11 @@ def user_add(email, password_opt):
 
 @user_group.command("list")
 @with_appcontext
+@store.reading()
 def user_list():
     """One row per user: email, passkey count, last seen."""
     upgrade_schema()
-    for row in _run(users.list_users):
+    for row in run(users.list_users):
         click.echo(f"{row['email']}\t{row['passkeys']}\t{row['last_seen_at'] or 'never'}")
 
 
@@ -131,14 +102,15 @@ def user_list():
 @click.argument("email")
 @click.option("--password", "password_opt", metavar="-", help="read the password from stdin")
 @with_appcontext
+@store.writing()
 def user_passwd(email, password_opt):
     """Reset a password; ends every session and revokes every token of the user."""
     upgrade_schema()
-    password = _read_password(password_opt)
+    password = read_password(password_opt)
     generated = password is None
     if generated:
         password = users.generate_password()
-    _run(users.set_password, email, password)
+    run(users.set_password, email, password)
     if generated:
         click.echo(password)
 
@@ -146,10 +118,11 @@ def user_passwd(email, password_opt):
 @user_group.command("rm")
 @click.argument("email")
 @with_appcontext
+@store.writing()
 def user_rm(email):
     """Delete a user; their transactions stay, with the author cleared."""
     upgrade_schema()
-    _run(users.remove_user, email)
+    run(users.remove_user, email)
     click.echo(f"removed {users.normalise_email(email)}", err=True)
 
 
@@ -158,10 +131,11 @@ def user_rm(email):
 @click.option("--label", default=None, help="a name for the token (default: cli)")
 @click.option("--days", default=365, show_default=True, type=int, help="lifetime in days")
 @with_appcontext
+@store.writing()
 def mint_token(email, label, days):
     """Mint a bearer token for scripts and clients; prints it alone on one line."""
     upgrade_schema()
-    token = _run(
+    token = run(
         credentials.mint_token,
         email,
         label=label,
@@ -174,12 +148,12 @@ def mint_token(email, label, days):
 @click.command("check")
 @click.option("--repair", is_flag=True, help="rebuild the derived tables from the entries")
 @with_appcontext
+@store.reading()
 def check_command(repair):
     """Recompute every derived figure from the entries; print each difference, exit 1 if any."""
     upgrade_schema()
-    # A read-only unit on one snapshot: writers carry on while it runs (on SQLite
-    # a write-intent BEGIN IMMEDIATE would hold them off for the whole check).
-    store.write_intent.set(False)
+    # A read-only unit on one snapshot (the command reads): writers carry on while it
+    # runs (on SQLite a write-intent BEGIN IMMEDIATE would hold them off for the whole check).
     store.begin_snapshot()
     try:
         lines = derived.differences()
@@ -188,7 +162,8 @@ def check_command(repair):
     for line in lines:
         click.echo(line)
     if repair and lines:
-        _run(derived.rebuild)
+        with store.writing():
+            run(derived.rebuild)
         click.echo("rebuilt the derived tables from the entries", err=True)
     if lines:
         click.echo(f"check: {len(lines)} difference(s)", err=True)
@@ -197,20 +172,5 @@ def check_command(repair):
 
 
 def register_commands(app) -> None:
-    from .cli_books import COMMANDS as BOOKS_COMMANDS
-
     for command in (serve_command, user_group, mint_token, check_command, *BOOKS_COMMANDS):
         app.cli.add_command(command)
-
-
-def _create_app():
-    from . import create_app
-
-    return create_app()
-
-
-cli = FlaskGroup(
-    create_app=_create_app,
-    add_default_commands=False,
-    help="ledger-service: a double-entry bookkeeping server. Administer users and tokens, or serve.",
-)
