@@ -34,7 +34,7 @@ def serve_command(no_web, workers_opt):
     """Migrate the schema, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR."""
     from .extensions import db
     from .web import create_web_app
-    from .web.serving import ListenError, parse_workers, serve, web_bind_addr
+    from .serving import ListenError, parse_workers, serve, web_bind_addr
 
     app = current_app._get_current_object()
     try:
