@@ -13,8 +13,8 @@ MIGRATIONS_DIR = str(PROJECT_ROOT / "migrations")
 
 def create_app(test_config: dict | None = None) -> Flask:
     from . import config, errors
-    from .cli import register_commands
-    from .db import init_engine_events, init_session_events
+    from .commands import register_commands
+    from .store import init_engine_events, init_session_events
     from .extensions import cors, db, migrate
     from .json_provider import FastJSONProvider
     from .routes import register_blueprints

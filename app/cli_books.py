@@ -1,7 +1,8 @@
 """CLI commands that move the books in and out: export, import, backup, restore.
 
-Registered on the `ledger-service` group by app.cli.register_commands. Each
-command parses its arguments, calls services, commits (or not) and echoes.
+Registered on the `ledger-service` group by app.commands.register_commands. Each
+command declares its intent (@store.reading() / @store.writing()), parses its
+arguments, calls services, commits (or not) and echoes.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from . import db as store
-from .cli import _fail, _run, upgrade_schema
+from . import store
+from .cli_common import fail, run, upgrade_schema
 from .extensions import db
-from .services import backup, export, importer, restore, validate
+from .services.interchange import backup, export, importer, restore
+from .services.ledger import validate
 from .services.errors import ServiceError
 
 
@@ -57,14 +59,14 @@ def _open_text(path: str):
 @click.option("--to", default=None, metavar="YYYY-MM-DD")
 @click.option("-o", "--output", default=None, help="write to FILE instead of standard output")
 @with_appcontext
+@store.reading()
 def export_command(fmt, from_, to, output):
     """Export the books as an hledger journal, a Beancount file or CSV."""
     upgrade_schema()
-    store.write_intent.set(False)
     try:
         start, end = validate.window(from_, to)
     except ServiceError as err:
-        _fail(err.message)
+        fail(err.message)
     with _output(output) as stream:
         for chunk in export.generate(fmt, start, end):
             stream.write(chunk)
@@ -76,6 +78,7 @@ def export_command(fmt, from_, to, output):
 @click.option("--format", "fmt", required=True, type=click.Choice(tuple(importer.PARSERS)))
 @click.option("--dry-run", is_flag=True, help="check and count, but store nothing")
 @with_appcontext
+@store.writing()
 def import_command(file, fmt, dry_run):
     """Import a journal, Beancount file or CSV: all of it, or nothing."""
     upgrade_schema()
@@ -86,17 +89,17 @@ def import_command(file, fmt, dry_run):
             with _open_text(file) as stream:
                 text = stream.read()
     except UnicodeDecodeError:
-        _fail(f"{file} is not UTF-8 text")
+        fail(f"{file} is not UTF-8 text")
     if dry_run:
         try:
             result = importer.import_text(text, fmt)
         except ServiceError as err:
             store.rollback()
-            _fail(err.message)
+            fail(err.message)
         store.rollback()
         verb = "would add"
     else:
-        result = _run(importer.import_text, text, fmt)
+        result = run(importer.import_text, text, fmt)
         verb = "added"
     click.echo(
         f"{verb} {result.added} transactions; {result.duplicates} already present (skipped); "
@@ -107,6 +110,7 @@ def import_command(file, fmt, dry_run):
 @click.command("backup")
 @click.argument("file")
 @with_appcontext
+@store.reading()
 def backup_command(file):
     """Write a consistent snapshot of every table to FILE (.gz: compressed; -: stdout)."""
     upgrade_schema()
@@ -115,7 +119,7 @@ def backup_command(file):
             for line in backup.generate():
                 stream.write(line)
     except ServiceError as err:
-        _fail(err.message)
+        fail(err.message)
     if file != "-":
         click.echo(f"backup written to {file}", err=True)
 
@@ -123,6 +127,7 @@ def backup_command(file):
 @click.command("restore")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @with_appcontext
+@store.reading()
 def restore_command(file):
     """Load a backup into an empty database (migrating it to the backup's schema first)."""
     from alembic.runtime.migration import MigrationContext
@@ -138,14 +143,14 @@ def restore_command(file):
             with db.engine.connect() as conn:
                 current = set(MigrationContext.configure(conn).get_current_heads())
             restore.check_target_schema(current, header["revisions"], directory)
-            store.write_intent.set(True)
-            for revision in header["revisions"]:
-                upgrade(directory=directory, revision=revision)
-            counts = _run(restore.load, lines)
+            with store.writing():
+                for revision in header["revisions"]:
+                    upgrade(directory=directory, revision=revision)
+                counts = run(restore.load, lines)
     except ServiceError as err:
-        _fail(err.message)
+        fail(err.message)
     except (UnicodeDecodeError, EOFError, OSError) as err:
-        _fail(f"cannot read {file}: {err}")
+        fail(f"cannot read {file}: {err}")
     upgrade_schema()
     rows = sum(counts.values())
     click.echo(f"restored {rows} rows in {len(counts)} tables from {file}", err=True)

@@ -14,7 +14,7 @@ import logging
 from flask import current_app, has_request_context, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from . import db as store
+from . import store
 from .services.errors import GENERIC_FAULT, ServiceError, TooManyAttempts, Unauthenticated
 from .services.oauth.errors import GENERIC_SERVER_ERROR, OAuthError
 

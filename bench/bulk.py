@@ -100,9 +100,9 @@ def rebuild_and_analyze(url: str) -> None:
     from sqlalchemy import text
 
     from app import create_app
-    from app import db as store
+    from app import store
     from app.extensions import db
-    from app.services import derived
+    from app.services.ledger import derived
 
     app = create_app({"DATABASE_URL": url})
     with app.app_context():

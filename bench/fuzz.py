@@ -22,9 +22,10 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
     from flask_migrate import upgrade
 
     from app import create_app
-    from app import db as store
+    from app import store
     from app.extensions import db
-    from app.services import accounts, credentials, transactions, users
+    from app.services.ledger import accounts, transactions
+    from app.services.identity import credentials, users
     from tests.fuzzing import ServerThread, leak_pattern, load_description, only_routed, run_fuzz
 
     origin = "http://localhost:38081"

@@ -4,7 +4,7 @@ On PostgreSQL the whole upgrade runs inside one transaction holding an advisory
 lock, so several `ledger-service serve` processes starting at once migrate one
 after another: the later ones find the schema at head and do nothing
 (warehouse's migrations/env.py does the same). On SQLite the connection opens
-with BEGIN IMMEDIATE (app.db.write_intent), which serialises writers the same way.
+with BEGIN IMMEDIATE (app.store.write_intent), which serialises writers the same way.
 """
 
 import logging

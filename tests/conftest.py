@@ -14,9 +14,10 @@ import pytest
 from sqlalchemy import text
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
-from app.services import accounts, credentials, users
+from app.services.ledger import accounts
+from app.services.identity import credentials, users
 from tests.support import (  # noqa: F401 - re-exported for the tests
     PG_ADMIN_URL,
     console_script,
@@ -235,7 +236,7 @@ def session_client(app, client, make_user):
     Call it with mfa_complete=True for a full session (as if the passkey ceremony
     had succeeded) or False for a half-session (password only).
     """
-    from app.services import sessions
+    from app.services.identity import sessions
 
     def make(mfa_complete=True, email="alice@example.com"):
         with app.app_context():

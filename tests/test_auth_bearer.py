@@ -2,7 +2,7 @@
 
 import pytest
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Token
 from app.services import crypto

@@ -9,10 +9,10 @@ from datetime import timedelta
 from tests.conftest import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import LoginThrottle, Passkey
-from app.services import passwords
+from app.services.identity import passwords
 
 
 def race(app, n, request):

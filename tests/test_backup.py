@@ -19,10 +19,13 @@ from sqlalchemy import select, text
 from tests.support import throwaway_database
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import OAuthClient, Passkey, WebAuthnChallenge
-from app.services import backup, clock, credentials, crypto, sessions, transactions, users
+from app.services.interchange import backup
+from app.services import clock, crypto
+from app.services.identity import credentials, sessions, users
+from app.services.ledger import transactions
 
 
 @pytest.fixture
@@ -76,7 +79,7 @@ def populate(app) -> dict:
             created_at=now,
         ))
         db.session.execute(text("UPDATE settings SET book_style = 'club'"))
-        from app.services import accounts
+        from app.services.ledger import accounts
 
         ids = [accounts.create_account(n, k)["id"] for n, k in
                (("Checking", "asset"), ("Salary", "income"), ("Rent", "expense"))]
@@ -283,7 +286,7 @@ def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, t
     import gzip
 
     from app import MIGRATIONS_DIR
-    from app.services import restore
+    from app.services.interchange import restore
     from app.services.errors import BadRequest
 
     populate(app)

@@ -76,7 +76,7 @@ def test_check_repair_rebuilds_from_entries(app, runner, api, make_account, post
 
 
 def test_check_reports_an_unbalanced_transaction(app, runner, make_account, post_tx, dialect):
-    """Only reachable by bypassing the store's own check; SQLite's runs in app.db."""
+    """Only reachable by bypassing the store's own check; SQLite's runs in app.store."""
     bank, food = _books(make_account, post_tx)
     if dialect == "postgresql":
         with app.app_context():
@@ -99,7 +99,7 @@ def test_postings_go_on_while_a_check_runs(app, runner, api, make_account, post_
     BEGIN IMMEDIATE), so the service keeps accepting postings during a long check."""
     import threading
 
-    from app.services import derived
+    from app.services.ledger import derived
 
     bank, food = _books(make_account, post_tx)
     entered, release = threading.Event(), threading.Event()

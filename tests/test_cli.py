@@ -2,7 +2,7 @@
 
 from app.extensions import db
 from app.models import Session, Token, User
-from app.services import passwords, sessions
+from app.services.identity import passwords, sessions
 
 
 def invoke(runner, *args, stdin=None):

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import API_ORIGIN
 from sqlalchemy import select
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Token
 from app.services import clock as service_clock

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select, text
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
-from app.services import derived, reports, transactions
+from app.services.ledger import derived, reports, transactions
 
 KINDS = ("asset", "liability", "equity", "income", "expense")
 

@@ -6,9 +6,9 @@ import pytest
 from sqlalchemy import inspect, text
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
-from app.services import derived, reports
+from app.services.ledger import derived, reports
 
 
 @pytest.fixture

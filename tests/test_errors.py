@@ -11,7 +11,7 @@ LEAKY_WORDS = ["select", "insert", "sqlite", "psycopg", "table", "column", "trac
 
 
 def test_store_fault_gives_the_generic_500_and_logs_details(api, monkeypatch, caplog):
-    from app.services import accounts
+    from app.services.ledger import accounts
 
     def broken():
         raise OperationalError("SELECT id FROM accounts", {}, Exception("disk I/O error in table accounts"))
@@ -28,7 +28,7 @@ def test_store_fault_gives_the_generic_500_and_logs_details(api, monkeypatch, ca
 
 
 def test_unexpected_exception_is_generic_too(api, monkeypatch):
-    from app.services import reports
+    from app.services.ledger import reports
 
     monkeypatch.setattr(reports, "balances", lambda *a: 1 / 0)
     response = api.get("/reports/balances")

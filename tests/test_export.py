@@ -136,7 +136,7 @@ def test_cli_export_writes_the_same_file(app, api, sample_books, runner, tmp_pat
 
 
 def test_paging_gives_the_same_file_as_one_page(app, api, sample_books, monkeypatch):
-    from app.services import export
+    from app.services.interchange import export
 
     whole = {fmt: api.get(f"/export?format={fmt}").get_data(as_text=True) for fmt in export.FORMATS}
     monkeypatch.setattr(export, "PAGE", 2)  # same-day transactions straddle page boundaries
@@ -148,8 +148,9 @@ def test_a_streaming_export_reads_one_snapshot(app, sample_books):
     """Writes committed while the file streams are not in it (and do not tear it)."""
     import threading
 
-    from app import db as store
-    from app.services import export, transactions
+    from app import store
+    from app.services.interchange import export
+    from app.services.ledger import transactions
 
     def post_one(description):
         with app.app_context():

@@ -23,8 +23,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.services import plaintext, reports
-from app.services.export import bean_string
+from app.services.interchange import plaintext
+from app.services.ledger import reports
+from app.services.interchange.export import bean_string
 from tests.support import missing_tool
 
 HLEDGER = shutil.which("hledger")

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
-from app.services import users
+from app.services.identity import users
 from tests.conftest import PASSWORD
 from tests.servers import Service, http
 

@@ -20,8 +20,8 @@ from tests.fuzzing import ServerThread, leak_pattern, load_description, only_rou
 
 def seed_ledger(service_account, app):
     """A small ledger, so generated ids and bodies meet real rows now and then."""
-    from app import db as store
-    from app.services import transactions
+    from app import store
+    from app.services.ledger import transactions
 
     ids = [service_account(name, kind) for name, kind in (
         ("Checking", "asset"), ("Card", "liability"), ("Opening", "equity"),

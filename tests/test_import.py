@@ -5,10 +5,11 @@ import textwrap
 import pytest
 from sqlalchemy import func, select
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Account, Transaction
-from app.services import importer, transactions
+from app.services.interchange import importer
+from app.services.ledger import transactions
 from app.services.errors import BadRequest
 
 

@@ -75,8 +75,8 @@ class LedgerMachine(RuleBasedStateMachine):
         self.app = app
         with app.app_context():
             reset_database()
-            from app import db as store
-            from app.services import credentials, users
+            from app import store
+            from app.services.identity import credentials, users
 
             if users.find_user("alice@example.com") is None:
                 users.add_user("alice@example.com", "correct horse battery staple")

@@ -9,7 +9,8 @@ from sqlalchemy import select
 from app import create_app
 from app.extensions import db
 from app.models import LoginThrottle, Session
-from app.services import crypto, passwords
+from app.services import crypto
+from app.services.identity import passwords
 
 
 def set_cookie_header(response) -> str:

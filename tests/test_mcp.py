@@ -423,7 +423,7 @@ def test_a_bad_date_is_32602_naming_the_key(rpc, tool, key, value):
 def test_an_internal_fault_is_32603_with_no_internal_text(rpc, monkeypatch, caplog):
     from sqlalchemy.exc import OperationalError
 
-    from app.services import reports
+    from app.services.ledger import reports
 
     def broken(*args, **kwargs):
         raise OperationalError("SELECT secret FROM entries", {}, Exception("driver: disk I/O"))
@@ -445,7 +445,7 @@ def test_an_internal_fault_is_32603_with_no_internal_text(rpc, monkeypatch, capl
 
 def test_a_failure_after_the_write_rolls_the_write_back(rpc, api, books, monkeypatch):
     from app.mcp import tools
-    from app.services import transactions
+    from app.services.ledger import transactions
 
     real = transactions.record_transaction
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from app.services import reports, transactions
+from app.services.ledger import reports, transactions
 from tests.support import missing_tool
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"

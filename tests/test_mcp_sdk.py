@@ -19,7 +19,7 @@ from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from app.services import reports, transactions  # noqa: E402
+from app.services.ledger import reports, transactions  # noqa: E402
 
 
 @pytest.fixture

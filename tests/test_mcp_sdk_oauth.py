@@ -42,7 +42,8 @@ from mcp.shared.auth import (  # noqa: E402
 
 from app.extensions import db  # noqa: E402
 from app.models import Token  # noqa: E402
-from app.services import crypto, transactions  # noqa: E402
+from app.services import crypto  # noqa: E402
+from app.services.ledger import transactions  # noqa: E402
 from tests.conftest import WEB_ORIGIN, SignIn  # noqa: E402
 
 REDIRECT_URI = "http://127.0.0.1:53682/callback"
@@ -342,7 +343,7 @@ def test_official_sdk_signs_in_with_its_oauth_provider_and_refreshes(
     first_access = token_row(app, first_pair.access_token)
     first_refresh = token_row(app, first_pair.refresh_token)
     with app.app_context():
-        from app.services import users
+        from app.services.identity import users
 
         alice = users.find_user("alice@example.com").id
     for row in (first_access, first_refresh):

@@ -6,9 +6,9 @@ from beancount.core.account import ACCOUNT_RE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.services import plaintext
-from app.services.parsed import parse_amount
-from app.services.plaintext import ParseProblem
+from app.services.interchange import plaintext
+from app.services.interchange.parsed import parse_amount
+from app.services.interchange.plaintext import ParseProblem
 
 KINDS = ("asset", "liability", "equity", "income", "expense")
 # Account names as the service stores them: trimmed, non-empty, any characters but NUL.

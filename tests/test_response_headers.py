@@ -73,7 +73,7 @@ def test_authenticated_responses_carry_the_common_headers(api, origin):
 
 
 def test_a_server_fault_carries_the_common_headers(api, monkeypatch):
-    from app.services import accounts
+    from app.services.ledger import accounts
 
     def broken():
         raise RuntimeError("boom")

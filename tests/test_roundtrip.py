@@ -8,8 +8,10 @@ from tests.conftest import PASSWORD, reset_database
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app import db as store
-from app.services import accounts, export, importer, reports, transactions, users
+from app import store
+from app.services.ledger import accounts, reports, transactions
+from app.services.interchange import export, importer
+from app.services.identity import users
 
 KINDS = ("asset", "liability", "equity", "income", "expense")
 # Any character the API accepts (it refuses only NUL; surrogates cannot be UTF-8).

@@ -1,14 +1,14 @@
 """The store's own balance check, exercised by writing rows past the service.
 
 PostgreSQL: a deferred constraint trigger raises P0001 at COMMIT.
-SQLite: triggers note touched transactions; app.db re-checks them before COMMIT.
+SQLite: triggers note touched transactions; app.store re-checks them before COMMIT.
 Either way the commit fails, nothing is stored, and the caller sees our words.
 """
 
 import pytest
 from sqlalchemy import create_engine, text
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.services.errors import BALANCE_MESSAGE, BadRequest
 
@@ -81,7 +81,7 @@ def test_deleting_a_whole_transaction_passes(app, accounts):
 
 def test_the_http_answer_for_a_store_refusal_is_400(app, api, accounts, monkeypatch):
     """If the service's own check were missing, the store's answer reaches the client as 400."""
-    from app.services import transactions
+    from app.services.ledger import transactions
 
     monkeypatch.setattr(transactions, "check_balanced", lambda entries: None)
     response = api.post("/transactions", json={

@@ -25,9 +25,10 @@ from pathlib import Path
 from sqlalchemy import inspect, text
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
-from app.services import crypto, passwords, users
+from app.services import crypto
+from app.services.identity import passwords, users
 from tests.conftest import PASSWORD
 from tests.oauth.flow import OAuthFlow, query_of
 

@@ -4,7 +4,7 @@ The parent makes the listening socket, forks the workers and supervises them:
 SIGTERM stops them all; a worker that dies stops the others and serve exits 1 (for
 systemd or a container runtime to restart it). Workers share nothing but the
 database, so every rule held in it holds across them; on SQLite their writers queue
-on the database's writer lock (app.db.WriterLock) across processes.
+on the database's writer lock (app.store.WriterLock) across processes.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import pytest
 from tests.conftest import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Session, Token
 from app.services import crypto
@@ -190,7 +190,7 @@ def test_logout_touches_only_the_callers_session(app, signin, client, make_user)
 
 
 def _second_session(app, make_user, email="alice@example.com"):
-    from app.services import sessions, users
+    from app.services.identity import sessions, users
 
     with app.app_context():
         user = users.find_user(email)

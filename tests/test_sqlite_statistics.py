@@ -3,7 +3,7 @@
 `ANALYZE` (or `PRAGMA optimize`, which SQLite recommends running now and then) of a
 big ledger stores statistics for `transactions` and `entries`, but none for
 `ledger_balance_pending`, which is empty between commits. With those statistics the
-planner once started the pre-commit balance check (app.db) from `transactions` and
+planner once started the pre-commit balance check (app.store) from `transactions` and
 scanned all of it on every commit: 47 ms per POST at 1,000,000 transactions instead
 of 2 ms. The check now names its join order (CROSS JOIN).
 
@@ -22,9 +22,10 @@ import pytest
 from sqlalchemy import event
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
-from app.services import accounts, credentials, users
+from app.services.ledger import accounts
+from app.services.identity import credentials, users
 from tests.conftest import API_ORIGIN, PASSWORD, _migrate
 
 EMAIL = "stats@example.com"
@@ -115,7 +116,7 @@ def test_the_balance_check_starts_from_the_pending_rows(books):
     conn = sqlite3.connect(path)
     try:
         plan = [row[-1] for row in conn.execute(
-            "EXPLAIN QUERY PLAN " + str(store._SQLITE_PENDING_ENTRIES))]
+            "EXPLAIN QUERY PLAN " + str(store.sqlite._SQLITE_PENDING_ENTRIES))]
     finally:
         conn.close()
     assert plan[0] == "SCAN p", plan

@@ -6,7 +6,7 @@ from sqlalchemy import select
 
 from app.extensions import db
 from app.models import LoginThrottle, Session
-from app.services import passwords, users
+from app.services.identity import passwords, users
 
 
 def attempt(client, email="alice@example.com", password="wrong password"):

@@ -2,10 +2,11 @@
 
 from datetime import timedelta
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Token
-from app.services import clock, tokens
+from app.services import clock
+from app.services.identity import token_trees as tokens
 
 
 def _token(token_id, parent=None, family="root", kind="refresh"):

@@ -251,7 +251,7 @@ def test_listing_of_runs_and_back_dated_postings_equals_the_plain_query(
     app, api, post_tx, books, monkeypatch
 ):
     """Long id runs are read as ranges, stragglers by id: the answer is the same."""
-    from app.services import transactions
+    from app.services.ledger import transactions
 
     monkeypatch.setattr(transactions, "MIN_RUN", 3)
     monkeypatch.setattr(transactions, "MAX_RUNS", 2)
@@ -306,7 +306,7 @@ def test_posting_to_one_account_twice_is_stored(api, post_tx, books):
 def test_posting_beyond_one_statement_is_stored_whole_and_in_order(api, post_tx, books):
     """More entries than one INSERT takes (services.transactions.ENTRY_CHUNK): the
     separate-statement path, chunked; every entry kept, in posting order."""
-    from app.services.transactions import ENTRY_CHUNK
+    from app.services.ledger.transactions import ENTRY_CHUNK
 
     n = ENTRY_CHUNK + 101
     entries = [(books["food"], i + 1) for i in range(n - 1)]

@@ -8,7 +8,7 @@ from urllib.parse import urljoin
 import pytest
 
 from app.web import PAGES, STATIC_DIR, create_web_app
-from app.web.serving import web_bind_addr
+from app.serving import web_bind_addr
 
 API = "http://localhost:38081"
 WEB = "http://localhost:38080"

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from app import db as store
+from app import store
 from app.extensions import db
 from app.web import create_web_app
 from tests.conftest import PASSWORD, reset_database
@@ -73,7 +73,7 @@ class Live:
         self.app, self.api, self.web = app, api_url, web_url
 
     def add_user(self, email="alice@example.com", password=PASSWORD):
-        from app.services import users
+        from app.services.identity import users
 
         with self.app.app_context():
             users.add_user(email, password)
@@ -104,7 +104,7 @@ class Live:
             return status, raw.decode()
 
     def transactions(self):
-        from app.services import transactions
+        from app.services.ledger import transactions
 
         with self.app.app_context():
             return transactions.list_transactions(None, None)
@@ -682,7 +682,7 @@ def test_keeping_the_books(live, person):
     expect(figures).to_have_text(before)
     assert live.call("GET", "/settings")[0] == 401  # (the API needs a credential)
     with live.app.app_context():
-        from app.services import settings
+        from app.services.ledger import settings
 
         assert settings.get_settings() == {"book_style": "club"}
     person.shot("books-club")

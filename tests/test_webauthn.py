@@ -213,7 +213,7 @@ def test_credential_ids_longer_than_webauthn_allows_are_refused(app, signin):
 
 
 def test_elevating_a_session_that_ended_meanwhile_is_refused(app, make_user):
-    from app.services import sessions
+    from app.services.identity import sessions
     from app.services.errors import Unauthenticated
 
     user_id = make_user()

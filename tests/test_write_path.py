@@ -12,10 +12,10 @@ import pytest
 from sqlalchemy import event, func, select
 from sqlalchemy.exc import OperationalError
 
-from app import db as store
+from app import store
 from app.extensions import db
 from app.models import Transaction
-from app.services import derived, transactions
+from app.services.ledger import derived, transactions
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         # triggers inside it). SQLite, 7: BEGIN IMMEDIATE (the credential check and
         # the write share one database transaction), the token lookup, the account
         # existence check, INSERT transaction ... RETURNING id, one INSERT of the
-        # entries (the driver's executemany), and app.db's pre-COMMIT balance
+        # entries (the driver's executemany), and app.store's pre-COMMIT balance
         # re-check: the check of the pending transactions and the DELETE of them.
         expected = 2 if dialect == "postgresql" else 7
         assert len(statements) == expected, statements

@@ -18,7 +18,7 @@ import json
 import logging
 from importlib import metadata
 
-from .. import db as store
+from .. import store
 from ..errors import GENERIC_500
 from ..json_provider import BodyNotJSON, parse_body
 from ..services.errors import ServiceError
@@ -172,18 +172,22 @@ def call_tool(params: dict, principal) -> dict:
         arguments = {}
     if not isinstance(arguments, dict):
         raise RpcError(INVALID_PARAMS, "invalid params: 'arguments' must be an object")
-    data = run_tool(name, tool["fn"], arguments, principal)
+    data = run_tool(name, tool, arguments, principal)
     return render(data)
 
 
-def run_tool(name: str, fn, arguments: dict, principal):
+def run_tool(name: str, tool: dict, arguments: dict, principal):
     """One unit of work: the tool's service call, then commit; roll back on any failure.
 
-    Like the HTTP write routes it runs through store.run_unit, so a unit the
-    database asks to retry (deadlock, serialization failure, SQLite busy) is re-run.
+    The unit begins afresh with the tool's own intent (tools.writes): the credential
+    lookup's read unit is ended first, so a read-only tool never opens a SQLite write
+    transaction. Like the HTTP write routes it runs through store.run_unit, so a unit
+    the database asks to retry (deadlock, serialization failure, SQLite busy) is re-run.
     """
+    store.rollback()  # the lookup wrote nothing (a last-use update committed on its own)
     try:
-        return store.run_unit(fn, arguments, principal)
+        with store.intent(tools.writes(tool)):
+            return store.run_unit(tool["fn"], arguments, principal)
     except ServiceError as err:
         _end_quietly(err)
         if err.status == 400:  # a ledger rejection: what HTTP answers with 400, same words

@@ -5,11 +5,13 @@ Each fn is the tool twin of one HTTP handler: the same validate.* parsers on the
 arguments and the same services call, so both interfaces give identical figures
 and identical rejections (SPEC rule 5). No query is written here.
 fn(arguments, principal) returns plain JSON data; the JSON-RPC layer commits.
+A tool's unit of work has the intent its annotations declare (writes()): a tool
+marked readOnlyHint reads, on SQLite without a write transaction or the writer lock.
 """
 
 from __future__ import annotations
 
-from ..services import accounts, reports, transactions, validate
+from ..services.ledger import accounts, reports, transactions, validate
 
 # Told to the model in every report tool: figures leave reports.py already signed for reading.
 _SIGNS = (
@@ -203,6 +205,11 @@ TOOLS: dict[str, dict] = {
         "fn": record_transaction,
     },
 }
+
+
+def writes(tool: dict) -> bool:
+    """The tool's unit of work writes unless its annotations declare it read-only."""
+    return not tool.get("annotations", {}).get("readOnlyHint", False)
 
 
 def listing() -> list[dict]:

@@ -5,8 +5,8 @@ entries of transactions that occurred on that day; account_month_balances the
 same per month (keyed by the first day of the month). Triggers created by the
 migration 0002_issue7_day_balances keep both in step with every insert, update
 and delete of entries and transactions, inside the same database transaction.
-Reports read them (services/reports.py) so that no report scans the ledger;
-`ledger-service check` recomputes them from the entries (services/derived.py).
+Reports read them (services/ledger/reports.py) so that no report scans the ledger;
+`ledger-service check` recomputes them from the entries (services/ledger/derived.py).
 
 The `derived` marker in `info` is relied on by backup/restore: tables carrying it
 are skipped on backup, and the triggers rebuild them when entries are restored.

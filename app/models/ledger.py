@@ -10,7 +10,7 @@ That invariant is enforced three times, deliberately:
 1. services.transactions validates every posting before it is written;
 2. the store re-checks at commit: on PostgreSQL a DEFERRABLE INITIALLY DEFERRED
    constraint trigger raising SQLSTATE P0001; on SQLite triggers that note the
-   touched transactions plus a check run by app.db just before COMMIT;
+   touched transactions plus a check run by app.store just before COMMIT;
 3. reports rely on it (all-time balances sum to zero; assets = liabilities + equity).
 
 Deleting a transaction cascades to its entries (ON DELETE CASCADE). Removing a

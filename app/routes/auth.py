@@ -7,8 +7,8 @@ change and the two deletes refuse bearer tokens (session only).
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from .. import db as store
-from ..services import credentials, passkeys, sessions, webauthn
+from .. import store
+from ..services.identity import credentials, passkeys, sessions, signin, webauthn
 from ..services.errors import UnsupportedMediaType
 from .support import SESSION_COOKIE, half_session, json_body, open_route, principal, session_only
 
@@ -64,8 +64,8 @@ def _options(options_json: str) -> Response:
 def login():
     # The attempt is counted (or refused, 429) and committed before the password is
     # checked: argon2 then runs with no transaction open and no SQLite writer lock held.
-    attempt = store.run_unit(sessions.admit_login, json_body())
-    result = sessions.complete_login(attempt, replacing=request.cookies.get(SESSION_COOKIE))
+    attempt = store.run_unit(signin.admit_login, json_body())
+    result = signin.complete_login(attempt, replacing=request.cookies.get(SESSION_COOKIE))
     store.commit()
     response = jsonify({"has_passkeys": result.has_passkeys, "mfa_complete": False})
     return _set_session_cookie(
@@ -99,8 +99,8 @@ def me():
 @session_only()
 def change_password():
     # Counted against the sign-in throttle and committed before argon2, as in login.
-    change = store.run_unit(sessions.admit_password_change, principal().user_id, json_body())
-    sessions.complete_password_change(change)
+    change = store.run_unit(signin.admit_password_change, principal().user_id, json_body())
+    signin.complete_password_change(change)
     store.commit()
     return _clear_session_cookie(Response(status=204))
 

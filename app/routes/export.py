@@ -2,7 +2,8 @@
 
 from flask import Blueprint, Response, request, stream_with_context
 
-from ..services import export, validate
+from ..services.interchange import export
+from ..services.ledger import validate
 
 bp = Blueprint("export", __name__)
 

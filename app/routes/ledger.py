@@ -2,8 +2,8 @@
 
 from flask import Blueprint, current_app, jsonify, request
 
-from .. import db as store
-from ..services import accounts, settings, transactions, validate
+from .. import store
+from ..services.ledger import accounts, settings, transactions, validate
 from .support import json_body, principal
 
 bp = Blueprint("ledger", __name__)

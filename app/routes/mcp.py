@@ -8,12 +8,13 @@ from flask import Blueprint, jsonify, request
 
 from ..mcp import jsonrpc
 from ..services.errors import UnsupportedMediaType
-from .support import principal
+from .support import principal, reads
 
 bp = Blueprint("mcp", __name__)
 
 
 @bp.post("/mcp")
+@reads  # each tool declares its own intent (mcp/jsonrpc.py run_tool)
 def endpoint():
     caller = principal()
     # A cookie is an ambient credential: insisting on a JSON content type makes a

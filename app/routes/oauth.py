@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from .. import db as store
+from .. import store
 from ..services.oauth import authorize, clients, codes, device, refresh, revoke
 from ..services.oauth.errors import InvalidRequest, UnsupportedGrantType, session_only_refusal
 from ..services.oauth.metadata import DEVICE_GRANT
@@ -96,8 +96,9 @@ def token():
     grant = GRANTS.get(grant_type)
     if grant is None:
         raise UnsupportedGrantType(f"grant_type {grant_type!r} is not supported")
-    result = grant(request.form)
-    store.commit()
+    # The retrying unit, as POST /transactions: a grant the database asks to retry
+    # (deadlock, serialization failure, SQLite busy) is re-run whole.
+    result = store.run_unit(grant, request.form)
     return jsonify(result)
 
 

@@ -2,7 +2,7 @@
 
 from flask import Blueprint, jsonify, request
 
-from ..services import reports, validate
+from ..services.ledger import reports, validate
 
 bp = Blueprint("reports", __name__, url_prefix="/reports")
 

@@ -11,9 +11,9 @@ from functools import wraps
 
 from flask import current_app, g, request
 
-from .. import db as store
+from .. import store
 from ..json_provider import BodyNotJSON, parse_body
-from ..services import credentials
+from ..services.identity import credentials
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
 
 SESSION_COOKIE = "svc_session"
@@ -42,6 +42,29 @@ def writes(view):
     return view
 
 
+def reads(view):
+    """Mark an unsafe-method (POST) view whose unit begins as a reader.
+
+    POST /mcp: the credential lookup reads, and each tool then runs in a unit of its
+    own with the intent the tool declares (mcp/jsonrpc.py run_tool).
+    """
+    view._writes = False
+    return view
+
+
+def route_writes(view, method: str) -> bool:
+    """The route's declared intent: its @writes / @reads mark, else by method.
+
+    GET, HEAD and OPTIONS read; every other method writes.
+    """
+    if method == "OPTIONS":
+        return False
+    marked = getattr(view, "_writes", None)
+    if marked is not None:
+        return marked
+    return method not in _SAFE_METHODS
+
+
 def session_only(refusal=None):
     """Full tier, but refuse bearer tokens with 403 (refusal builds the error to raise)."""
 
@@ -62,10 +85,8 @@ def session_only(refusal=None):
 def load_principal():
     """before_request: resolve the caller and enforce the route's tier."""
     view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
-    store.write_intent.set(
-        request.method not in _SAFE_METHODS
-        or (request.method != "OPTIONS" and bool(getattr(view, "_writes", False)))
-    )
+    # The request's unit of work begins with the route's declared intent.
+    store.declare(route_writes(view, request.method))
     g.principal = None
     if request.method == "OPTIONS":  # CORS preflight carries no credentials
         return None
@@ -84,11 +105,9 @@ def load_principal():
         # is locked") when a concurrent writer committed first. Committed on its own, so
         # it is kept even if the request then fails.
         store.commit()  # end the lookup's unit of work (it wrote nothing)
-        intent = store.write_intent.get()
-        store.write_intent.set(True)
-        credentials.record_use(g.principal)
-        store.commit()
-        store.write_intent.set(intent)
+        with store.writing():
+            credentials.record_use(g.principal)
+            store.commit()
     # Otherwise the request carries on in the same database transaction.
     if tier == "full" and (g.principal is None or not g.principal.full):
         raise Unauthenticated("authentication required")

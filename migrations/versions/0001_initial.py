@@ -209,7 +209,7 @@ def downgrade():
 # P0001 when its entries number fewer than 2 or do not sum to 0 (hordak 0002).
 # A transaction deleted as a whole is skipped: its header row is gone.
 # SQLite has no deferred triggers: plain triggers note each touched transaction
-# in ledger_balance_pending and app.db re-checks those rows just before COMMIT.
+# in ledger_balance_pending and app.store re-checks those rows just before COMMIT.
 
 PG_FUNCTIONS = (
     """

@@ -5,7 +5,7 @@ Revises: 0001
 Create Date: 2026-11-21 07:00:00
 
 Reports read these two tables instead of scanning the entries (see
-services/reports.py). Both are DERIVED: every figure in them is the sum of
+services/ledger/reports.py). Both are DERIVED: every figure in them is the sum of
 entries.amount_cents grouped by (account, transactions.occurred_on) or by
 (account, first day of that month). The rule lives here, in triggers, so that no
 write path (the service, an import, a restore, hand-written SQL) can skip it,

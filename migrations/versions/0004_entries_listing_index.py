@@ -1,7 +1,7 @@
 """entries: the index by transaction also carries account and amount (listings read it alone)
 
 `GET /transactions` reads a window's entries by transaction id, in entry-id order
-(services/transactions.py). With account_id and amount_cents in the index, that
+(services/ledger/transactions.py). With account_id and amount_cents in the index, that
 read is an index-only scan already in order: PostgreSQL no longer visits the heap
 and sorts (10 ms -> 4 ms for a busy month at 1,000,000 transactions), SQLite no
 longer looks each row up in the table. It replaces ix_entries_transaction_id

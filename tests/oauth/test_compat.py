@@ -34,7 +34,7 @@ def test_localhost_redirect_matches_on_any_port_only_in_compat(app, client, oaut
     # A client stored with a localhost URI (registered while compat was on).
     import json
 
-    from app import db as store
+    from app import store
     from app.extensions import db
     from app.models import OAuthClient
     from app.services import clock

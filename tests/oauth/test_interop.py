@@ -22,8 +22,8 @@ from authlib.integrations.requests_client import OAuth2Session  # noqa: E402
 from waitress.server import create_server  # noqa: E402
 
 from app import create_app  # noqa: E402
-from app import db as store  # noqa: E402
-from app.services import sessions, users  # noqa: E402
+from app import store  # noqa: E402
+from app.services.identity import sessions, users  # noqa: E402
 
 
 @pytest.fixture

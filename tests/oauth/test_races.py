@@ -262,7 +262,7 @@ def _blocked_or_done(app, dialect, thread) -> str:
 def test_a_password_change_racing_an_approval_leaves_nothing_redeemable(
     app, oauth, runner, monkeypatch, dialect, grant, moment, how
 ):
-    from app.services import sessions
+    from app.services.identity import sessions
     from app.services.oauth import codes, device
 
     oauth.human()
@@ -357,7 +357,7 @@ def test_a_password_change_racing_a_login_ends_the_new_session(
 ):
     """A login whose password check passed just before a password change committed
     must not keep a session afterwards (SPEC: the change ends every session)."""
-    from app.services import sessions, throttle
+    from app.services.identity import sessions, throttle
     from tests.conftest import PASSWORD
 
     oauth.human()

@@ -1,8 +1,15 @@
 """Refresh rotation, reuse detection, and revocation: SPEC's Refresh token table."""
 
+import sqlite3
+
+import psycopg.errors
+from sqlalchemy.exc import OperationalError
+
 from app.extensions import db
 from app.models import Token
-from app.services import crypto, tokens
+from app.routes import oauth as oauth_routes
+from app.services import crypto
+from app.services.identity import token_trees as tokens
 from tests.oauth.flow import assert_oauth_error
 
 NOT_REDEEMABLE = "the refresh token is not redeemable"
@@ -182,7 +189,7 @@ def test_shared_revoke_tree_agrees_with_the_revocation_endpoint(app, oauth):
     oauth.human()
     pair = oauth.pair()
     with app.app_context():
-        from app import db as store
+        from app import store
 
         assert tokens.revoke_tree(crypto.digest(pair["refresh_token"])) == 2
         store.commit()
@@ -198,3 +205,33 @@ def test_token_type_hint_is_ignored(oauth):
     )
     assert not oauth.works(pair["access_token"])
     assert_oauth_error(oauth.refresh(pair["refresh_token"]), "invalid_grant")
+
+
+def _retry_error(dialect):
+    if dialect == "postgresql":
+        return OperationalError("UPDATE ...", {}, psycopg.errors.DeadlockDetected("deadlock"))
+    return OperationalError("UPDATE ...", {}, sqlite3.OperationalError("database is locked"))
+
+
+def test_the_refresh_grant_runs_in_the_retrying_unit(oauth, monkeypatch, dialect):
+    oauth.human()
+    first = oauth.pair()
+    real = oauth_routes.GRANTS["refresh_token"]
+    calls = []
+
+    def flaky(form):
+        calls.append(1)
+        result = real(form)
+        if len(calls) == 1:
+            raise _retry_error(dialect)
+        return result
+
+    monkeypatch.setitem(oauth_routes.GRANTS, "refresh_token", flaky)
+    response = oauth.refresh(first["refresh_token"])
+    assert response.status_code == 200, response.data
+    assert len(calls) == 2
+    monkeypatch.undo()
+    # The first attempt was rolled back whole: the new pair is the only child, and works.
+    second = response.get_json()
+    assert oauth.works(second["access_token"])
+    assert oauth.refresh(second["refresh_token"]).status_code == 200

@@ -29,7 +29,8 @@ from sqlalchemy import delete, select
 
 from ...extensions import db
 from ...models import AuthorizationCode
-from .. import clock, crypto, sessions
+from .. import clock, crypto
+from ..identity import sessions
 from .authorize import AuthorizationRequest
 from .clients import check_resource, mark_used, require
 from .errors import InvalidGrant, InvalidRequest

@@ -44,7 +44,8 @@ from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import DeviceRecord, DeviceStart, Session
-from .. import clock, crypto, sessions
+from .. import clock, crypto
+from ..identity import sessions
 from .clients import check_resource, client_info, get_client, mark_used, require
 from .errors import (
     AccessDenied,

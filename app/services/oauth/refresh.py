@@ -19,7 +19,8 @@ from sqlalchemy import select, update
 
 from ...extensions import db
 from ...models import Token
-from .. import clock, crypto, tokens
+from .. import clock, crypto
+from ..identity import token_trees
 from .clients import check_resource, require
 from .errors import InvalidGrant
 from .tokens import issue_pair
@@ -48,7 +49,7 @@ def rotate(form) -> dict:
     if token.retired_at is not None:
         if now - token.retired_at > REUSE_GRACE:
             # Reuse after the grace: assume theft, end the whole grant.
-            tokens.revoke_family(token.family_id)
+            token_trees.revoke_family(token.family_id)
             raise InvalidGrant(NOT_REDEEMABLE, commit=True)
         raise InvalidGrant(NOT_REDEEMABLE)
     retired = db.session.execute(

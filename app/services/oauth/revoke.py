@@ -11,7 +11,8 @@ from sqlalchemy import select, update
 
 from ...extensions import db
 from ...models import Token
-from .. import clock, crypto, tokens
+from .. import clock, crypto
+from ..identity import token_trees
 from .errors import InvalidRequest
 
 
@@ -28,7 +29,7 @@ def revoke(form) -> None:
     if client_id and not crypto.same(client_id, row.client_id):
         return
     if row.kind == "refresh":
-        tokens.revoke_tree(row.id)
+        token_trees.revoke_tree(row.id)
     else:
         db.session.execute(
             update(Token)

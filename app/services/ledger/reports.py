@@ -23,9 +23,9 @@ from datetime import MAXYEAR, date, timedelta
 from sqlalchemy import func, literal, select, union_all
 from sqlalchemy.exc import OperationalError
 
-from ..extensions import db
-from ..models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
-from . import clock
+from ...extensions import db
+from ...models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
+from .. import clock
 
 _NEGATED = frozenset({"liability", "equity", "income"})
 

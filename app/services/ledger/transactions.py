@@ -13,11 +13,12 @@ import orjson
 from sqlalchemy import BigInteger, Date, any_, bindparam, cast, delete, insert, or_, select, text
 from sqlalchemy.dialects import postgresql
 
-from ..extensions import db
-from ..models import Account, Entry, Transaction, User
-from ..models.types import UTCDateTime
-from . import clock, validate
-from .errors import BadRequest, NotFound
+from ...extensions import db
+from ...models import Account, Entry, Transaction, User
+from ...models.types import UTCDateTime
+from .. import clock
+from . import validate
+from ..errors import BadRequest, NotFound
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535

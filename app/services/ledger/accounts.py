@@ -5,10 +5,10 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from ..extensions import db
-from ..models import Account
+from ...extensions import db
+from ...models import Account
 from . import validate
-from .errors import BadRequest
+from ..errors import BadRequest
 
 NAME_MAX = 200
 

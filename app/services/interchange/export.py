@@ -17,10 +17,11 @@ from datetime import date
 
 from sqlalchemy import func, select, tuple_
 
-from ..extensions import db
-from ..models import Account, Entry, Transaction, User
-from . import clock, plaintext
-from .errors import BadRequest
+from ...extensions import db
+from ...models import Account, Entry, Transaction, User
+from .. import clock
+from . import plaintext
+from ..errors import BadRequest
 
 FORMATS = ("hledger", "beancount", "csv")
 EXTENSIONS = {"hledger": "journal", "beancount": "beancount", "csv": "csv"}

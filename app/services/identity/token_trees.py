@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from sqlalchemy import select, update
 
-from ..extensions import db
-from ..models import Token
-from . import clock
+from ...extensions import db
+from ...models import Token
+from .. import clock
 
 
 def tree_ids(token_id: str):

@@ -20,11 +20,13 @@ from datetime import date
 from sqlalchemy import select
 from sqlalchemy import text as sql
 
-from ..extensions import db
-from ..models import Account, Entry, Transaction
-from . import accounts as accounts_service
-from . import parse_beancount, parse_csv, parse_journal, transactions, users
-from .errors import BadRequest, ServiceError
+from ...extensions import db
+from ...models import Account, Entry, Transaction
+from ..ledger import accounts as accounts_service
+from . import parse_beancount, parse_csv, parse_journal
+from ..ledger import transactions
+from ..identity import users
+from ..errors import BadRequest, ServiceError
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
 

@@ -14,10 +14,11 @@ from datetime import timedelta
 
 from sqlalchemy import and_, bindparam, func, or_, select, update
 
-from ..extensions import db
-from ..models import OAuthClient, Token, User
-from . import clock, crypto, sessions, tokens
-from .errors import BadRequest, NotFound
+from ...extensions import db
+from ...models import OAuthClient, Token, User
+from .. import clock, crypto
+from . import sessions, token_trees
+from ..errors import BadRequest, NotFound
 from .users import get_user
 
 # last_used_at is refreshed at most this often, so reads do not write on every request.
@@ -199,4 +200,4 @@ def revoke_connection(user_id: int, token_id: str) -> None:
     ).first()
     if found is None:
         raise NotFound("no such live token")
-    tokens.revoke_tree(token_id)
+    token_trees.revoke_tree(token_id)

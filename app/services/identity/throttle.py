@@ -24,10 +24,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import case, delete, literal, null, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from ..extensions import db
-from ..models import LoginThrottle
-from . import clock
-from .errors import TooManyAttempts
+from ...extensions import db
+from ...models import LoginThrottle
+from .. import clock
+from ..errors import TooManyAttempts
 
 FREE_FAILURES = 3
 FIRST_DELAY = timedelta(seconds=2)

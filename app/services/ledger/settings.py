@@ -2,9 +2,9 @@
 
 from sqlalchemy import select, update
 
-from ..extensions import db
-from ..models import BOOK_STYLES, Settings
-from .errors import Unprocessable
+from ...extensions import db
+from ...models import BOOK_STYLES, Settings
+from ..errors import Unprocessable
 
 DEFAULT = {"book_style": "personal"}
 

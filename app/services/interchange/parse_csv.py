@@ -14,7 +14,7 @@ import csv
 import io
 import re
 
-from ..models import ACCOUNT_KINDS
+from ...models import ACCOUNT_KINDS
 from . import plaintext
 from .export import CSV_COLUMNS
 from .parse_journal import journal_date

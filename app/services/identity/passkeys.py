@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, select
 
-from ..extensions import db
-from ..models import Passkey, User
-from . import clock
-from .errors import Conflict, NotFound
+from ...extensions import db
+from ...models import Passkey, User
+from .. import clock
+from ..errors import Conflict, NotFound
 
 
 def count_for(user_id: int) -> int:

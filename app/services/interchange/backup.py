@@ -31,10 +31,10 @@ from datetime import UTC, date, datetime
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Boolean, Date, DateTime, Integer, LargeBinary, select
 
-from .. import db as store
-from ..extensions import db
-from . import clock
-from .errors import BadRequest
+from ... import store
+from ...extensions import db
+from .. import clock
+from ..errors import BadRequest
 
 FORMAT = "ledger-service-backup"
 VERSION = 1

@@ -1,5 +1,6 @@
-"""Run the API and the web app from one process (`ledger-service serve`).
+"""The process supervisor of `ledger-service serve`: sockets, workers, signals.
 
+Run the API and the web app from one process, or from N forked workers (--workers).
 Both waitress servers share one socket map, so a single event loop in the main
 thread serves both and Ctrl-C or SIGTERM stops both together: the loop ends,
 then each server's worker threads are shut down.
@@ -15,7 +16,7 @@ import sys
 import time
 from urllib.parse import urlsplit
 
-from ..config import parse_host_port
+from .config import parse_host_port
 
 log = logging.getLogger(__name__)
 

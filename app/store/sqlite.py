@@ -1,33 +1,26 @@
-"""Store plumbing: SQLite pragmas, SQLite's pre-commit balance check, and commit().
+"""SQLite plumbing: connection pragmas, the pre-commit balance check, the writer lock.
 
-commit() is the single unit-of-work boundary that routes, MCP tools and CLI
-commands use. Services only flush.
+Wired once per engine by init_engine_events (PostgreSQL: nothing to wire) and once
+per session class by init_session_events. A writer (intent.writing) begins with
+BEGIN IMMEDIATE after queueing on the engine's WriterLock; the lock is handed on
+right after the database's COMMIT or ROLLBACK (the dialect's do_commit and
+do_rollback, wrapped here) and, as a safety net, by pool events.
 """
 
 from __future__ import annotations
 
-import logging
 import os
-import random
-import sqlite3
-import threading
-import time
 import weakref
-from contextvars import ContextVar
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
 
-from .extensions import db
-from .services.errors import ServiceError, from_db_error, sqlstate
+from ..extensions import db
+from .intent import write_intent
+from .writer_lock import WriterLock
 
-try:
-    import fcntl
-except ImportError:  # Windows: writers of one process still queue on the thread lock
-    fcntl = None
-
-log = logging.getLogger(__name__)
+_WRITER_HELD = "ledger_sqlite_writer_lock"
+WRITER_WAIT_SECONDS = 30  # as busy_timeout; then BEGIN IMMEDIATE waits on its own
 
 
 class BalanceViolation(Exception):
@@ -86,104 +79,6 @@ def _sqlite_begin_immediate_off(dbapi_conn, _record):
     # pysqlite's implicit transaction handling breaks SAVEPOINT and makes BEGIN
     # lazy in surprising ways; take control and emit BEGIN ourselves.
     dbapi_conn.isolation_level = None
-
-
-# SQLite has one writer at a time. A writer that finds the lock taken waits in
-# SQLite's busy handler, which sleeps in steps of up to 100 ms: with several clients
-# most of the time went in those sleeps (four clients posted fewer transactions per
-# second than one). Writers therefore queue first on a WriterLock, which hands over
-# the moment the holder commits or rolls back: the threads of one process on a
-# threading.Lock, and (where the OS has flock, with the database in a file) the
-# processes sharing the file on an exclusive flock of `<database>-writer.lock` next
-# to it, so several `serve` workers or processes behind one proxy hand over as
-# promptly. SQLite's own lock and busy_timeout still order everything else (the
-# CLI, a foreign client).
-_WRITER_HELD = "ledger_sqlite_writer_lock"
-WRITER_WAIT_SECONDS = 30  # as busy_timeout; then BEGIN IMMEDIATE waits on its own
-
-
-def _flock_within(fd: int, timeout: float) -> bool:
-    """An exclusive flock of fd, waiting at most timeout seconds: True if had.
-
-    Uncontended, one non-blocking try. Otherwise the wait is a blocking flock, which
-    the kernel ends the moment the holder unlocks (polling with sleeps left the lock
-    idle between tries: two processes posted no more than one), made in a helper
-    thread so that it can be given up after timeout; a wait given up releases the
-    lock as soon as it gets it.
-    """
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        pass
-    state = threading.Lock()
-    got = threading.Event()
-    abandoned = False
-
-    def wait() -> None:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:
-            return
-        with state:
-            if abandoned:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            else:
-                got.set()
-
-    threading.Thread(target=wait, name="sqlite-writer-flock", daemon=True).start()
-    if got.wait(timeout):
-        return True
-    with state:
-        if got.is_set():
-            return True
-        abandoned = True
-    return False
-
-
-class WriterLock:
-    """One SQLite database's writer queue: a thread lock, then a file lock across processes."""
-
-    def __init__(self, database_path: str | None):
-        self._threads = threading.Lock()
-        self.path = f"{database_path}-writer.lock" if database_path and fcntl else None
-        self._fd: int | None = None
-        self._fd_pid: int | None = None
-        self._file_held = False
-
-    def _file(self) -> int:
-        if self._fd is None or self._fd_pid != os.getpid():  # opened again after a fork
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            self._fd_pid = os.getpid()
-        return self._fd
-
-    def acquire(self, timeout: float) -> bool:
-        """True once this thread holds the lock; False if not within timeout seconds."""
-        deadline = time.monotonic() + timeout
-        if not self._threads.acquire(timeout=timeout):
-            return False
-        if self.path is None:
-            return True
-        try:
-            self._file_held = _flock_within(self._file(), max(0.0, deadline - time.monotonic()))
-        except OSError:
-            log.warning("SQLite writer file lock unavailable at %s", self.path, exc_info=True)
-        # Without the file lock (not had in time, or none possible) this writer goes
-        # on holding the thread lock alone; SQLite's busy handler orders it against
-        # the others. The file lock only saves waiting time: correctness is SQLite's.
-        return True
-
-    def release(self) -> None:
-        if self._file_held:
-            self._file_held = False
-            try:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
-            except OSError:
-                log.warning("could not release the SQLite writer file lock", exc_info=True)
-        self._threads.release()
-
-    def locked(self) -> bool:
-        return self._threads.locked() or self._file_held
 
 
 # sqlite3's total_changes (rows written by this connection, triggers included) as
@@ -355,84 +250,3 @@ def init_session_events() -> None:
     # Registered once on the scoped session's class so every session gets it.
     if not event.contains(db.session, "before_commit", _check_sqlite_balance):
         event.listen(db.session, "before_commit", _check_sqlite_balance)
-
-
-def commit() -> None:
-    """Commit the unit of work; a store refusal becomes a ServiceError, the rest re-raises."""
-    try:
-        db.session.commit()
-    except (DBAPIError, BalanceViolation) as exc:
-        db.session.rollback()
-        mapped = from_db_error(exc)
-        if mapped is None:
-            raise
-        raise mapped from exc
-
-
-# PostgreSQL asks for a retry with serialization_failure and deadlock_detected; SQLite
-# with "database is locked" once busy_timeout has run out. The work was rolled back,
-# so re-running the whole unit is safe.
-RETRYABLE_SQLSTATES = frozenset({"40001", "40P01"})
-RETRY_ATTEMPTS = 5
-
-
-def retryable(exc: BaseException) -> bool:
-    if sqlstate(exc) in RETRYABLE_SQLSTATES:
-        return True
-    orig = getattr(exc, "orig", None)
-    return isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig)
-
-
-def run_unit(fn, *args, **kwargs):
-    """Run fn(*args, **kwargs) then commit, as one unit of work; return fn's result.
-
-    When the database asks for a retry (see retryable) the unit is rolled back and
-    run again from the start, up to RETRY_ATTEMPTS times with a short jittered
-    pause. Only for units that do all their work through the session after this
-    call begins: nothing of a failed attempt survives its rollback, so a re-run
-    cannot apply anything twice. Everything else propagates as from commit().
-    """
-    for attempt in range(1, RETRY_ATTEMPTS + 1):
-        try:
-            result = fn(*args, **kwargs)
-            commit()
-            return result
-        except DBAPIError as exc:
-            db.session.rollback()
-            if attempt == RETRY_ATTEMPTS or not retryable(exc):
-                # A refusal raised while the unit ran (not only at commit), such as a
-                # balance leaving the 64-bit range, is the caller's 400 as at commit.
-                mapped = from_db_error(exc)
-                if mapped is None:
-                    raise
-                raise mapped from exc
-            time.sleep(random.uniform(0, 0.005 * attempt))
-    raise AssertionError("unreachable")
-
-
-def begin_snapshot() -> None:
-    """Start the unit of work on one consistent snapshot for several reads.
-
-    PostgreSQL: REPEATABLE READ (READ COMMITTED would give each statement its own).
-    SQLite: a read transaction already sees one snapshot in WAL mode.
-    """
-    if db.session.get_bind().dialect.name == "postgresql":
-        db.session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-
-
-def rollback() -> None:
-    db.session.rollback()
-
-
-def finish(error: BaseException | None) -> None:
-    """End a unit of work after an error: keep it if the error is a state change."""
-    if isinstance(error, ServiceError) and error.commit:
-        commit()
-    else:
-        rollback()
-
-
-# Whether the unit of work will write. On SQLite a writer starts with BEGIN IMMEDIATE,
-# taking the write lock up front (waiting under busy_timeout) instead of failing with
-# SQLITE_BUSY when a read transaction later tries to upgrade.
-write_intent: ContextVar[bool] = ContextVar("write_intent", default=False)

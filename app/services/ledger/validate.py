@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from ..models import ACCOUNT_KINDS
-from .errors import BadRequest
+from ...models import ACCOUNT_KINDS
+from ..errors import BadRequest
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

@@ -36,10 +36,11 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from ..extensions import db
-from ..models import Passkey, User, WebAuthnChallenge
-from . import clock, passkeys, sessions
-from .errors import BadRequest, Forbidden
+from ...extensions import db
+from ...models import Passkey, User, WebAuthnChallenge
+from .. import clock
+from . import passkeys, sessions
+from ..errors import BadRequest, Forbidden
 
 RP_NAME = "Ledger"
 CHALLENGE_TTL = timedelta(minutes=5)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from sqlalchemy import Date, cast, delete, func, insert, literal, select
 
-from ..extensions import db
-from ..models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
+from ...extensions import db
+from ...models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
 
 
 def month_of(day_column):

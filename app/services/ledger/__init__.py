@@ -1,0 +1,11 @@
+"""The books: accounts, transactions, reports, settings and their shared parsers.
+
+accounts      list_accounts, create_account
+transactions  record, list and delete transactions (the balance rule at the service)
+reports       account_sums (the one per-account SUM), the one sign rule, three reports
+settings      the book style
+validate      THE argument parsers HTTP and MCP share (dates, windows, cents, text)
+derived       the per-day and per-month balance tables: kept, checked, rebuilt
+
+May call: services.errors, services.clock, models, extensions. No other service package.
+"""

@@ -1,0 +1,61 @@
+"""The store: the unit of work every entry point uses, and the SQLite plumbing under it.
+
+intent.py       reading() / writing(): the unit's declared intent (HTTP per route, MCP
+                per tool, CLI per command); read intent never opens a SQLite write
+                transaction nor takes the writer lock
+unit.py         commit(), run_unit() (the retrying unit), finish(), rollback(),
+                begin_snapshot()
+refusals.py     the commit-time error mapping: store refusals -> services.errors
+sqlite.py       connection pragmas, the pre-commit balance check, BEGIN IMMEDIATE,
+                the writer lock handed on after COMMIT (dialect commit and pool events)
+writer_lock.py  WriterLock: a thread lock, then a file lock across processes
+
+May call: services.errors (to name a refusal), extensions, models. Called by
+routes, mcp, cli (and services.interchange.backup for its read intent).
+"""
+
+from .intent import declare, intent, reading, write_intent, writes, writing
+from .refusals import from_db_error, sqlstate
+from .sqlite import (
+    WRITER_WAIT_SECONDS,
+    BalanceViolation,
+    init_engine_events,
+    init_session_events,
+    writer_lock,
+)
+from .unit import (
+    RETRY_ATTEMPTS,
+    RETRYABLE_SQLSTATES,
+    begin_snapshot,
+    commit,
+    finish,
+    retryable,
+    rollback,
+    run_unit,
+)
+from .writer_lock import WriterLock
+
+__all__ = [
+    "RETRY_ATTEMPTS",
+    "RETRYABLE_SQLSTATES",
+    "WRITER_WAIT_SECONDS",
+    "BalanceViolation",
+    "WriterLock",
+    "begin_snapshot",
+    "commit",
+    "declare",
+    "finish",
+    "from_db_error",
+    "init_engine_events",
+    "init_session_events",
+    "intent",
+    "reading",
+    "retryable",
+    "rollback",
+    "run_unit",
+    "sqlstate",
+    "write_intent",
+    "writer_lock",
+    "writes",
+    "writing",
+]
