@@ -25,7 +25,8 @@ from app import create_app
 from app import db as store
 from app.extensions import db
 from app.services import accounts, credentials, users
-from tests.conftest import API_ORIGIN, PASSWORD, _migrate
+from tests.support import API_ORIGIN, PASSWORD
+from tests.testkit import migrate
 
 EMAIL = "stats@example.com"
 
@@ -57,7 +58,7 @@ def _grow(path: str, n: int) -> None:
 def books(tmp_path):
     path = str(tmp_path / "stats.db")
     url = f"sqlite:///{path}"
-    _migrate(url)
+    migrate(url)
     app = create_app({"TESTING": True, "DATABASE_URL": url, "API_ORIGIN": API_ORIGIN,
                       "PASSWORD_HASH_FAST": True})
     steps = {"n": 0}
