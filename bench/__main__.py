@@ -93,7 +93,8 @@ def run(args) -> dict:
         if args.load_only:
             print(f"loaded and checked: DATABASE_URL={url}")
             sys.exit(0)
-        token = cli(url, "mint-token", BENCH_EMAIL, "--label", "bench").stdout.strip()
+        service = Service(url, workers=args.workers)
+        token = service.cli("mint-token", BENCH_EMAIL, "--label", "bench")
         raw = Raw(url)
         ceiling = {
             "all_time": raw.time_query(ALL_TIME, args.raw_repeat),
@@ -102,7 +103,7 @@ def run(args) -> dict:
                                      args.raw_repeat),
         }
         results["ceiling"] = ceiling
-        service = Service(url, workers=args.workers)
+        service.start(sample_memory=True)
         try:
             measure_service(service, token, raw, ceiling, args, results)
         finally:
@@ -137,7 +138,7 @@ def load_books(url, args, results) -> None:
 
 
 def measure_service(service, token, raw, ceiling, args, results) -> None:
-    client = Client(service.base, token)
+    client = Client(service.origin, token)
     t = results["timings"]
     reads = {
         "balances all-time": ("/reports/balances", ceiling["all_time"]),
@@ -161,7 +162,7 @@ def measure_service(service, token, raw, ceiling, args, results) -> None:
     client.close()
     for clients in (1, 4):
         ceiling_w = raw.post_throughput(posting, clients, args.post_seconds)
-        served = post_throughput(service.base, token, post_body, clients, args.post_seconds)
+        served = post_throughput(service.origin, token, post_body, clients, args.post_seconds)
         served["raw_per_second"] = ceiling_w["per_second"]
         served["raw_errors"] = ceiling_w["errors"]
         t[f"POST /transactions, {clients} client(s)"] = served

@@ -231,7 +231,7 @@ def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> di
 
         command("user", "add", EMAIL, "--password", "-", stdin=PASSWORD + "\n")
         tokens = [command("mint-token", EMAIL, "--label", f"load{k}") for k in range(clients)]
-        server = Service(url, port=port, **env)
+        server = Service(url, port=port, **env).start()
         stack.callback(server.stop)
         account_ids = []
         for name, kind in ACCOUNTS:

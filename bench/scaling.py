@@ -22,7 +22,7 @@ from . import databases
 from .__main__ import AS_OF_DAY, MCP_CALL, WINDOW_FROM, WINDOW_TO, YEAR_FROM, YEAR_TO
 from .__main__ import load_books as _load_books
 from .http_timing import Client
-from .server import BENCH_EMAIL, Service, cli
+from .server import BENCH_EMAIL, Service
 
 REPORTS = {
     "balances all-time": ("GET", "/reports/balances"),
@@ -78,11 +78,12 @@ def main(argv=None) -> int:
             url = stack.enter_context(databases.throwaway(args.dialect, args.admin_url))
             load_args = argparse.Namespace(dialect=args.dialect, transactions=n, seed=args.seed)
             _load_books(url, load_args, {})
-            token = cli(url, "mint-token", BENCH_EMAIL, "--label", "scaling").stdout.strip()
             service = Service(url)
+            token = service.cli("mint-token", BENCH_EMAIL, "--label", "scaling")
+            service.start()
             stack.callback(service.stop)
             services.append(service)
-            clients[size] = Client(service.base, token)
+            clients[size] = Client(service.origin, token)
             stack.callback(clients[size].close)
         samples = measure(clients, args.repeat)
     print(f"ledger-service report scaling: {args.dialect}, {args.small:,} vs {args.large:,}"

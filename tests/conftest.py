@@ -8,90 +8,34 @@ in which case they fail.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
-from sqlalchemy import text
 
 from app import create_app
 from app import store
 from app.extensions import db
 from app.services.ledger import accounts
 from app.services.identity import credentials, users
-from tests.support import (  # noqa: F401 - re-exported for the tests
-    PG_ADMIN_URL,
-    console_script,
-    free_port,
-    require_postgres,
+from tests.support import (
+    API_ORIGIN,
+    PASSWORD,
+    SESSION_COOKIE,
+    WEB_ORIGIN,
+    FakeClock,
     throwaway_database,
 )
-
-API_ORIGIN = "http://localhost:38081"
-WEB_ORIGIN = "http://localhost:38080"
-PASSWORD = "correct horse battery staple"
-# Tables whose seeded rows survive the per-test reset (they are reset by hand).
-SEEDED = {"settings", "oauth_clients"}
-
-
-class FakeClock:
-    """An injectable clock: starts at a fixed instant, moves only when told."""
-
-    def __init__(self, start: datetime | None = None):
-        self.current = start or datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.current
-
-    def advance(self, seconds: float = 0, **kwargs) -> datetime:
-        self.current += timedelta(seconds=seconds, **kwargs)
-        return self.current
-
-
-def _migrate(url: str) -> None:
-    from flask_migrate import upgrade
-
-    app = create_app({"DATABASE_URL": url, "TESTING": True})
-    with app.app_context():
-        store.write_intent.set(True)
-        upgrade()
-        db.engine.dispose()
+from tests.testkit import ApiClient, LiveServer, Rpc, SignIn, migrate, reset_database
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
 def database_url(request, tmp_path_factory):
     with throwaway_database(request.param, tmp_path_factory.mktemp("db")) as url:
-        _migrate(url)
+        migrate(url)
         yield url
 
 
 @pytest.fixture
 def dialect(database_url) -> str:
     return "postgresql" if database_url.startswith("postgresql") else "sqlite"
-
-
-def reset_database() -> None:
-    """Empty every table but keep the seeds, as a freshly migrated database has them."""
-    engine = db.engine
-    tables = [t.name for t in reversed(db.metadata.sorted_tables) if t.name not in SEEDED]
-    with engine.begin() as conn:
-        if engine.dialect.name == "postgresql":
-            conn.execute(text("TRUNCATE " + ", ".join(tables) + " RESTART IDENTITY CASCADE"))
-        else:
-            # Emptying entries runs the derived-balance triggers entry by entry; with
-            # books near the 64-bit limits a partial state could trip the range
-            # triggers (migration 0003), so they are set aside while everything goes.
-            guards = conn.execute(text(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
-                " AND name LIKE '%_range'")).all()
-            for name, _ in guards:
-                conn.execute(text(f'DROP TRIGGER "{name}"'))
-            for name in tables + ["ledger_balance_pending"]:
-                conn.execute(text(f"DELETE FROM {name}"))
-            for _, sql in guards:
-                conn.execute(text(sql))
-        conn.execute(text("DELETE FROM oauth_clients WHERE dynamic"))
-        conn.execute(text("UPDATE oauth_clients SET first_used_at = NULL, last_used_at = NULL"))
-        conn.execute(text("UPDATE settings SET book_style = 'personal'"))
 
 
 @pytest.fixture
@@ -130,31 +74,6 @@ def client(app):
 @pytest.fixture
 def runner(app):
     return app.test_cli_runner()
-
-
-class ApiClient:
-    """A test client that sends a bearer token with every request."""
-
-    def __init__(self, client, token: str):
-        self.client = client
-        self.token = token
-
-    def _headers(self, headers):
-        merged = {"Authorization": f"Bearer {self.token}"}
-        merged.update(headers or {})
-        return merged
-
-    def get(self, path, **kw):
-        return self.client.get(path, headers=self._headers(kw.pop("headers", None)), **kw)
-
-    def post(self, path, **kw):
-        return self.client.post(path, headers=self._headers(kw.pop("headers", None)), **kw)
-
-    def put(self, path, **kw):
-        return self.client.put(path, headers=self._headers(kw.pop("headers", None)), **kw)
-
-    def delete(self, path, **kw):
-        return self.client.delete(path, headers=self._headers(kw.pop("headers", None)), **kw)
 
 
 @pytest.fixture
@@ -226,9 +145,6 @@ def service_account(app):
     return make
 
 
-SESSION_COOKIE = "svc_session"
-
-
 @pytest.fixture
 def session_client(app, client, make_user):
     """A client holding a cookie session for alice@example.com.
@@ -288,88 +204,11 @@ def authenticator():
     return SoftAuthenticator(rp_id="localhost", origin=WEB_ORIGIN)
 
 
-class SignIn:
-    """The browser side of sign-in, through the real endpoints."""
-
-    def __init__(self, client, authenticator):
-        self.client = client
-        self.authenticator = authenticator
-
-    def cookie(self) -> str | None:
-        found = self.client.get_cookie(SESSION_COOKIE, domain="localhost")
-        return found.value if found else None
-
-    def password(self, email="alice@example.com", password=PASSWORD):
-        return self.client.post("/auth/login", json={"email": email, "password": password})
-
-    def register(self, name=None, **knobs):
-        begin = self.client.post("/auth/webauthn/register/begin")
-        assert begin.status_code == 200, begin.get_json()
-        body = self.authenticator.create(begin.get_json(), **knobs)
-        if name is not None:
-            body["name"] = name
-        return self.client.post("/auth/webauthn/register/finish", json=body)
-
-    def assert_passkey(self, **knobs):
-        begin = self.client.post("/auth/webauthn/auth/begin")
-        assert begin.status_code == 200, begin.get_json()
-        body = self.authenticator.get(begin.get_json(), **knobs)
-        return self.client.post("/auth/webauthn/auth/finish", json=body)
-
-    def full(self, email="alice@example.com", password=PASSWORD):
-        """Password, then the first passkey (or an existing one): a full session."""
-        login = self.password(email, password)
-        assert login.status_code == 200, login.get_json()
-        finish = self.assert_passkey() if login.get_json()["has_passkeys"] else self.register()
-        assert finish.status_code == 200, finish.get_json()
-        return self.client
-
-
 @pytest.fixture
 def signin(client, authenticator, make_user):
     """Alice exists; `signin.full()` gives a full session through the real ceremonies."""
     make_user()
     return SignIn(client, authenticator)
-class Rpc:
-    """JSON-RPC 2.0 over POST /mcp with alice's bearer token (the tool endpoint)."""
-
-    def __init__(self, api: ApiClient):
-        self.api = api
-        self.next_id = 0
-
-    def post(self, payload=None, *, data=None, headers=None):
-        if data is not None:
-            return self.api.post("/mcp", data=data, headers=headers)
-        return self.api.post("/mcp", json=payload, headers=headers)
-
-    def request(self, method, params=None):
-        """The whole reply envelope; asserts the HTTP layer answered 200 JSON."""
-        self.next_id += 1
-        payload = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            payload["params"] = params
-        response = self.post(payload)
-        assert response.status_code == 200, response.data
-        assert response.is_json, response.data
-        reply = response.get_json()
-        assert reply["jsonrpc"] == "2.0" and reply["id"] == self.next_id, reply
-        return reply
-
-    def call(self, tool, arguments=None):
-        """tools/call; returns the whole reply (result or error)."""
-        params = {"name": tool}
-        if arguments is not None:
-            params["arguments"] = arguments
-        return self.request("tools/call", params)
-
-    def result(self, tool, arguments=None):
-        """tools/call that must succeed; returns structuredContent (lists unwrapped)."""
-        reply = self.call(tool, arguments)
-        assert "result" in reply, reply
-        structured = reply["result"]["structuredContent"]
-        return structured["result"] if set(structured) == {"result"} else structured
-
-
 @pytest.fixture
 def rpc(api):
     return Rpc(api)
@@ -386,48 +225,6 @@ def spec_tools() -> set[str]:
         "list_transactions",
         "record_transaction",
     }
-
-
-class LiveServer:
-    """The app under waitress in a thread, on 127.0.0.1 and a free port.
-
-    API_ORIGIN is switched to this server's own address (what a real client connects
-    to), so tokens must be minted for `origin`: use `mint()`.
-    """
-
-    def __init__(self, app):
-        import threading
-
-        import waitress
-
-        self.app = app
-        self.server = waitress.create_server(
-            app, host="127.0.0.1", port=0, threads=4, ident="ledger-service-test"
-        )
-        self.port = self.server.effective_port
-        self.origin = f"http://127.0.0.1:{self.port}"
-        self.url = self.origin + "/mcp"
-        app.config["API_ORIGIN"] = self.origin
-        self.thread = threading.Thread(target=self.server.run, name="waitress-test", daemon=True)
-        self.thread.start()
-
-    def mint(self, email="alice@example.com", label=None) -> str:
-        with self.app.app_context():
-            token = credentials.mint_token(email, label=label, days=365, audience=self.origin)
-            store.commit()
-            return token
-
-    def stop(self) -> None:
-        server = self.server
-
-        def close_everything():  # runs inside the server's own loop thread
-            for dispatcher in list(server._map.values()):
-                dispatcher.close()
-
-        server.trigger.pull_trigger(close_everything)
-        self.thread.join(timeout=10)
-        server.task_dispatcher.shutdown(timeout=5)
-        assert not self.thread.is_alive(), "the test server did not stop"
 
 
 @pytest.fixture

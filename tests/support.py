@@ -1,15 +1,28 @@
-"""Helpers shared by tests (importable; fixtures live in conftest.py)."""
+"""Helpers shared by tests (importable; fixtures live in conftest.py, which no test
+imports: tests/test_helpers_layout.py checks it).
+
+Here: the test constants, the require-or-skip flags, the console script, throwaway
+databases with pytest's skip-or-fail rule, the injectable clock. Helpers over the
+app (schema, reset, test clients, a live server thread) are in tests/testkit.py;
+the real `ledger-service serve` process (Service), free_port and http are in
+bench/server.py, the throwaway databases themselves in bench/databases.py, shared
+with the benchmarks.
+"""
 
 import os
-import secrets
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-PG_ADMIN_URL = os.environ.get(
-    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-)
+from bench import databases
+from bench.databases import PG_ADMIN_URL  # noqa: F401 - re-exported for the tests
+from bench.server import PASSWORD, free_port  # noqa: F401 - re-exported for the tests
+
+API_ORIGIN = "http://localhost:38081"
+WEB_ORIGIN = "http://localhost:38080"
+SESSION_COOKIE = "svc_session"
 
 
 def require_postgres() -> bool:
@@ -52,41 +65,34 @@ def console_script() -> list[str]:
     return [found]
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def throwaway_database(dialect: str, folder: Path, prefix: str = "ledger_test_"):
-    """The URL of a new, empty database of dialect (no tables), dropped afterwards.
-
-    SQLite: a new file in folder. PostgreSQL: a new database on PG_ADMIN_URL; if the
-    server cannot be reached the test is skipped with the reason, or fails when
-    PostgreSQL runs are required (require_postgres: CI, LEDGER_REQUIRE_POSTGRES).
+    """The URL of a new, empty database of dialect (no tables), dropped afterwards
+    (bench/databases.py: a SQLite file in folder, or a PostgreSQL database on
+    PG_ADMIN_URL). If PostgreSQL cannot be reached the test is skipped with the
+    reason, or fails when PostgreSQL runs are required (require_postgres: CI,
+    LEDGER_REQUIRE_POSTGRES).
     """
-    if dialect == "sqlite":
-        yield f"sqlite:///{Path(folder) / (prefix + secrets.token_hex(4))}.db"
-        return
-    from sqlalchemy import create_engine, text
+    with ExitStack() as stack:
+        try:
+            url = stack.enter_context(
+                databases.throwaway(dialect, PG_ADMIN_URL, folder=folder, prefix=prefix))
+        except databases.Unreachable as exc:
+            if require_postgres():
+                pytest.fail(f"{exc} (CI/LEDGER_REQUIRE_POSTGRES set: PostgreSQL runs are required)")
+            pytest.skip(str(exc))
+        yield url
 
-    name = prefix + secrets.token_hex(4)
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # noqa: BLE001 - any failure means "no PostgreSQL here"
-        admin.dispose()
-        reason = f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(exc).__name__}"
-        if require_postgres():
-            pytest.fail(reason + " (CI/LEDGER_REQUIRE_POSTGRES set: PostgreSQL runs are required)")
-        pytest.skip(reason)
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+
+class FakeClock:
+    """An injectable clock: starts at a fixed instant, moves only when told."""
+
+    def __init__(self, start: datetime | None = None):
+        self.current = start or datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.current
+
+    def advance(self, seconds: float = 0, **kwargs) -> datetime:
+        self.current += timedelta(seconds=seconds, **kwargs)
+        return self.current

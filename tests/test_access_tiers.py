@@ -8,7 +8,7 @@
 """
 
 import pytest
-from tests.conftest import PASSWORD
+from tests.support import PASSWORD
 from flask import url_for
 from sqlalchemy import func, select
 

@@ -6,7 +6,7 @@ import json
 import threading
 
 import pytest
-from tests.conftest import PASSWORD
+from tests.support import PASSWORD
 from waitress import wasyncore
 from waitress.server import create_server
 

@@ -6,7 +6,7 @@ import threading
 import time
 from datetime import timedelta
 
-from tests.conftest import PASSWORD, SESSION_COOKIE
+from tests.support import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
 from app import store

@@ -6,17 +6,9 @@ from contextlib import ExitStack
 from datetime import timedelta
 
 import pytest
-from tests.conftest import (
-    API_ORIGIN,
-    PASSWORD,
-    SESSION_COOKIE,
-    WEB_ORIGIN,
-    _migrate,
-
-)
+from tests.support import API_ORIGIN, PASSWORD, SESSION_COOKIE, WEB_ORIGIN, throwaway_database
+from tests.testkit import migrate
 from sqlalchemy import select, text
-
-from tests.support import throwaway_database
 
 from app import create_app
 from app import store
@@ -135,7 +127,7 @@ def test_backup_while_a_writer_posts_then_restore_elsewhere(
     """The snapshot neither blocks the writer nor lets its later commits in."""
     source_url = fresh_url(source_dialect)
     target_url = fresh_url(target_dialect)
-    _migrate(source_url)
+    migrate(source_url)
     source = make_app(source_url, clock)
     secrets_ = populate(source)
     checking, salary = 1, 2  # ids in the fresh source, as populate() made them
@@ -313,7 +305,7 @@ def test_a_passkey_enrolled_before_the_backup_signs_in_after_the_restore(
     app, runner, clock, fresh_url, tmp_path, target, make_user, authenticator
 ):
     """The real ceremonies on both sides: enrol on the source, sign in on the restored copy."""
-    from tests.conftest import SignIn
+    from tests.testkit import SignIn
 
     make_user()
     source = SignIn(app.test_client(), authenticator)

@@ -37,7 +37,7 @@ def test_generator_is_deterministic_and_balanced():
 
 
 def _postgres_reachable() -> bool:
-    from tests.conftest import PG_ADMIN_URL
+    from tests.support import PG_ADMIN_URL
 
     engine = create_engine(PG_ADMIN_URL)
     try:

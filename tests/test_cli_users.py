@@ -1,6 +1,6 @@
 """Administrative effects on sign-in state: `user list`, `user passwd`, `user rm`."""
 
-from tests.conftest import PASSWORD
+from tests.support import PASSWORD
 from sqlalchemy import select
 
 from app.extensions import db

@@ -8,7 +8,7 @@ so these tests do not depend on the token endpoint.
 from datetime import timedelta
 
 import pytest
-from tests.conftest import API_ORIGIN
+from tests.support import API_ORIGIN
 from sqlalchemy import select
 
 from app import store

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from app.errors import GENERIC_500
+from bench.server import Service, http
 from tests.support import free_port, require_postgres
-from tests.servers import Service, http
 
 TRIALS = 3
 ACKED_BEFORE_KILL = 40

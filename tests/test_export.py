@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from tests.conftest import ApiClient
+from tests.testkit import ApiClient
 
 CSV_HEADER = "transaction_id,date,description,author,account,kind,cents\r\n"
 

@@ -19,8 +19,8 @@ from app import create_app
 from app import store
 from app.extensions import db
 from app.services.identity import users
-from tests.conftest import PASSWORD
-from tests.servers import Service, http
+from bench.server import Service, http
+from tests.support import PASSWORD
 
 
 @pytest.fixture

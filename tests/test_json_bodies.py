@@ -15,8 +15,8 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import LoginThrottle, OAuthClient, Session, User
-from tests.conftest import PASSWORD
 from tests.oauth.flow import OAuthFlow
+from tests.support import PASSWORD
 
 NOT_JSON = {"error": "the request body is not valid JSON"}
 NOT_UNICODE = {

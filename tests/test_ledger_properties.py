@@ -36,7 +36,7 @@ from hypothesis.stateful import (
 from sqlalchemy import text
 
 from app.extensions import db
-from tests.conftest import ApiClient, reset_database
+from tests.testkit import ApiClient, reset_database
 
 KINDS = ["asset", "liability", "equity", "income", "expense"]
 NEGATED = {"liability", "equity", "income"}

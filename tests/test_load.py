@@ -8,7 +8,7 @@ begins as a writer). `python -m bench.load` runs the same thing longer and print
 """
 
 from bench import load
-from tests.conftest import PG_ADMIN_URL
+from tests.support import PG_ADMIN_URL
 
 
 def test_mixed_load_has_no_errors_and_loses_no_write(dialect):

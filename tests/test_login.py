@@ -3,7 +3,7 @@
 import base64
 
 import pytest
-from tests.conftest import PASSWORD, SESSION_COOKIE
+from tests.support import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
 from app import create_app

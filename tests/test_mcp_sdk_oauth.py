@@ -44,7 +44,8 @@ from app.extensions import db  # noqa: E402
 from app.models import Token  # noqa: E402
 from app.services import crypto  # noqa: E402
 from app.services.ledger import transactions  # noqa: E402
-from tests.conftest import WEB_ORIGIN, SignIn  # noqa: E402
+from tests.support import WEB_ORIGIN  # noqa: E402
+from tests.testkit import SignIn  # noqa: E402
 
 REDIRECT_URI = "http://127.0.0.1:53682/callback"
 HOUR = 3600
@@ -89,7 +90,7 @@ class SdkClock:
 
 class Browser:
     """The human's browser: an HTTP client keeping the service's cookies, shaped for
-    tests.conftest.SignIn (post(path, json=) -> response with status_code and get_json())."""
+    tests.testkit.SignIn (post(path, json=) -> response with status_code and get_json())."""
 
     def __init__(self, origin: str):
         self.origin = origin

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import Service, http
+from bench.server import Service, http
 from tests.support import free_port, missing_tool
 
 DEPLOY_DOC = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"

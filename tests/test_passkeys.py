@@ -44,7 +44,7 @@ def test_delete_passkey_and_the_last_one_is_409(app, signin, client):
 
 
 def test_delete_unknown_or_foreign_passkey_is_404(app, client, make_user, authenticator):
-    from tests.conftest import SignIn
+    from tests.testkit import SignIn
 
     make_user("bob@example.com")
     bob = SignIn(client, authenticator)

@@ -4,7 +4,8 @@ second import adds nothing."""
 
 from datetime import date
 
-from tests.conftest import PASSWORD, reset_database
+from tests.support import PASSWORD
+from tests.testkit import reset_database
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -29,8 +29,8 @@ from app import store
 from app.extensions import db
 from app.services import crypto
 from app.services.identity import passwords, users
-from tests.conftest import PASSWORD
 from tests.oauth.flow import OAuthFlow, query_of
+from tests.support import PASSWORD
 
 ROOT = Path(__file__).resolve().parent.parent
 NEW_PASSWORD = "a new and longer passphrase 2026"
@@ -148,7 +148,7 @@ def test_production_password_hashes_are_argon2id_with_sensible_parameters(databa
     app = create_app({"DATABASE_URL": database_url})
     assert not app.config["PASSWORD_HASH_FAST"]
     with app.app_context():
-        from tests.conftest import reset_database
+        from tests.testkit import reset_database
 
         reset_database()
         store.write_intent.set(True)

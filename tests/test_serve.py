@@ -5,8 +5,8 @@ import subprocess
 
 from sqlalchemy import create_engine, text
 
+from bench.server import Service, http
 from tests.support import console_script
-from tests.servers import Service, http
 
 
 def test_serve_migrates_and_answers_health(scratch_database_url, tmp_path):

@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from bench.server import child_pids
-from tests.servers import Service, http
+from bench.server import Service, child_pids, http
 from tests.support import console_script
 
 
@@ -111,8 +110,7 @@ def test_a_dead_worker_stops_the_service(workers_service):
     os.kill(first, signal.SIGKILL)
     assert service.proc.wait(timeout=20) == 1
     assert _wait_until(lambda: not _alive(second))
-    stderr = service.proc.stderr.read()
-    assert f"worker {first} ended (signal 9)" in stderr
+    assert f"worker {first} ended (signal 9)" in service.log_text()
 
 
 @pytest.mark.parametrize("setting", [("--workers", "0"), ("--workers", "many"),

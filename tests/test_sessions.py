@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from tests.conftest import PASSWORD, SESSION_COOKIE
+from tests.support import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
 from app import store
@@ -93,7 +93,7 @@ def test_full_session_expiry_never_slides(signin, client, clock):
 
 
 def test_session_ttl_days_is_honoured(app_config, app, make_user, authenticator, clock):
-    from tests.conftest import SignIn
+    from tests.testkit import SignIn
 
     from app import create_app
 

@@ -3,7 +3,8 @@ built by create_app over one database behave as one service."""
 
 import pytest
 from tests.authenticator import SoftAuthenticator
-from tests.conftest import PASSWORD, SESSION_COOKIE, SignIn
+from tests.support import PASSWORD, SESSION_COOKIE
+from tests.testkit import SignIn
 
 from app import create_app
 from app.extensions import db

@@ -26,7 +26,8 @@ from app import store
 from app.extensions import db
 from app.services.ledger import accounts
 from app.services.identity import credentials, users
-from tests.conftest import API_ORIGIN, PASSWORD, _migrate
+from tests.support import API_ORIGIN, PASSWORD
+from tests.testkit import migrate
 
 EMAIL = "stats@example.com"
 
@@ -58,7 +59,7 @@ def _grow(path: str, n: int) -> None:
 def books(tmp_path):
     path = str(tmp_path / "stats.db")
     url = f"sqlite:///{path}"
-    _migrate(url)
+    migrate(url)
     app = create_app({"TESTING": True, "DATABASE_URL": url, "API_ORIGIN": API_ORIGIN,
                       "PASSWORD_HASH_FAST": True})
     steps = {"n": 0}

@@ -1,7 +1,7 @@
 """The per-email password throttle: 3 free failures, then 2 s doubling, capped at 15 minutes."""
 
 import pytest
-from tests.conftest import PASSWORD
+from tests.support import PASSWORD
 from sqlalchemy import select
 
 from app.extensions import db

@@ -201,7 +201,7 @@ def test_edit_is_create_then_delete(api, post_tx, books):
 
 def test_author_is_cleared_when_the_user_is_removed(app, api, post_tx, books, runner, make_user, mint):
     make_user("bob@example.com")
-    from tests.conftest import ApiClient
+    from tests.testkit import ApiClient
 
     bob = ApiClient(api.client, mint("bob@example.com"))
     bob.post("/transactions", json={

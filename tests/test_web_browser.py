@@ -33,8 +33,8 @@ from app import create_app
 from app import store
 from app.extensions import db
 from app.web import create_web_app
-from tests.conftest import PASSWORD, reset_database
-from tests.support import free_port
+from tests.support import PASSWORD, free_port
+from tests.testkit import reset_database
 from tests.web_support import CHROMIUM, CHROMIUM_ARGS, ThreadedServers, require_browser_tools
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"

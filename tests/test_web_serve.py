@@ -9,25 +9,21 @@ already starts `serve` on both dialects.
 import os
 import signal
 import socket
-import subprocess
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from tests.support import console_script, free_port
+from bench.server import Service
+from tests.support import free_port
 
 
-def _start(tmp_path, *args, **env_extra):
-    env = dict(os.environ)
-    for key in ("WEB_BIND_ADDR", "BIND_ADDR", "API_ORIGIN", "WEB_ORIGIN", "DATABASE_URL"):
-        env.pop(key, None)
-    env.update({"DATABASE_URL": f"sqlite:///{tmp_path}/serve.db",
-                "LEDGER_INSTANCE_PATH": str(tmp_path)})
-    env.update(env_extra)
-    return subprocess.Popen(console_script() + ["serve", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def _start(tmp_path, api_port, *args, **env_extra):
+    """serve on api_port with only the settings given (none from this process's
+    environment, the web app on unless told); running, not yet answering."""
+    env = {"WEB_BIND_ADDR": None, "API_ORIGIN": None, "WEB_ORIGIN": None, **env_extra}
+    return Service(f"sqlite:///{tmp_path}/serve.db", tmp_path, port=api_port, args=args,
+                   **env).launch()
 
 
 def _get(url, cookie=None):
@@ -36,46 +32,28 @@ def _get(url, cookie=None):
         return response.status, response.headers, response.read().decode()
 
 
-def _wait(url, proc, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"serve exited early: {proc.stdout.read()}")
-        try:
-            return _get(url)
-        except (OSError, urllib.error.URLError):
-            time.sleep(0.2)
-    raise AssertionError(f"{url} did not answer in time")
-
-
 def _listening(port) -> bool:
     with socket.socket() as s:
         s.settimeout(1)
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _stop(proc, sig=signal.SIGTERM):
-    proc.send_signal(sig)
-    try:
-        out, _ = proc.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-        raise AssertionError("serve did not stop on " + sig.name) from None
-    return proc.returncode, out
+def _stop(service, sig=signal.SIGTERM):
+    """(exit status, everything it printed); fails if sig did not stop it in 15 s."""
+    code = service.stop(sig, timeout=15, must_stop=True)
+    return code, service.log_text()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_serve_runs_api_and_web_and_one_signal_stops_both(tmp_path, sig):
     api_port, web_port = free_port(), free_port()
     api_origin = f"http://localhost:{api_port}"
-    proc = _start(tmp_path, BIND_ADDR=f"127.0.0.1:{api_port}",
-                  WEB_BIND_ADDR=f"127.0.0.1:{web_port}", API_ORIGIN=api_origin,
-                  WEB_ORIGIN=f"http://localhost:{web_port}")
+    service = _start(tmp_path, api_port, WEB_BIND_ADDR=f"127.0.0.1:{web_port}",
+                     API_ORIGIN=api_origin, WEB_ORIGIN=f"http://localhost:{web_port}")
     secret = "svc_session=do-not-log-" + os.urandom(8).hex()
     try:
-        assert _wait(f"http://127.0.0.1:{api_port}/health", proc)[2] == "ok"
-        status, headers, html = _wait(f"http://127.0.0.1:{web_port}/", proc)
+        assert service.wait_for(f"http://127.0.0.1:{api_port}/health")[2] == "ok"
+        status, headers, html = service.wait_for(f"http://127.0.0.1:{web_port}/")
         assert status == 200 and headers.get_content_type() == "text/html"
         assert "/static/js/pages/books.js" in html
         _, headers, config = _get(f"http://127.0.0.1:{web_port}/config.js", cookie=secret)
@@ -85,7 +63,7 @@ def test_serve_runs_api_and_web_and_one_signal_stops_both(tmp_path, sig):
         missing.value.close()
         assert missing.value.code == 404
     finally:
-        code, output = _stop(proc, sig)
+        code, output = _stop(service, sig)
     assert code == 0, output
     assert not _listening(api_port) and not _listening(web_port)
     assert f"127.0.0.1:{web_port}" in output
@@ -98,26 +76,25 @@ def test_api_alone(tmp_path, how):
     args = how if isinstance(how, tuple) else ()
     extra = {"WEB_BIND_ADDR": how} if isinstance(how, str) else {
         "WEB_BIND_ADDR": f"127.0.0.1:{web_port}"}
-    proc = _start(tmp_path, *args, BIND_ADDR=f"127.0.0.1:{api_port}",
-                  WEB_ORIGIN=f"http://localhost:{web_port}", **extra)
+    service = _start(tmp_path, api_port, *args, WEB_ORIGIN=f"http://localhost:{web_port}",
+                     **extra)
     try:
-        assert _wait(f"http://127.0.0.1:{api_port}/health", proc)[2] == "ok"
+        assert service.wait_for(f"http://127.0.0.1:{api_port}/health")[2] == "ok"
         assert not _listening(web_port)
     finally:
-        code, output = _stop(proc)
+        code, output = _stop(service)
     assert code == 0, output
     assert "web app not served here" in output
 
 
 def test_web_defaults_to_the_port_of_web_origin(tmp_path):
     api_port, web_port = free_port(), free_port()
-    proc = _start(tmp_path, BIND_ADDR=f"127.0.0.1:{api_port}",
-                  WEB_ORIGIN=f"http://localhost:{web_port}")
+    service = _start(tmp_path, api_port, WEB_ORIGIN=f"http://localhost:{web_port}")
     try:
-        status, _, html = _wait(f"http://127.0.0.1:{web_port}/signin", proc)
+        status, _, html = service.wait_for(f"http://127.0.0.1:{web_port}/signin")
         assert status == 200 and 'id="login"' in html
     finally:
-        code, output = _stop(proc)
+        code, output = _stop(service)
     assert code == 0, output
     assert f"0.0.0.0:{web_port}" in output
 
@@ -128,10 +105,10 @@ def test_a_taken_web_port_is_a_clear_failure(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         web_port = taken.getsockname()[1]
-        proc = _start(tmp_path, BIND_ADDR=f"127.0.0.1:{api_port}",
-                      WEB_BIND_ADDR=f"127.0.0.1:{web_port}")
-        output, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 1
+        service = _start(tmp_path, api_port, WEB_BIND_ADDR=f"127.0.0.1:{web_port}")
+        service.proc.wait(timeout=60)
+        code, output = _stop(service)
+    assert code == 1
     assert f"error: cannot listen on 127.0.0.1:{web_port}" in output
     assert "Traceback" not in output
     assert not _listening(api_port)  # nothing half-started is left behind

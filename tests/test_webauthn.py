@@ -2,7 +2,7 @@
 
 import pytest
 from tests.auth_rows import challenges, passkeys, session_is_full
-from tests.conftest import WEB_ORIGIN
+from tests.support import WEB_ORIGIN
 
 from app.extensions import db
 
@@ -45,7 +45,7 @@ def test_registration_excludes_existing_credentials(signin, client):
 
 def test_rp_id_and_origin_follow_web_origin(app_config, app, make_user):
     from tests.authenticator import SoftAuthenticator
-    from tests.conftest import SignIn
+    from tests.testkit import SignIn
 
     from app import create_app
 

@@ -94,7 +94,7 @@ def test_authentication_challenge_cannot_finish_a_registration(
 
 
 def test_another_users_passkey_is_unknown(app, make_user, client, authenticator):
-    from tests.conftest import SignIn
+    from tests.testkit import SignIn
 
     alice = SignIn(client, authenticator)
     make_user()

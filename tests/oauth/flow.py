@@ -122,7 +122,7 @@ NEW_PASSWORD = "a brand new secret"
 
 def change_alice_password(how: str, client, runner) -> None:
     """Change alice's password over HTTP (her cookie session) or by `user passwd`."""
-    from tests.conftest import PASSWORD
+    from tests.support import PASSWORD
 
     if how == "http":
         response = client.post(

@@ -14,7 +14,6 @@ from sqlalchemy import text
 from app.extensions import db
 from app.models import AuthorizationCode, DeviceRecord, DeviceStart, Session, Token
 from app.services import crypto
-from tests.conftest import SESSION_COOKIE
 from tests.oauth.flow import (
     FORM,
     OAuthFlow,
@@ -22,6 +21,7 @@ from tests.oauth.flow import (
     change_alice_password,
     query_of,
 )
+from tests.support import SESSION_COOKIE
 
 THREADS = 4
 
@@ -358,7 +358,7 @@ def test_a_password_change_racing_a_login_ends_the_new_session(
     """A login whose password check passed just before a password change committed
     must not keep a session afterwards (SPEC: the change ends every session)."""
     from app.services.identity import sessions, throttle
-    from tests.conftest import PASSWORD
+    from tests.support import PASSWORD
 
     oauth.human()
     with app.app_context():
