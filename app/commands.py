@@ -33,8 +33,8 @@ from .services.ledger import derived
 def serve_command(no_web, workers_opt):
     """Migrate the schema, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR."""
     from .extensions import db
-    from .web import create_web_app
     from .serving import ListenError, parse_workers, serve, web_bind_addr
+    from .web import create_web_app
 
     app = current_app._get_current_object()
     try:

@@ -99,8 +99,7 @@ def rebuild_and_analyze(url: str) -> None:
     """Rebuild the derived tables from the entries, then refresh planner statistics."""
     from sqlalchemy import text
 
-    from app import create_app
-    from app import store
+    from app import create_app, store
     from app.extensions import db
     from app.services.ledger import derived
 

@@ -21,11 +21,10 @@ from bench.databases import PG_ADMIN_URL
 def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_URL) -> dict:
     from flask_migrate import upgrade
 
-    from app import create_app
-    from app import store
+    from app import create_app, store
     from app.extensions import db
-    from app.services.ledger import accounts, transactions
     from app.services.identity import credentials, users
+    from app.services.ledger import accounts, transactions
     from tests.fuzzing import ServerThread, leak_pattern, load_description, only_routed, run_fuzz
 
     origin = "http://localhost:38081"

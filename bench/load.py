@@ -50,8 +50,7 @@ ACCOUNTS = (("Checking", "asset"), ("Savings", "asset"), ("Card", "liability"),
 
 def oauth_grants(database_url: str, origin: str, n: int) -> list[str]:
     """n refresh tokens of separate grants for svc-cli, issued by the service's own code."""
-    from app import create_app
-    from app import store
+    from app import create_app, store
     from app.extensions import db
     from app.services.identity import users
     from app.services.oauth import tokens

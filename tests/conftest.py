@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
-from app.services.ledger import accounts
 from app.services.identity import credentials, users
+from app.services.ledger import accounts
 from tests.support import (
     API_ORIGIN,
     PASSWORD,

@@ -6,13 +6,13 @@ import threading
 import time
 from datetime import timedelta
 
-from tests.support import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
 from app import store
 from app.extensions import db
 from app.models import LoginThrottle, Passkey
 from app.services.identity import passwords
+from tests.support import PASSWORD, SESSION_COOKIE
 
 
 def race(app, n, request):

@@ -6,18 +6,17 @@ from contextlib import ExitStack
 from datetime import timedelta
 
 import pytest
-from tests.support import API_ORIGIN, PASSWORD, SESSION_COOKIE, WEB_ORIGIN, throwaway_database
-from tests.testkit import migrate
 from sqlalchemy import select, text
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.models import OAuthClient, Passkey, WebAuthnChallenge
-from app.services.interchange import backup
 from app.services import clock, crypto
 from app.services.identity import credentials, sessions, users
+from app.services.interchange import backup
 from app.services.ledger import transactions
+from tests.support import API_ORIGIN, PASSWORD, SESSION_COOKIE, WEB_ORIGIN, throwaway_database
+from tests.testkit import migrate
 
 
 @pytest.fixture
@@ -278,8 +277,8 @@ def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, t
     import gzip
 
     from app import MIGRATIONS_DIR
-    from app.services.interchange import restore
     from app.services.errors import BadRequest
+    from app.services.interchange import restore
 
     populate(app)
     good = tmp_path / "b.jsonl.gz"

@@ -10,13 +10,13 @@
 
 from __future__ import annotations
 
-from http.client import HTTPException
 import os
 import shutil
 import subprocess
 import tempfile
 import threading
 import time
+from http.client import HTTPException
 from pathlib import Path
 
 import pytest

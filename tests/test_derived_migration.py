@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import inspect, text
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.services.ledger import derived, reports
 

@@ -204,7 +204,7 @@ def test_csv_export_never_starts_a_text_cell_with_a_formula_character(
     make_user("-mallory@example.com")
     alice, mallory = ApiClient(client, mint()), ApiClient(client, mint("-mallory@example.com"))
     ids = {}
-    for name, kind in zip(FORMULA_ACCOUNTS, ("asset", "asset", "liability", "expense", "asset")):
+    for name, kind in zip(FORMULA_ACCOUNTS, ("asset", "asset", "liability", "expense", "asset"), strict=True):
         response = alice.post("/accounts", json={"name": name, "kind": kind})
         assert response.status_code == 201, response.get_json()
         ids[name] = response.get_json()["id"]

@@ -24,8 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.services.interchange import plaintext
-from app.services.ledger import reports
 from app.services.interchange.export import bean_string
+from app.services.ledger import reports
 from tests.support import missing_tool
 
 HLEDGER = shutil.which("hledger")

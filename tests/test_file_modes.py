@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.services.identity import users
 from bench.server import Service, http

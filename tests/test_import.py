@@ -8,9 +8,9 @@ from sqlalchemy import func, select
 from app import store
 from app.extensions import db
 from app.models import Account, Transaction
+from app.services.errors import BadRequest
 from app.services.interchange import importer
 from app.services.ledger import transactions
-from app.services.errors import BadRequest
 
 
 def stored(app) -> tuple[int, int]:

@@ -5,7 +5,6 @@ import json
 import pytest
 
 
-
 def _echo_app(make_app, **overrides):
     """The real app plus one test-only route that shows what the app believes about the request."""
     app = make_app(**overrides)

@@ -4,15 +4,15 @@ second import adds nothing."""
 
 from datetime import date
 
-from tests.support import PASSWORD
-from tests.testkit import reset_database
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app import store
-from app.services.ledger import accounts, reports, transactions
-from app.services.interchange import export, importer
 from app.services.identity import users
+from app.services.interchange import export, importer
+from app.services.ledger import accounts, reports, transactions
+from tests.support import PASSWORD
+from tests.testkit import reset_database
 
 KINDS = ("asset", "liability", "equity", "income", "expense")
 # Any character the API accepts (it refuses only NUL; surrogates cannot be UTF-8).

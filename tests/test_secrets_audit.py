@@ -24,8 +24,7 @@ from pathlib import Path
 
 from sqlalchemy import inspect, text
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.services import crypto
 from app.services.identity import passwords, users

@@ -7,8 +7,8 @@ from urllib.parse import urljoin
 
 import pytest
 
-from app.web import PAGES, STATIC_DIR, create_web_app
 from app.serving import web_bind_addr
+from app.web import PAGES, STATIC_DIR, create_web_app
 
 API = "http://localhost:38081"
 WEB = "http://localhost:38080"

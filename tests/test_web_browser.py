@@ -29,8 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.web import create_web_app
 from tests.support import PASSWORD, free_port

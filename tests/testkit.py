@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.services.identity import credentials
 from tests.support import PASSWORD, SESSION_COOKIE

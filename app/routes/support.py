@@ -13,8 +13,8 @@ from flask import current_app, g, request
 
 from .. import store
 from ..json_provider import BodyNotJSON, parse_body
-from ..services.identity import credentials
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
+from ..services.identity import credentials
 
 SESSION_COOKIE = "svc_session"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -1,7 +1,7 @@
 """initial schema: ledger, identity and OAuth tables; the balance safety net; seeds
 
 Revision ID: 0001
-Revises: 
+Revises:
 Create Date: 2026-11-21 06:46:07.927041
 
 """
@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from alembic import op
-
 
 # revision identifiers, used by Alembic.
 revision = '0001'

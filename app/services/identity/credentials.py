@@ -17,8 +17,8 @@ from sqlalchemy import and_, bindparam, func, or_, select, update
 from ...extensions import db
 from ...models import OAuthClient, Token, User
 from .. import clock, crypto
-from . import sessions, token_trees
 from ..errors import BadRequest, NotFound
+from . import sessions, token_trees
 from .users import get_user
 
 # last_used_at is refreshed at most this often, so reads do not write on every request.

@@ -10,10 +10,10 @@ from sqlalchemy import delete, func, select, update
 from ...extensions import db
 from ...models import Passkey, Token, User
 from .. import clock
-from . import passwords, sessions
 from ..errors import BadRequest, NotFound
 from ..oauth import codes as oauth_codes
 from ..oauth import device as oauth_device
+from . import passwords, sessions
 
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 PASSWORD_MIN = 8

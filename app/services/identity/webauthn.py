@@ -7,7 +7,8 @@
 |                   | once it has been nonzero                               |                 |
 
 RP ID = host of WEB_ORIGIN, expected origin = WEB_ORIGIN, RP name "Ledger"; user
-verification is always required; a clientDataJSON with `crossOrigin: true` is refused. Each begin stores one challenge per session in
+verification is always required; a clientDataJSON with `crossOrigin: true` is refused.
+Each begin stores one challenge per session in
 `webauthn_challenges` (5 minutes); a finish consumes it whatever the outcome, so
 a challenge can never be answered twice. A credential is looked up by its id among
 the caller's passkeys, never by trying every key. Success rotates the session id
@@ -39,8 +40,8 @@ from webauthn.helpers.structs import (
 from ...extensions import db
 from ...models import Passkey, User, WebAuthnChallenge
 from .. import clock
-from . import passkeys, sessions
 from ..errors import BadRequest, Forbidden
+from . import passkeys, sessions
 
 RP_NAME = "Ledger"
 CHALLENGE_TTL = timedelta(minutes=5)

@@ -20,8 +20,8 @@ from sqlalchemy import func, select, tuple_
 from ...extensions import db
 from ...models import Account, Entry, Transaction, User
 from .. import clock
-from . import plaintext
 from ..errors import BadRequest
+from . import plaintext
 
 FORMATS = ("hledger", "beancount", "csv")
 EXTENSIONS = {"hledger": "journal", "beancount": "beancount", "csv": "csv"}

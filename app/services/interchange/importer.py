@@ -22,11 +22,11 @@ from sqlalchemy import text as sql
 
 from ...extensions import db
 from ...models import Account, Entry, Transaction
-from ..ledger import accounts as accounts_service
-from . import parse_beancount, parse_csv, parse_journal
-from ..ledger import transactions
-from ..identity import users
 from ..errors import BadRequest, ServiceError
+from ..identity import users
+from ..ledger import accounts as accounts_service
+from ..ledger import transactions
+from . import parse_beancount, parse_csv, parse_journal
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
 

@@ -21,8 +21,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import MetaData, delete, func, insert, inspect, select, text
 
 from ...extensions import db
-from .backup import FORMAT, VERSION, decode, is_derived
 from ..errors import BadRequest
+from .backup import FORMAT, VERSION, decode, is_derived
 
 BATCH = 500
 # Rows the migrations seed; they may be present in an otherwise empty target.

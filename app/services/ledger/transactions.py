@@ -17,8 +17,8 @@ from ...extensions import db
 from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
-from . import validate
 from ..errors import BadRequest, NotFound
+from . import validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
