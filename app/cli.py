@@ -19,7 +19,6 @@ cli = FlaskGroup(
     create_app=_create_app,
     add_default_commands=False,
     help=(
-        "ledger-service: a double-entry bookkeeping server. "
-        "Administer users and tokens, or serve."
+        "ledger-service: a double-entry bookkeeping server. Administer users and tokens, or serve."
     ),
 )

@@ -59,7 +59,7 @@ def normalise_database_url(url: str) -> str:
     """Route every PostgreSQL URL to psycopg 3; leave SQLite URLs alone."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix) :]
     return url
 
 

@@ -84,7 +84,9 @@ def _watch_argon2(monkeypatch):
     def watched(real):
         def call(*args):
             lock = store.writer_lock(db.engine)  # SQLite only; None on PostgreSQL
-            seen.append((real.__name__, db.session().in_transaction(), bool(lock and lock.locked())))
+            seen.append(
+                (real.__name__, db.session().in_transaction(), bool(lock and lock.locked()))
+            )
             return real(*args)
 
         return call

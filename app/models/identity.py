@@ -42,9 +42,7 @@ class Session(db.Model):
     __tablename__ = "sessions"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
-    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
     mfa_complete: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
     # Fixed at creation and again at elevation; use never extends it.
@@ -72,9 +70,7 @@ class Passkey(db.Model):
     __tablename__ = "passkeys"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
-    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
     # base64url (no padding) of the credential id, as browsers send it.
     credential_id: Mapped[str] = mapped_column(String(1400), nullable=False, unique=True)
     public_key: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)

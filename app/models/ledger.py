@@ -91,8 +91,9 @@ class Entry(db.Model):
     __table_args__ = (
         # A transaction's entries in id order, with what a listing shows of them: an
         # index-only read (migration 0004).
-        Index("ix_entries_transaction_listing", "transaction_id", "id", "account_id",
-              "amount_cents"),
+        Index(
+            "ix_entries_transaction_listing", "transaction_id", "id", "account_id", "amount_cents"
+        ),
         # Covers the per-account sum without touching the table.
         Index("ix_entries_account_id_amount", "account_id", "transaction_id", "amount_cents"),
     )

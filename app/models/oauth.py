@@ -43,9 +43,7 @@ class Token(db.Model):
 
     # SHA-256 hex digest of the token; also the Connection id in GET /auth/tokens.
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
-    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
     client_id: Mapped[str] = mapped_column(
         ForeignKey("oauth_clients.id", ondelete="RESTRICT"), nullable=False
     )
@@ -76,9 +74,7 @@ class AuthorizationCode(db.Model):
     client_id: Mapped[str] = mapped_column(
         ForeignKey("oauth_clients.id", ondelete="RESTRICT"), nullable=False
     )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
-    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
     redirect_uri: Mapped[str] = mapped_column(Text, nullable=False)
     code_challenge: Mapped[str] = mapped_column(String(200), nullable=False)
     resource: Mapped[str] = mapped_column(String(400), nullable=False)

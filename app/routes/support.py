@@ -72,7 +72,11 @@ def session_only(refusal=None):
         @wraps(view)
         def wrapper(*args, **kwargs):
             if g.principal is not None and g.principal.via == "bearer":
-                raise (refusal() if refusal else Forbidden("this action needs a signed-in session, not a token"))
+                raise (
+                    refusal()
+                    if refusal
+                    else Forbidden("this action needs a signed-in session, not a token")
+                )
             return view(*args, **kwargs)
 
         wrapper._tier = "full"

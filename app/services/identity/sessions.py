@@ -64,8 +64,12 @@ def lookup(cookie: str) -> LiveSession | None:
     """The live session behind a cookie value, or None (unknown or expired)."""
     row = db.session.execute(
         select(
-            Session.id, Session.user_id, Session.mfa_complete, Session.expires_at,
-            Session.device_attempts, User.email,
+            Session.id,
+            Session.user_id,
+            Session.mfa_complete,
+            Session.expires_at,
+            Session.device_attempts,
+            User.email,
         )
         .join(User, User.id == Session.user_id)
         .where(Session.id == crypto.digest(cookie))
@@ -128,9 +132,7 @@ def lock_all_for_user(user_id: int) -> None:
     COMMITTED snapshot) then see what the approval wrote; an approval that comes
     later finds its session gone. SQLite: the unit holds the write lock already.
     """
-    db.session.execute(
-        select(Session.id).where(Session.user_id == user_id).with_for_update()
-    ).all()
+    db.session.execute(select(Session.id).where(Session.user_id == user_id).with_for_update()).all()
 
 
 def end_all_for_user(user_id: int) -> None:

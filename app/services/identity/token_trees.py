@@ -17,7 +17,9 @@ from .. import clock
 
 def tree_ids(token_id: str):
     """A selectable of token_id and every descendant id (recursive on parent_id)."""
-    tree = select(Token.id).where(Token.id == token_id).cte("token_tree", recursive=True, nesting=True)
+    tree = (
+        select(Token.id).where(Token.id == token_id).cte("token_tree", recursive=True, nesting=True)
+    )
     tree = tree.union_all(select(Token.id).where(Token.parent_id == tree.c.id))
     return select(tree.c.id)
 

@@ -112,9 +112,7 @@ def remove_user(email) -> None:
 
 
 def list_users() -> list[dict]:
-    count = (
-        select(func.count(Passkey.id)).where(Passkey.user_id == User.id).scalar_subquery()
-    )
+    count = select(func.count(Passkey.id)).where(Passkey.user_id == User.id).scalar_subquery()
     rows = db.session.execute(
         select(User.email, count.label("passkeys"), User.last_seen_at).order_by(User.email)
     )

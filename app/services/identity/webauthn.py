@@ -73,9 +73,7 @@ def _refuse_cross_origin(body: dict) -> None:
     """py_webauthn reads clientDataJSON's `crossOrigin` but never checks it: a ceremony
     run inside a frame of another origin (crossOrigin true) is refused here."""
     with _refusals():
-        client_data = parse_client_data_json(
-            base64url_to_bytes(body["response"]["clientDataJSON"])
-        )
+        client_data = parse_client_data_json(base64url_to_bytes(body["response"]["clientDataJSON"]))
     if client_data.cross_origin:
         raise BadRequest(
             "the passkey response was refused: the ceremony ran in a cross-origin frame",

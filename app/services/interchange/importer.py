@@ -90,8 +90,12 @@ def _existing_fingerprints(first: str, last: str) -> Counter:
     """Fingerprints of the stored transactions dated within [first, last]."""
     rows = db.session.execute(
         select(
-            Transaction.id, Transaction.occurred_on, Transaction.description,
-            Account.kind, Account.name, Entry.amount_cents,
+            Transaction.id,
+            Transaction.occurred_on,
+            Transaction.description,
+            Account.kind,
+            Account.name,
+            Entry.amount_cents,
         )
         .join(Entry, Entry.transaction_id == Transaction.id)
         .join(Account, Account.id == Entry.account_id)

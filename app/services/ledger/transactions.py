@@ -30,9 +30,7 @@ def check_balanced(entries: list[tuple[int, int]]) -> None:
         raise BadRequest(f"a transaction needs at least 2 entries; got {len(entries)}")
     total = sum(amount for _, amount in entries)
     if total != 0:
-        raise BadRequest(
-            f"entries must sum to 0; the {len(entries)} entries sum to {total}"
-        )
+        raise BadRequest(f"entries must sum to 0; the {len(entries)} entries sum to {total}")
 
 
 # Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
@@ -44,8 +42,9 @@ _EXISTING_ACCOUNTS = select(Account.id).where(
 
 
 def check_accounts_exist(account_ids: set[int]) -> None:
-    found = set(db.session.connection().execute(
-        _EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).scalars())
+    found = set(
+        db.session.connection().execute(_EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).scalars()
+    )
     missing = sorted(account_ids - found)
     if missing:
         raise BadRequest(f"unknown account_id {missing[0]}")
@@ -72,8 +71,12 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     # the ORM's per-statement bookkeeping (nothing here is an ORM object).
     tx_id = connection.execute(
         _INSERT_HEADER,
-        {"occurred_on": day, "description": description, "created_by": created_by,
-         "created_at": clock.now()},
+        {
+            "occurred_on": day,
+            "description": description,
+            "created_by": created_by,
+            "created_at": clock.now(),
+        },
     ).scalar_one()
     rows = [
         {"transaction_id": tx_id, "account_id": account_id, "amount_cents": amount}
@@ -294,7 +297,7 @@ def _entries_of(connection, tx_ids: list[int]):
     """
     runs = sorted(_runs(tx_ids), key=len, reverse=True)
     ranged = [run for run in runs[:MAX_RUNS] if len(run) >= MIN_RUN]
-    singles = [tx_id for run in runs[len(ranged):] for tx_id in run]
+    singles = [tx_id for run in runs[len(ranged) :] for tx_id in run]
     columns = select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).order_by(
         Entry.transaction_id, Entry.id
     )
@@ -308,8 +311,9 @@ def _entries_of(connection, tx_ids: list[int]):
     if connection.dialect.name == "postgresql":
         # The array travels as one text literal: psycopg's per-element dumping of
         # thousands of ints costs more than the query.
-        ids = cast(bindparam("ids", "{" + ",".join(map(str, singles)) + "}"),
-                   postgresql.ARRAY(BigInteger))
+        ids = cast(
+            bindparam("ids", "{" + ",".join(map(str, singles)) + "}"), postgresql.ARRAY(BigInteger)
+        )
         rows.extend(_tuples(connection, columns.where(Entry.transaction_id == any_(ids))))
         return rows
     for i in range(0, len(singles), LIST_CHUNK):

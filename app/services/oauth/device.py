@@ -150,7 +150,8 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
         raise TemporarilyUnavailable(
             f"too many device authorization requests for this client from this address; "
             f"try again in {wait} seconds",
-            retry_after=wait, commit=True,
+            retry_after=wait,
+            commit=True,
         )
     first_expiry, live = db.session.execute(
         select(func.min(DeviceRecord.expires_at), func.count()).where(
@@ -162,7 +163,8 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
         raise TemporarilyUnavailable(
             f"too many device authorizations are pending for this client; "
             f"try again in {wait} seconds",
-            retry_after=wait, commit=True,
+            retry_after=wait,
+            commit=True,
         )
     db.session.add(DeviceStart(client_id=client_id, address=address, created_at=now))
 
@@ -181,9 +183,14 @@ def start(form, *, address: str | None) -> dict:
             with db.session.begin_nested():
                 db.session.add(
                     DeviceRecord(
-                        id=crypto.digest(device_code), user_code=user_code, client_id=client.id,
-                        resource=resource, status="pending", interval=INTERVAL,
-                        created_at=now, expires_at=now + DEVICE_TTL,
+                        id=crypto.digest(device_code),
+                        user_code=user_code,
+                        client_id=client.id,
+                        resource=resource,
+                        status="pending",
+                        interval=INTERVAL,
+                        created_at=now,
+                        expires_at=now + DEVICE_TTL,
                     )
                 )
             break
@@ -275,8 +282,12 @@ def decide(user_code, approve, *, session_id: str, user_id: int) -> None:
     row = _live_record(user_code)
     if row is None:
         raise _spend_attempt(session_id)
-    if (row.status == "approved" and approve and row.decided_by_session is not None
-            and crypto.same(row.decided_by_session, session_id)):
+    if (
+        row.status == "approved"
+        and approve
+        and row.decided_by_session is not None
+        and crypto.same(row.decided_by_session, session_id)
+    ):
         return  # the same session approving again: answered, free
     changed = db.session.execute(
         update(DeviceRecord)
@@ -337,7 +348,9 @@ def poll(form) -> dict:
     # poll, and the stored interval stays 5 s (a client that adds 5 s stays clear of it).
     too_fast = previous is not None and now - previous < timedelta(seconds=interval)
     db.session.execute(
-        update(DeviceRecord).where(DeviceRecord.id == row.id).values(last_poll_at=now)
+        update(DeviceRecord)
+        .where(DeviceRecord.id == row.id)
+        .values(last_poll_at=now)
         .execution_options(synchronize_session=False)
     )
     if row.expires_at <= now:
