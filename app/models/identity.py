@@ -20,11 +20,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..extensions import db
+from ..extensions import Model
 from .types import UTCDateTime
 
 
-class User(db.Model):
+class User(Model):
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -36,7 +36,7 @@ class User(db.Model):
     last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
-class Session(db.Model):
+class Session(Model):
     """A cookie session. `id` is the SHA-256 hex digest of the cookie value."""
 
     __tablename__ = "sessions"
@@ -53,7 +53,7 @@ class Session(db.Model):
     __table_args__ = (Index("ix_sessions_user_id", "user_id"),)
 
 
-class WebAuthnChallenge(db.Model):
+class WebAuthnChallenge(Model):
     """The one outstanding ceremony challenge of a session (single use, 5 minutes)."""
 
     __tablename__ = "webauthn_challenges"
@@ -66,7 +66,7 @@ class WebAuthnChallenge(db.Model):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
 
 
-class Passkey(db.Model):
+class Passkey(Model):
     __tablename__ = "passkeys"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -83,7 +83,7 @@ class Passkey(db.Model):
     __table_args__ = (Index("ix_passkeys_user_id", "user_id"),)
 
 
-class LoginThrottle(db.Model):
+class LoginThrottle(Model):
     """Failed-password bookkeeping per normalised email, whether or not the user exists."""
 
     __tablename__ = "login_throttles"

@@ -33,7 +33,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..extensions import db
+from ..extensions import Model
 from .types import UTCDateTime
 
 ACCOUNT_KINDS = ("asset", "liability", "equity", "income", "expense")
@@ -43,7 +43,7 @@ BOOK_STYLES = ("club", "personal")
 BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 
-class Account(db.Model):
+class Account(Model):
     __tablename__ = "accounts"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -58,7 +58,7 @@ class Account(db.Model):
     )
 
 
-class Transaction(db.Model):
+class Transaction(Model):
     __tablename__ = "transactions"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -76,7 +76,7 @@ class Transaction(db.Model):
     )
 
 
-class Entry(db.Model):
+class Entry(Model):
     __tablename__ = "entries"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -99,7 +99,7 @@ class Entry(db.Model):
     )
 
 
-class Settings(db.Model):
+class Settings(Model):
     __tablename__ = "settings"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

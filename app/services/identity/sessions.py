@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import cast
 
 from flask import current_app
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, delete, select, update
 
 from ...extensions import db
 from ...models import Session, User
@@ -82,11 +83,16 @@ def lookup(cookie: str) -> LiveSession | None:
 def elevate(session_id: str) -> str:
     """Half -> full: rotate the id (old cookie dies) and reset the fixed expiry."""
     secret = crypto.new_secret()
-    moved = db.session.execute(
-        update(Session)
-        .where(Session.id == session_id, Session.expires_at > clock.now())
-        .values(id=crypto.digest(secret), mfa_complete=True, expires_at=clock.now() + full_ttl())
-        .execution_options(synchronize_session=False)
+    moved = cast(
+        CursorResult,
+        db.session.execute(
+            update(Session)
+            .where(Session.id == session_id, Session.expires_at > clock.now())
+            .values(
+                id=crypto.digest(secret), mfa_complete=True, expires_at=clock.now() + full_ttl()
+            )
+            .execution_options(synchronize_session=False)
+        ),
     ).rowcount
     if moved != 1:  # ended meanwhile (logout, password change): nothing to elevate
         raise Unauthenticated("the session has ended; sign in again")

@@ -21,11 +21,12 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 from datetime import timedelta
+from typing import cast
 from urllib.parse import urlsplit
 
 import webauthn as py_webauthn
 from flask import current_app
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, delete, select, update
 from webauthn.helpers import base64url_to_bytes, bytes_to_base64url, parse_client_data_json
 from webauthn.helpers.exceptions import WebAuthnException
 from webauthn.helpers.structs import (
@@ -133,6 +134,7 @@ def register_begin(principal) -> str:
     passkeys.lock_user(principal.user_id)
     _refuse_second_enrolment(principal)
     user = db.session.get(User, principal.user_id)
+    assert user is not None  # the signed-in principal's own row
     options = py_webauthn.generate_registration_options(
         rp_id=rp_id(),
         rp_name=RP_NAME,
@@ -244,11 +246,14 @@ def auth_finish(principal, body: dict) -> str:
             require_user_verification=True,
         )
     # Compare-and-set: of two concurrent uses presenting the same counter, one loses.
-    moved = db.session.execute(
-        update(Passkey)
-        .where(Passkey.id == key.id, Passkey.sign_count == key.sign_count)
-        .values(sign_count=verified.new_sign_count, last_used_at=clock.now())
-        .execution_options(synchronize_session=False)
+    moved = cast(
+        CursorResult,
+        db.session.execute(
+            update(Passkey)
+            .where(Passkey.id == key.id, Passkey.sign_count == key.sign_count)
+            .values(sign_count=verified.new_sign_count, last_used_at=clock.now())
+            .execution_options(synchronize_session=False)
+        ),
     ).rowcount
     if moved != 1:
         raise BadRequest("the passkey was used concurrently; try again", commit=True)

@@ -82,7 +82,10 @@ def _ensure_accounts(parsed: Parsed, result: ImportResult) -> dict[str, int]:
 
 def _tx_fingerprint(tx: ParsedTx) -> str:
     return fingerprint(
-        tx.date, tx.description.strip(), [(p.kind, p.name, p.cents) for p in tx.postings]
+        tx.date,
+        tx.description.strip(),
+        # Parsed.finish has inferred every elided amount, so no cents is None here.
+        [(p.kind, p.name, p.cents) for p in tx.postings],  # type: ignore[misc]
     )
 
 

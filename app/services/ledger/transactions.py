@@ -7,10 +7,23 @@ import all call record_transaction); the store re-checks the same rule at commit
 
 from __future__ import annotations
 
+import typing
 from datetime import date
 
 import orjson
-from sqlalchemy import BigInteger, Date, any_, bindparam, cast, delete, insert, or_, select, text
+from sqlalchemy import (
+    BigInteger,
+    CursorResult,
+    Date,
+    any_,
+    bindparam,
+    cast,
+    delete,
+    insert,
+    or_,
+    select,
+    text,
+)
 from sqlalchemy.dialects import postgresql
 
 from ...extensions import db
@@ -159,7 +172,9 @@ def delete_transaction(tx_id: int) -> None:
     """Delete a transaction and (by cascade) its entries."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise NotFound("no such transaction")
-    result = db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
+    result = typing.cast(
+        CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
+    )
     if result.rowcount != 1:
         raise NotFound("no such transaction")
 

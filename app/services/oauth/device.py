@@ -37,9 +37,10 @@ import ipaddress
 import math
 import re
 from datetime import datetime, timedelta
+from typing import cast
 
 from flask import current_app
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import CursorResult, delete, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
@@ -289,15 +290,18 @@ def decide(user_code, approve, *, session_id: str, user_id: int) -> None:
         and crypto.same(row.decided_by_session, session_id)
     ):
         return  # the same session approving again: answered, free
-    changed = db.session.execute(
-        update(DeviceRecord)
-        .where(DeviceRecord.id == row.id, DeviceRecord.status == "pending")
-        .values(
-            status="approved" if approve else "declined",
-            user_id=user_id if approve else None,
-            decided_by_session=session_id,
-        )
-        .execution_options(synchronize_session=False)
+    changed = cast(
+        CursorResult,
+        db.session.execute(
+            update(DeviceRecord)
+            .where(DeviceRecord.id == row.id, DeviceRecord.status == "pending")
+            .values(
+                status="approved" if approve else "declined",
+                user_id=user_id if approve else None,
+                decided_by_session=session_id,
+            )
+            .execution_options(synchronize_session=False)
+        ),
     ).rowcount
     if changed != 1:
         raise _spend_attempt(session_id)
@@ -336,13 +340,17 @@ def poll(form) -> dict:
         raise InvalidGrant(NOT_REDEEMABLE)
     previous, interval = row.last_poll_at, row.interval
     if row.status == "approved" and row.expires_at > now:
-        claimed = db.session.execute(
-            delete(DeviceRecord)
-            .where(DeviceRecord.id == row.id, DeviceRecord.status == "approved")
-            .execution_options(synchronize_session=False)
+        claimed = cast(
+            CursorResult,
+            db.session.execute(
+                delete(DeviceRecord)
+                .where(DeviceRecord.id == row.id, DeviceRecord.status == "approved")
+                .execution_options(synchronize_session=False)
+            ),
         ).rowcount
         if claimed != 1:  # another poll claimed it first
             raise InvalidGrant(NOT_REDEEMABLE)
+        assert row.user_id is not None  # set by the approval
         return issue_pair(row.user_id, row.client_id)
     # The interval is advice, not a limiter: slow_down only compares with the previous
     # poll, and the stored interval stays 5 s (a client that adds 5 s stays clear of it).
