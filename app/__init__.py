@@ -14,10 +14,10 @@ MIGRATIONS_DIR = str(PROJECT_ROOT / "migrations")
 def create_app(test_config: dict | None = None) -> Flask:
     from . import config, errors
     from .commands import register_commands
-    from .store import init_engine_events, init_session_events
     from .extensions import cors, db, migrate
     from .json_provider import FastJSONProvider
     from .routes import register_blueprints
+    from .store import init_engine_events, init_session_events
 
     instance_path = os.environ.get("LEDGER_INSTANCE_PATH") or str(PROJECT_ROOT / "instance")
     app = Flask(__name__, instance_path=instance_path, instance_relative_config=True)
@@ -47,7 +47,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         hops = app.config["TRUSTED_PROXIES"]
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # Flask's documented way
+            app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops
+        )
 
     register_blueprints(app)
     errors.register(app)

@@ -18,5 +18,7 @@ def _create_app():
 cli = FlaskGroup(
     create_app=_create_app,
     add_default_commands=False,
-    help="ledger-service: a double-entry bookkeeping server. Administer users and tokens, or serve.",
+    help=(
+        "ledger-service: a double-entry bookkeeping server. Administer users and tokens, or serve."
+    ),
 )

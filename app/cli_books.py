@@ -20,9 +20,9 @@ from flask.cli import with_appcontext
 from . import store
 from .cli_common import fail, run, upgrade_schema
 from .extensions import db
+from .services.errors import ServiceError
 from .services.interchange import backup, export, importer, restore
 from .services.ledger import validate
-from .services.errors import ServiceError
 
 
 @contextmanager

@@ -26,20 +26,20 @@ from .services.ledger import derived
 
 @click.command("serve")
 @click.option("--no-web", is_flag=True, help="serve the API alone (same as WEB_BIND_ADDR=off)")
-@click.option("--workers", "workers_opt", metavar="N",
-              help="serving processes (default: WORKERS, or 1)")
+@click.option(
+    "--workers", "workers_opt", metavar="N", help="serving processes (default: WORKERS, or 1)"
+)
 @with_appcontext
 @store.reading()
 def serve_command(no_web, workers_opt):
     """Migrate the schema, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR."""
     from .extensions import db
-    from .web import create_web_app
     from .serving import ListenError, parse_workers, serve, web_bind_addr
+    from .web import create_web_app
 
     app = current_app._get_current_object()
     try:
-        workers = parse_workers(workers_opt if workers_opt is not None
-                                else app.config["WORKERS"])
+        workers = parse_workers(workers_opt if workers_opt is not None else app.config["WORKERS"])
     except ValueError as err:
         fail(str(err))
     upgrade_schema()
@@ -53,13 +53,19 @@ def serve_command(no_web, workers_opt):
     else:
         web = create_web_app(cfg["API_ORIGIN"], cfg["WEB_ORIGIN"])
         apps.append((web, *web_addr))
-        click.echo(f"ledger-service web app on {web_addr[0]}:{web_addr[1]} "
-                   f"(WEB_ORIGIN {cfg['WEB_ORIGIN']})")
+        click.echo(
+            f"ledger-service web app on {web_addr[0]}:{web_addr[1]} "
+            f"(WEB_ORIGIN {cfg['WEB_ORIGIN']})"
+        )
     try:
         # The workers open their own database connections (none may be shared
         # across a fork).
-        serve(apps, announce=lambda line: click.echo(line), workers=workers,
-              before_fork=lambda: (db.session.remove(), db.engine.dispose()))
+        serve(
+            apps,
+            announce=lambda line: click.echo(line),
+            workers=workers,
+            before_fork=lambda: (db.session.remove(), db.engine.dispose()),
+        )
     except ListenError as err:
         fail(str(err))
 

@@ -7,6 +7,7 @@ removed) and every other module reads the canonical values from app.config.
 from __future__ import annotations
 
 import os
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ENV_KEYS = (
@@ -59,7 +60,7 @@ def normalise_database_url(url: str) -> str:
     """Route every PostgreSQL URL to psycopg 3; leave SQLite URLs alone."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
+            return "postgresql+psycopg://" + url[len(prefix) :]
     return url
 
 
@@ -96,7 +97,7 @@ def load(app, test_config=None) -> None:
         cfg["OAUTH_CLIENT_COMPAT"] = compat.strip().lower() in TRUE_WORDS
 
     cfg["SQLALCHEMY_DATABASE_URI"] = cfg["DATABASE_URL"]
-    engine_options = {"pool_pre_ping": True}
+    engine_options: dict[str, Any] = {"pool_pre_ping": True}
     if cfg["DATABASE_URL"].startswith("sqlite"):
         # One connection per thread is fine for SQLite; waits are handled by busy_timeout.
         engine_options["connect_args"] = {"timeout": 30}

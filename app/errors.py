@@ -62,8 +62,9 @@ def handle_oauth_error(err: OAuthError):
 def handle_http_error(err: HTTPException):
     store.rollback()
     response = error_response((err.name or "error").lower(), err.code or 500)
-    if err.code == 405 and getattr(err, "valid_methods", None):
-        response.headers["Allow"] = ", ".join(err.valid_methods)
+    allowed = getattr(err, "valid_methods", None)  # MethodNotAllowed's
+    if err.code == 405 and allowed:
+        response.headers["Allow"] = ", ".join(allowed)
     return response
 
 

@@ -1,5 +1,7 @@
 """The shared extension objects: one SQLAlchemy session for every blueprint and the CLI."""
 
+from typing import TYPE_CHECKING
+
 from flask_cors import CORS
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
@@ -20,5 +22,12 @@ class Base(DeclarativeBase):
 
 
 db = SQLAlchemy(model_class=Base)
+# The models' base class. db.Model is built at run time from Base's body (Flask-SQLAlchemy
+# adds its table naming and the `query` property), which a type checker cannot follow as a
+# base class; it sees the models as subclasses of Base: the same metadata and columns.
+if TYPE_CHECKING:
+    Model = Base
+else:
+    Model = db.Model
 migrate = Migrate()
 cors = CORS()

@@ -57,8 +57,9 @@ def parse_workers(value) -> int:
     try:
         workers = int(str(value).strip())
     except ValueError:
-        raise ValueError(f"WORKERS must be a whole number from 1 to {MAX_WORKERS}, "
-                         f"got {value!r}") from None
+        raise ValueError(
+            f"WORKERS must be a whole number from 1 to {MAX_WORKERS}, got {value!r}"
+        ) from None
     if not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"WORKERS must be from 1 to {MAX_WORKERS}, got {workers}")
     return workers
@@ -96,8 +97,13 @@ def _listen(host: str, port: int) -> list:
     return sockets
 
 
-def serve(apps: list[tuple[object, str, int]], threads: int = 8, announce=print,
-          workers: int = 1, before_fork=None) -> None:
+def serve(
+    apps: list[tuple[object, str, int]],
+    threads: int = 8,
+    announce=print,
+    workers: int = 1,
+    before_fork=None,
+) -> None:
     """Serve each (wsgi_app, host, port) until interrupted; all stop together.
 
     workers > 1: the listening sockets are made here, then that many processes are
@@ -191,8 +197,7 @@ def _supervise(children: list[int]) -> int:
             continue
         alive.discard(pid)
         if not stopping:
-            log.error("worker %s ended (%s); stopping the others", pid,
-                      _describe(status))
+            log.error("worker %s ended (%s); stopping the others", pid, _describe(status))
             code = 1
             stop()
     return code
@@ -211,15 +216,17 @@ def _serve_sockets(apps, sockets, threads: int) -> None:
 
     shared_map: dict = {}
     servers = [
-        create_server(app, map=shared_map, sockets=group, threads=threads,
-                      ident="ledger-service")
+        create_server(app, map=shared_map, sockets=group, threads=threads, ident="ledger-service")
         for (app, _host, _port), group in zip(apps, sockets, strict=True)
     ]
     _stop_on_sigterm()
     first = servers[0]
     try:
-        wasyncore.loop(timeout=first.adj.asyncore_loop_timeout, map=shared_map,
-                       use_poll=first.adj.asyncore_use_poll)
+        wasyncore.loop(
+            timeout=first.adj.asyncore_loop_timeout,
+            map=shared_map,
+            use_poll=first.adj.asyncore_use_poll,
+        )
     except (SystemExit, KeyboardInterrupt):
         pass
     finally:

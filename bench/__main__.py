@@ -25,7 +25,9 @@ YEAR_FROM, YEAR_TO = "2024-01-01", "2024-12-31"
 AS_OF_DAY = "2023-06-17"
 MONTH_FROM, MONTH_TO = "2024-05-01", "2024-05-31"
 MCP_CALL = {
-    "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
     "params": {"name": "account_balances", "arguments": {"from": WINDOW_FROM, "to": WINDOW_TO}},
 }
 
@@ -36,19 +38,35 @@ def parse_args(argv):
     p.add_argument("--transactions", type=int, default=100_000)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--repeat", type=int, default=30, help="timed runs per read")
-    p.add_argument("--raw-repeat", type=int, default=5,
-                   help="timed runs per raw aggregate query (they scan the ledger: slow)")
+    p.add_argument(
+        "--raw-repeat",
+        type=int,
+        default=5,
+        help="timed runs per raw aggregate query (they scan the ledger: slow)",
+    )
     p.add_argument("--post-seconds", type=float, default=8.0, help="per POST throughput run")
-    p.add_argument("--admin-url", default=databases.PG_ADMIN_URL,
-                   help="PostgreSQL server to create the throwaway database on")
+    p.add_argument(
+        "--admin-url",
+        default=databases.PG_ADMIN_URL,
+        help="PostgreSQL server to create the throwaway database on",
+    )
     p.add_argument("--hledger", action="store_true", help="also time `hledger bal` if installed")
     p.add_argument("--keep", action="store_true", help="keep the database afterwards")
-    p.add_argument("--database-url",
-                   help="measure a database already loaded by --load-only (same size and seed)")
-    p.add_argument("--load-only", action="store_true",
-                   help="load, rebuild and check, then keep the database and stop")
-    p.add_argument("--workers", type=int, default=1,
-                   help="the service's WORKERS (serving processes; default 1, as the service)")
+    p.add_argument(
+        "--database-url",
+        help="measure a database already loaded by --load-only (same size and seed)",
+    )
+    p.add_argument(
+        "--load-only",
+        action="store_true",
+        help="load, rebuild and check, then keep the database and stop",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="the service's WORKERS (serving processes; default 1, as the service)",
+    )
     p.add_argument("--json", help="also write the figures to this file")
     return p.parse_args(argv)
 
@@ -63,23 +81,34 @@ def posting(k: int, i: int) -> tuple[str, int, int, int]:
 
 def post_body(k: int, i: int) -> dict:
     day, a, b, cents = posting(k, i)
-    return {"occurred_on": day, "description": f"bench {k}/{i}",
-            "entries": [{"account_id": a, "amount_cents": cents},
-                        {"account_id": b, "amount_cents": -cents}]}
+    return {
+        "occurred_on": day,
+        "description": f"bench {k}/{i}",
+        "entries": [
+            {"account_id": a, "amount_cents": cents},
+            {"account_id": b, "amount_cents": -cents},
+        ],
+    }
 
 
 def run(args) -> dict:
     results: dict = {
-        "dialect": args.dialect, "transactions": args.transactions, "seed": args.seed,
+        "dialect": args.dialect,
+        "transactions": args.transactions,
+        "seed": args.seed,
         "started": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": f"{platform.node()} {platform.machine()} {platform.processor() or ''}".strip(),
-        "python": platform.python_version(), "timings": {}, "notes": [],
-        "cpus": os.cpu_count(), "load_average_start": _load_average(),
+        "python": platform.python_version(),
+        "timings": {},
+        "notes": [],
+        "cpus": os.cpu_count(),
+        "load_average_start": _load_average(),
         "workers": args.workers,
     }
     keep = args.keep or args.load_only
-    with databases.throwaway(args.dialect, args.admin_url, keep=keep,
-                             existing=args.database_url) as url:
+    with databases.throwaway(
+        args.dialect, args.admin_url, keep=keep, existing=args.database_url
+    ) as url:
         results["load_seconds"] = results["rebuild_seconds"] = 0.0
         if args.database_url:
             results["notes"].append(f"measured an already loaded database: {url}")
@@ -99,8 +128,9 @@ def run(args) -> dict:
         ceiling = {
             "all_time": raw.time_query(ALL_TIME, args.raw_repeat),
             "as_of": raw.time_query(AS_OF.format(as_of=AS_OF_DAY), args.raw_repeat),
-            "window": raw.time_query(WINDOW.format(start=WINDOW_FROM, end=WINDOW_TO),
-                                     args.raw_repeat),
+            "window": raw.time_query(
+                WINDOW.format(start=WINDOW_FROM, end=WINDOW_TO), args.raw_repeat
+            ),
         }
         results["ceiling"] = ceiling
         service.start(sample_memory=True)
@@ -130,7 +160,8 @@ def load_books(url, args, results) -> None:
     cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
     t0 = time.perf_counter()
     (bulk.load_postgresql if args.dialect == "postgresql" else bulk.load_sqlite)(
-        url, args.transactions, args.seed)
+        url, args.transactions, args.seed
+    )
     results["load_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     bulk.rebuild_and_analyze(url)
@@ -142,10 +173,14 @@ def measure_service(service, token, raw, ceiling, args, results) -> None:
     t = results["timings"]
     reads = {
         "balances all-time": ("/reports/balances", ceiling["all_time"]),
-        "balances 1-year window": (f"/reports/balances?from={WINDOW_FROM}&to={WINDOW_TO}",
-                                   ceiling["window"]),
-        "income statement (year)": (f"/reports/income-statement?from={YEAR_FROM}&to={YEAR_TO}",
-                                    ceiling["window"]),
+        "balances 1-year window": (
+            f"/reports/balances?from={WINDOW_FROM}&to={WINDOW_TO}",
+            ceiling["window"],
+        ),
+        "income statement (year)": (
+            f"/reports/income-statement?from={YEAR_FROM}&to={YEAR_TO}",
+            ceiling["window"],
+        ),
         "balance sheet as of": (f"/reports/balance-sheet?as_of={AS_OF_DAY}", ceiling["as_of"]),
         "transactions one month": (f"/transactions?from={MONTH_FROM}&to={MONTH_TO}", None),
     }
@@ -156,7 +191,8 @@ def measure_service(service, token, raw, ceiling, args, results) -> None:
     status, _ = client.call("POST", "/mcp", MCP_CALL)
     if status == 404:
         results["notes"].append(
-            "POST /mcp answered 404: the tool endpoint is not built yet; skipped")
+            "POST /mcp answered 404: the tool endpoint is not built yet; skipped"
+        )
     else:
         t["mcp tools/call account_balances"] = time_get_post(client, args.repeat)
     client.close()

@@ -34,7 +34,9 @@ def load_postgresql(url: str, n: int, seed: int) -> None:
             entry_id = 0
             tx_buf, entry_buf = io.StringIO(), io.StringIO()
             for tx_id, day, description, legs in ledger_gen.transactions(n, seed):
-                tx_buf.write(f"{tx_id}\t{day.isoformat()}\t{description}\t{CREATED_AT.isoformat()}\n")
+                tx_buf.write(
+                    f"{tx_id}\t{day.isoformat()}\t{description}\t{CREATED_AT.isoformat()}\n"
+                )
                 for account_id, cents in legs:
                     entry_id += 1
                     entry_buf.write(f"{entry_id}\t{tx_id}\t{account_id}\t{cents}\n")
@@ -99,8 +101,7 @@ def rebuild_and_analyze(url: str) -> None:
     """Rebuild the derived tables from the entries, then refresh planner statistics."""
     from sqlalchemy import text
 
-    from app import create_app
-    from app import store
+    from app import create_app, store
     from app.extensions import db
     from app.services.ledger import derived
 

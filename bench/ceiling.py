@@ -36,8 +36,9 @@ class Raw:
             import psycopg
 
             return psycopg.connect(self.url.replace("postgresql+psycopg://", "postgresql://"))
-        conn = sqlite3.connect(self.url.removeprefix("sqlite:///"), isolation_level=None,
-                               timeout=30)
+        conn = sqlite3.connect(
+            self.url.removeprefix("sqlite:///"), isolation_level=None, timeout=30
+        )
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -63,22 +64,26 @@ class Raw:
         if self.postgres:
             tx = conn.execute(
                 "INSERT INTO transactions (occurred_on, description, created_at)"
-                " VALUES (%s, 'raw', now()) RETURNING id", (day,)
+                " VALUES (%s, 'raw', now()) RETURNING id",
+                (day,),
             ).fetchone()[0]
             conn.execute(
                 "INSERT INTO entries (transaction_id, account_id, amount_cents)"
-                " VALUES (%s, %s, %s), (%s, %s, %s)", (tx, a, cents, tx, b, -cents)
+                " VALUES (%s, %s, %s), (%s, %s, %s)",
+                (tx, a, cents, tx, b, -cents),
             )
             conn.commit()
             return
         conn.execute("BEGIN IMMEDIATE")
         tx = conn.execute(
             "INSERT INTO transactions (occurred_on, description, created_at)"
-            " VALUES (?, 'raw', datetime('now')) RETURNING id", (day,)
+            " VALUES (?, 'raw', datetime('now')) RETURNING id",
+            (day,),
         ).fetchone()[0]
         conn.execute(
             "INSERT INTO entries (transaction_id, account_id, amount_cents)"
-            " VALUES (?, ?, ?), (?, ?, ?)", (tx, a, cents, tx, b, -cents)
+            " VALUES (?, ?, ?), (?, ?, ?)",
+            (tx, a, cents, tx, b, -cents),
         )
         conn.execute("DELETE FROM ledger_balance_pending")
         conn.execute("COMMIT")
@@ -108,5 +113,9 @@ class Raw:
                 conn.close()
 
         elapsed = run_clients(loop, clients)
-        return {"per_second": sum(counts) / elapsed, "ok": sum(counts),
-                "error_count": len(errors), "errors": errors[:5]}
+        return {
+            "per_second": sum(counts) / elapsed,
+            "ok": sum(counts),
+            "error_count": len(errors),
+            "errors": errors[:5],
+        }

@@ -21,8 +21,15 @@ class Unreachable(RuntimeError):
 
 
 @contextmanager
-def throwaway(dialect: str, admin_url: str = PG_ADMIN_URL, *, folder=None,
-              prefix: str = "ledger_bench_", keep: bool = False, existing: str | None = None):
+def throwaway(
+    dialect: str,
+    admin_url: str = PG_ADMIN_URL,
+    *,
+    folder=None,
+    prefix: str = "ledger_bench_",
+    keep: bool = False,
+    existing: str | None = None,
+):
     """The URL of a new, empty database of dialect (no tables), dropped afterwards
     unless keep (then its name is printed).
 
@@ -54,8 +61,7 @@ def throwaway(dialect: str, admin_url: str = PG_ADMIN_URL, *, folder=None,
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
     except Exception as exc:  # noqa: BLE001 - any failure means "no PostgreSQL here"
-        raise Unreachable(f"PostgreSQL not reachable at {admin_url}: "
-                          f"{type(exc).__name__}") from exc
+        raise Unreachable(f"PostgreSQL not reachable at {admin_url}: {type(exc).__name__}") from exc
     try:
         yield admin_url.rsplit("/", 1)[0] + "/" + name
     finally:

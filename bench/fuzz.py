@@ -21,11 +21,10 @@ from bench.databases import PG_ADMIN_URL
 def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_URL) -> dict:
     from flask_migrate import upgrade
 
-    from app import create_app
-    from app import store
+    from app import create_app, store
     from app.extensions import db
-    from app.services.ledger import accounts, transactions
     from app.services.identity import credentials, users
+    from app.services.ledger import accounts, transactions
     from tests.fuzzing import ServerThread, leak_pattern, load_description, only_routed, run_fuzz
 
     origin = "http://localhost:38081"
@@ -35,20 +34,35 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
             store.write_intent.set(True)
             upgrade()
             users.add_user("fuzz@example.com", "correct horse battery staple")
-            token = credentials.mint_token("fuzz@example.com", label="fuzz", days=1,
-                                           audience=origin)
-            ids = [accounts.create_account(name, kind)["id"] for name, kind in (
-                ("Checking", "asset"), ("Card", "liability"), ("Opening", "equity"),
-                ("Salary", "income"), ("Groceries", "expense"))]
-            transactions.record_transaction("2026-01-31", "Seed", [
-                {"account_id": ids[0], "amount_cents": 100},
-                {"account_id": ids[3], "amount_cents": -100}], None)
+            token = credentials.mint_token(
+                "fuzz@example.com", label="fuzz", days=1, audience=origin
+            )
+            ids = [
+                accounts.create_account(name, kind)["id"]
+                for name, kind in (
+                    ("Checking", "asset"),
+                    ("Card", "liability"),
+                    ("Opening", "equity"),
+                    ("Salary", "income"),
+                    ("Groceries", "expense"),
+                )
+            ]
+            transactions.record_transaction(
+                "2026-01-31",
+                "Seed",
+                [
+                    {"account_id": ids[0], "amount_cents": 100},
+                    {"account_id": ids[3], "amount_cents": -100},
+                ],
+                None,
+            )
             store.commit()
             leak = leak_pattern()
         description, not_routed = only_routed(load_description(), app)
         with ServerThread(app) as server:
-            result = run_fuzz(server.base_url, token, description, leak, seed=seed,
-                              max_examples=max_examples)
+            result = run_fuzz(
+                server.base_url, token, description, leak, seed=seed, max_examples=max_examples
+            )
         with app.app_context():
             db.session.remove()
             db.engine.dispose()
@@ -71,14 +85,22 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.fuzz", description=__doc__.splitlines()[0])
     p.add_argument("--dialect", choices=("sqlite", "postgresql"), default="sqlite")
     p.add_argument("--seed", type=int, default=None, help="default: the test suite's seed")
-    p.add_argument("--max-examples", type=int, default=None,
-                   help="generated cases per operation (default: the test suite's)")
+    p.add_argument(
+        "--max-examples",
+        type=int,
+        default=None,
+        help="generated cases per operation (default: the test suite's)",
+    )
     p.add_argument("--admin-url", default=PG_ADMIN_URL)
     args = p.parse_args(argv)
     from tests.fuzzing import MAX_EXAMPLES, SEED
 
-    report = run(args.dialect, args.seed if args.seed is not None else SEED,
-                 args.max_examples or MAX_EXAMPLES, args.admin_url)
+    report = run(
+        args.dialect,
+        args.seed if args.seed is not None else SEED,
+        args.max_examples or MAX_EXAMPLES,
+        args.admin_url,
+    )
     print(json.dumps(report, indent=2))
     clean = not report["server_errors_5xx"] and not report["failed_checks"] and not report["errors"]
     return 0 if clean else 1

@@ -32,17 +32,26 @@ def compare(n: int, seed: int, ceiling: dict) -> dict:
         journal = os.path.join(folder, "books.journal")
         write_journal(journal, n, seed)
         start = time.perf_counter()
-        done = subprocess.run(
-            ["/usr/bin/time", "-f", "%M", exe, "bal", "-f", journal],
-            capture_output=True, text=True, check=False,
-        ) if os.path.exists("/usr/bin/time") else subprocess.run(
-            [exe, "bal", "-f", journal], capture_output=True, text=True, check=False)
+        done = (
+            subprocess.run(
+                ["/usr/bin/time", "-f", "%M", exe, "bal", "-f", journal],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if os.path.exists("/usr/bin/time")
+            else subprocess.run(
+                [exe, "bal", "-f", journal], capture_output=True, text=True, check=False
+            )
+        )
         seconds = time.perf_counter() - start
         peak = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
         peak_mib = int(peak) / 1024 if peak.isdigit() else None
         memory = f", peak {peak_mib:.0f} MiB" if peak_mib else ""
         return {
-            "seconds": seconds, "peak_mib": peak_mib, "returncode": done.returncode,
+            "seconds": seconds,
+            "peak_mib": peak_mib,
+            "returncode": done.returncode,
             "summary": f"hledger bal: {seconds:.2f} s{memory} (exit {done.returncode})",
         }
     finally:

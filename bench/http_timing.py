@@ -103,6 +103,7 @@ def post_throughput(base: str, token: str, make_body, clients: int, seconds: flo
 
     elapsed = run_clients(loop, clients)
     result = summary(latencies) if latencies else {}
-    result.update(per_second=sum(counts) / elapsed, ok=sum(counts), errors=errors[:5],
-                  error_count=len(errors))
+    result.update(
+        per_second=sum(counts) / elapsed, ok=sum(counts), errors=errors[:5], error_count=len(errors)
+    )
     return result

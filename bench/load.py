@@ -43,15 +43,20 @@ EMAIL = "load@example.com"
 PASSWORD = "correct horse battery staple"
 HOST = "127.0.0.1"  # loopback only, by construction
 MIX = (("read", 50), ("post", 25), ("tool", 15), ("refresh", 10))
-ACCOUNTS = (("Checking", "asset"), ("Savings", "asset"), ("Card", "liability"),
-            ("Opening", "equity"), ("Salary", "income"), ("Groceries", "expense"),
-            ("Rent", "expense"))
+ACCOUNTS = (
+    ("Checking", "asset"),
+    ("Savings", "asset"),
+    ("Card", "liability"),
+    ("Opening", "equity"),
+    ("Salary", "income"),
+    ("Groceries", "expense"),
+    ("Rent", "expense"),
+)
 
 
 def oauth_grants(database_url: str, origin: str, n: int) -> list[str]:
     """n refresh tokens of separate grants for svc-cli, issued by the service's own code."""
-    from app import create_app
-    from app import store
+    from app import create_app, store
     from app.extensions import db
     from app.services.identity import users
     from app.services.oauth import tokens
@@ -102,20 +107,27 @@ class Client(threading.Thread):
         a, b = self.rng.sample(self.account_ids, 2)
         cents = self.rng.randint(1, 100_000)
         day = date(2026, 1, 1) + timedelta(days=self.rng.randrange(365))
-        return {"occurred_on": day.isoformat(), "description": f"load {self.k}",
-                "entries": [{"account_id": a, "amount_cents": cents},
-                            {"account_id": b, "amount_cents": -cents}]}
+        return {
+            "occurred_on": day.isoformat(),
+            "description": f"load {self.k}",
+            "entries": [
+                {"account_id": a, "amount_cents": cents},
+                {"account_id": b, "amount_cents": -cents},
+            ],
+        }
 
     def one(self, kind):
         rng = self.rng
         if kind == "read":
             start = date(2026, 1, 1) + timedelta(days=rng.randrange(300))
-            path = rng.choice([
-                "/accounts",
-                f"/transactions?from={start}&to={start + timedelta(days=30)}",
-                "/reports/balances",
-                f"/reports/balance-sheet?as_of={start}",
-            ])
+            path = rng.choice(
+                [
+                    "/accounts",
+                    f"/transactions?from={start}&to={start + timedelta(days=30)}",
+                    "/reports/balances",
+                    f"/reports/balance-sheet?as_of={start}",
+                ]
+            )
             status, _ = self.request("GET", path)
             return status == 200, status
         if kind == "post":
@@ -135,10 +147,12 @@ class Client(threading.Thread):
             if ok and params["name"] == "record_transaction":
                 self.acknowledged.append(json.loads(data)["result"]["structuredContent"]["id"])
             return ok, status
-        form = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": self.refresh,
-                                       "client_id": "svc-cli"})
-        status, data = self.request("POST", "/oauth/token", form,
-                                    "application/x-www-form-urlencoded", auth=False)
+        form = urllib.parse.urlencode(
+            {"grant_type": "refresh_token", "refresh_token": self.refresh, "client_id": "svc-cli"}
+        )
+        status, data = self.request(
+            "POST", "/oauth/token", form, "application/x-www-form-urlencoded", auth=False
+        )
         if status == 200:
             pair = json.loads(data)
             self.refresh = pair["refresh_token"]
@@ -201,9 +215,12 @@ def check_books(database_url: str, acknowledged: set[int]) -> list[str]:
 
     engine = create_engine(database_url)
     with engine.connect() as conn:
-        rows = conn.execute(text(
-            "SELECT t.id, COUNT(e.id), COALESCE(SUM(e.amount_cents), 0) FROM transactions t "
-            "LEFT JOIN entries e ON e.transaction_id = t.id GROUP BY t.id")).all()
+        rows = conn.execute(
+            text(
+                "SELECT t.id, COUNT(e.id), COALESCE(SUM(e.amount_cents), 0) FROM transactions t "
+                "LEFT JOIN entries e ON e.transaction_id = t.id GROUP BY t.id"
+            )
+        ).all()
     engine.dispose()
     problems = []
     stored = {r[0] for r in rows}
@@ -222,9 +239,12 @@ def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> di
         url = stack.enter_context(databases.throwaway(dialect, admin_url))
         port = free_port()
         origin = f"http://{HOST}:{port}"
-        env = {"API_ORIGIN": origin,
-               "LEDGER_INSTANCE_PATH": stack.enter_context(
-                   tempfile.TemporaryDirectory(prefix="ledger-load-"))}
+        env = {
+            "API_ORIGIN": origin,
+            "LEDGER_INSTANCE_PATH": stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="ledger-load-")
+            ),
+        }
 
         def command(*args, stdin=None) -> str:
             return cli(url, *args, stdin=stdin, **env).stdout.strip()
@@ -236,9 +256,12 @@ def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> di
         account_ids = []
         for name, kind in ACCOUNTS:
             conn = http.client.HTTPConnection(HOST, port, timeout=30)
-            conn.request("POST", "/accounts", json.dumps({"name": name, "kind": kind}),
-                         {"Authorization": f"Bearer {tokens[0]}",
-                          "Content-Type": "application/json"})
+            conn.request(
+                "POST",
+                "/accounts",
+                json.dumps({"name": name, "kind": kind}),
+                {"Authorization": f"Bearer {tokens[0]}", "Content-Type": "application/json"},
+            )
             account_ids.append(json.loads(conn.getresponse().read())["id"])
             conn.close()
         grants = oauth_grants(url, origin, clients)
@@ -246,8 +269,12 @@ def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> di
         results = Results()
         budget = Budget(requests)
         began = time.monotonic()
-        workers = [Client(k, port, tokens[k], grants[k], account_ids, began + seconds,
-                          budget, results, seed) for k in range(clients)]
+        workers = [
+            Client(
+                k, port, tokens[k], grants[k], account_ids, began + seconds, budget, results, seed
+            )
+            for k in range(clients)
+        ]
         for w in workers:
             w.start()
         for w in workers:
@@ -271,9 +298,12 @@ def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> di
         "p50_ms": round(percentile(every, 0.50) * 1000, 1),
         "p99_ms": round(percentile(every, 0.99) * 1000, 1),
         "by_kind": {
-            kind: {"requests": len(v), "p50_ms": round(percentile(v, 0.5) * 1000, 1),
-                   "p99_ms": round(percentile(v, 0.99) * 1000, 1),
-                   "mean_ms": round(statistics.fmean(v) * 1000, 1)}
+            kind: {
+                "requests": len(v),
+                "p50_ms": round(percentile(v, 0.5) * 1000, 1),
+                "p99_ms": round(percentile(v, 0.99) * 1000, 1),
+                "mean_ms": round(statistics.fmean(v) * 1000, 1),
+            }
             for kind, v in sorted(results.latency.items())
         },
         "errors": sum(results.errors.values()),
@@ -300,8 +330,11 @@ def main(argv=None) -> int:
     print(json.dumps(report, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
-    ok = (report["errors"] == 0 and report["server_errors_logged"] == 0
-          and isinstance(report["books"], str))
+    ok = (
+        report["errors"] == 0
+        and report["server_errors_logged"] == 0
+        and isinstance(report["books"], str)
+    )
     return 0 if ok else 1
 
 

@@ -22,24 +22,34 @@ def render(r: dict) -> str:
         raw = t.get("raw_aggregate_ms")
         ratio = f"{raw / t['median_ms']:.1f}x" if raw else "-"
         raw_text = f"{raw:.1f} ms" if raw else "-"
-        out.append(f"{name:32} {t['median_ms']:7.1f}ms {t['p95_ms']:7.1f}ms {raw_text:>10}"
-                   f" {ratio:>11}")
-    out += ["", f"{'write over HTTP':32} {'per s':>9} {'raw per s':>10} {'served/raw':>11}"
-                f" {'p95':>9} {'errors':>7}"]
+        out.append(
+            f"{name:32} {t['median_ms']:7.1f}ms {t['p95_ms']:7.1f}ms {raw_text:>10} {ratio:>11}"
+        )
+    out += [
+        "",
+        f"{'write over HTTP':32} {'per s':>9} {'raw per s':>10} {'served/raw':>11}"
+        f" {'p95':>9} {'errors':>7}",
+    ]
     for name, t in r["timings"].items():
         if not name.startswith("POST"):
             continue
         ratio = t["per_second"] / t["raw_per_second"] if t["raw_per_second"] else 0
-        out.append(f"{name:32} {t['per_second']:9.0f} {t['raw_per_second']:10.0f}"
-                   f" {ratio:10.0%} {t.get('p95_ms', 0):7.1f}ms {t['error_count']:7}")
+        out.append(
+            f"{name:32} {t['per_second']:9.0f} {t['raw_per_second']:10.0f}"
+            f" {ratio:10.0%} {t.get('p95_ms', 0):7.1f}ms {t['error_count']:7}"
+        )
         out += [f"    error: {e}" for e in t["errors"]]
         out += [f"    raw-driver error: {e}" for e in t.get("raw_errors", [])]
     out.append("")
-    out.append(f"service peak memory: {r.get('peak_pss_mib', 0):.0f} MiB (highest sum of PSS"
-               f" sampled every 0.1 s); VmHWM summed over its processes"
-               f" {r['peak_memory_mib']:.0f} MiB")
-    out.append("check after the POST runs: "
-               + ("no differences" if r.get("check_after_posts") else "DIFFERENCES FOUND"))
+    out.append(
+        f"service peak memory: {r.get('peak_pss_mib', 0):.0f} MiB (highest sum of PSS"
+        f" sampled every 0.1 s); VmHWM summed over its processes"
+        f" {r['peak_memory_mib']:.0f} MiB"
+    )
+    out.append(
+        "check after the POST runs: "
+        + ("no differences" if r.get("check_after_posts") else "DIFFERENCES FOUND")
+    )
     h = r.get("hledger")
     if h:
         out.append(h["summary"])

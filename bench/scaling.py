@@ -27,16 +27,14 @@ from .server import BENCH_EMAIL, Service
 REPORTS = {
     "balances all-time": ("GET", "/reports/balances"),
     "balances 1-year window": ("GET", f"/reports/balances?from={WINDOW_FROM}&to={WINDOW_TO}"),
-    "income statement (year)": ("GET",
-                                f"/reports/income-statement?from={YEAR_FROM}&to={YEAR_TO}"),
+    "income statement (year)": ("GET", f"/reports/income-statement?from={YEAR_FROM}&to={YEAR_TO}"),
     "balance sheet as of": ("GET", f"/reports/balance-sheet?as_of={AS_OF_DAY}"),
     "mcp tools/call account_balances": ("POST", "/mcp"),
 }
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m bench.scaling",
-                                description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m bench.scaling", description=__doc__.splitlines()[0])
     p.add_argument("--dialect", choices=("postgresql", "sqlite"), default="postgresql")
     p.add_argument("--small", type=int, default=100_000)
     p.add_argument("--large", type=int, default=1_000_000)
@@ -86,8 +84,10 @@ def main(argv=None) -> int:
             clients[size] = Client(service.origin, token)
             stack.callback(clients[size].close)
         samples = measure(clients, args.repeat)
-    print(f"ledger-service report scaling: {args.dialect}, {args.small:,} vs {args.large:,}"
-          f" transactions, {args.repeat} alternating calls per report and size")
+    print(
+        f"ledger-service report scaling: {args.dialect}, {args.small:,} vs {args.large:,}"
+        f" transactions, {args.repeat} alternating calls per report and size"
+    )
     print(f"{'report':34} {'small ms':>9} {'large ms':>9} {'large/small':>12}")
     worst = 0.0
     for name, by_size in samples.items():

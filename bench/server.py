@@ -44,8 +44,16 @@ def _env(url: str, **extra) -> dict:
 
 
 def _run(args, env: dict, stdin: str | None, check: bool, timeout: float | None):
-    return subprocess.run(LEDGER_SERVICE + list(args), cwd=ROOT, env=env, input=stdin,
-                          capture_output=True, text=True, check=check, timeout=timeout)
+    return subprocess.run(
+        LEDGER_SERVICE + list(args),
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=timeout,
+    )
 
 
 def cli(url: str, *args: str, stdin: str | None = None, check: bool = True, **env):
@@ -95,8 +103,16 @@ class Service:
     log_text() reads it, errors_logged() counts the unhandled errors in it.
     """
 
-    def __init__(self, url: str, instance_path=None, *, port: int | None = None,
-                 workers: int | None = None, args=(), **env):
+    def __init__(
+        self,
+        url: str,
+        instance_path=None,
+        *,
+        port: int | None = None,
+        workers: int | None = None,
+        args=(),
+        **env,
+    ):
         self.port = port or free_port()
         self.origin = f"http://127.0.0.1:{self.port}"
         self.args = list(args)
@@ -115,8 +131,9 @@ class Service:
         """`ledger-service ARGS` with this service's settings; its output, stripped."""
         result = _run(args, self.env, stdin, False, 120)
         if result.returncode != 0:
-            raise RuntimeError(f"ledger-service {' '.join(args)} exited {result.returncode}: "
-                               + result.stderr)
+            raise RuntimeError(
+                f"ledger-service {' '.join(args)} exited {result.returncode}: " + result.stderr
+            )
         return result.stdout.strip()
 
     def user_with_token(self, email: str = "alice@example.com", password: str = PASSWORD) -> str:
@@ -127,9 +144,14 @@ class Service:
         """Start the process and return at once (see start())."""
         if self.log is None:
             self.log = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(LEDGER_SERVICE + ["serve", *self.args], cwd=ROOT,
-                                     env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     text=True)
+        self.proc = subprocess.Popen(
+            LEDGER_SERVICE + ["serve", *self.args],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         return self
 
     def wait_for(self, url: str, timeout: float = 60):
@@ -138,15 +160,16 @@ class Service:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"serve exited ({self.proc.returncode}) before {url} "
-                                   "answered: " + self.log_text()[-2000:])
+                raise RuntimeError(
+                    f"serve exited ({self.proc.returncode}) before {url} "
+                    "answered: " + self.log_text()[-2000:]
+                )
             try:
                 with urllib.request.urlopen(url, timeout=2) as response:
                     return response.status, response.headers, response.read().decode()
             except OSError:
                 time.sleep(0.1)
-        raise RuntimeError(f"{url} did not answer within {timeout} s: "
-                           + self.log_text()[-2000:])
+        raise RuntimeError(f"{url} did not answer within {timeout} s: " + self.log_text()[-2000:])
 
     def start(self, timeout: float = 60, sample_memory: bool = False) -> Service:
         """launch(), then wait until /health answers (the process is stopped if it
@@ -194,15 +217,16 @@ class Service:
         """How many unhandled errors the service logged, and the first one's traceback."""
         text = self.log_text()
         first = text.find("unhandled error")
-        return text.count("unhandled error"), text[first:first + 3000] if first >= 0 else ""
+        return text.count("unhandled error"), text[first : first + 3000] if first >= 0 else ""
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handlers, no flushing: a crash."""
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=30)
 
-    def stop(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 15,
-             must_stop: bool = False) -> int | None:
+    def stop(
+        self, sig: signal.Signals = signal.SIGTERM, timeout: float = 15, must_stop: bool = False
+    ) -> int | None:
         """Send sig (if it still runs) and wait up to timeout seconds, then SIGKILL;
         the exit status. must_stop: a SIGKILL needed is a failure (RuntimeError)."""
         if self._sampler:  # its peak stays readable
@@ -219,8 +243,9 @@ class Service:
                 self.proc.wait()
                 if must_stop:
                     self._close_log()
-                    raise RuntimeError(f"serve did not stop on {sig.name}: "
-                                       + self.log_text()[-2000:]) from None
+                    raise RuntimeError(
+                        f"serve did not stop on {sig.name}: " + self.log_text()[-2000:]
+                    ) from None
         self._close_log()
         return self.proc.returncode
 

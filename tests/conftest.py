@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
-from app.services.ledger import accounts
 from app.services.identity import credentials, users
+from app.services.ledger import accounts
 from tests.support import (
     API_ORIGIN,
     PASSWORD,
@@ -209,6 +208,8 @@ def signin(client, authenticator, make_user):
     """Alice exists; `signin.full()` gives a full session through the real ceremonies."""
     make_user()
     return SignIn(client, authenticator)
+
+
 @pytest.fixture
 def rpc(api):
     return Rpc(api)
@@ -259,8 +260,12 @@ def sample_books(make_account, post_tx):
     postings = [
         ("2026-01-01", "Opening", ("Checking", 100000), ("Opening balances", -100000)),
         ("2026-01-03", "Pay day", ("Checking", 250000), ("Salary", -250000)),
-        ("2026-01-04", 'Aldi "big" shop; milk\nand eggs', ("Groceries & food", 4321),
-         ("Checking", -4321)),
+        (
+            "2026-01-04",
+            'Aldi "big" shop; milk\nand eggs',
+            ("Groceries & food", 4321),
+            ("Checking", -4321),
+        ),
         ("2026-01-05", "Card purchase", ("50% off stuff", 1999), ("Visa card", -1999)),
         ("2026-01-05", "Card purchase", ("50% off stuff", 1999), ("Visa card", -1999)),
         ("2026-01-07", "Split", ("co-op", 5), ("Petty cash", 95), ("Checking", -100)),

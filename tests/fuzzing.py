@@ -24,16 +24,33 @@ MAX_EXAMPLES = 50
 # Table names come from the live metadata (see leak_pattern()); these are the rest.
 # Driver, ORM and traceback text: never legitimately in any body.
 _DRIVER_WORDS = [
-    r"\bIntegrityError\b", r"\bOperationalError\b", r"\bProgrammingError\b", r"\bDataError\b",
-    r"\bDBAPIError\b", r"\bpsycopg\b", r"\bsqlite3?\b", r"\bsqlalchemy\b", r"\bSQLSTATE\b",
-    r"Traceback \(most recent call last\)", r"\bFile \"/", r"\.py\", line \d+",
+    r"\bIntegrityError\b",
+    r"\bOperationalError\b",
+    r"\bProgrammingError\b",
+    r"\bDataError\b",
+    r"\bDBAPIError\b",
+    r"\bpsycopg\b",
+    r"\bsqlite3?\b",
+    r"\bsqlalchemy\b",
+    r"\bSQLSTATE\b",
+    r"Traceback \(most recent call last\)",
+    r"\bFile \"/",
+    r"\.py\", line \d+",
     r"\bbackground on this error\b",
 ]
 # SQL words: never in an error body (a success body may echo what a user typed).
 _SQL_WORDS = _DRIVER_WORDS + [
-    r"\bSELECT\b", r"\bINSERT\s+INTO\b", r"\bUPDATE\s+\w+\s+SET\b", r"\bDELETE\s+FROM\b",
-    r"\bWHERE\b", r"\bRETURNING\b", r"\bCONSTRAINT\b", r"\bFOREIGN KEY\b", r"\bUNIQUE constraint\b",
-    r"\bNOT NULL constraint\b", r"\bP0001\b",
+    r"\bSELECT\b",
+    r"\bINSERT\s+INTO\b",
+    r"\bUPDATE\s+\w+\s+SET\b",
+    r"\bDELETE\s+FROM\b",
+    r"\bWHERE\b",
+    r"\bRETURNING\b",
+    r"\bCONSTRAINT\b",
+    r"\bFOREIGN KEY\b",
+    r"\bUNIQUE constraint\b",
+    r"\bNOT NULL constraint\b",
+    r"\bP0001\b",
 ]
 DRIVER_PATTERN = re.compile("|".join(_DRIVER_WORDS), re.IGNORECASE)
 
@@ -148,9 +165,11 @@ CHECKS = (
 )
 
 
-def schemathesis_config(base_url: str, token: str, seed: int = SEED,
-                        max_examples: int = MAX_EXAMPLES):
+def schemathesis_config(
+    base_url: str, token: str, seed: int = SEED, max_examples: int = MAX_EXAMPLES
+):
     import schemathesis
+
     checks = {"enabled": False}
     checks.update({name: {"enabled": True} for name in CHECKS})
     return schemathesis.Config.from_dict(
@@ -223,13 +242,22 @@ class FuzzResult:
         return sum(n for status, n in self.by_status.items() if status >= 500)
 
     def summary(self) -> str:
-        return (f"{len(self.operations)} operations, {self.cases} cases, "
-                f"{self.server_errors} responses 5xx, {len(self.failures)} failed checks, "
-                f"{len(self.errors)} errors, {self.seconds:.0f} s")
+        return (
+            f"{len(self.operations)} operations, {self.cases} cases, "
+            f"{self.server_errors} responses 5xx, {len(self.failures)} failed checks, "
+            f"{len(self.errors)} errors, {self.seconds:.0f} s"
+        )
 
 
-def run_fuzz(base_url: str, token: str, description: dict, leak: re.Pattern, *,
-             seed: int = SEED, max_examples: int = MAX_EXAMPLES) -> FuzzResult:
+def run_fuzz(
+    base_url: str,
+    token: str,
+    description: dict,
+    leak: re.Pattern,
+    *,
+    seed: int = SEED,
+    max_examples: int = MAX_EXAMPLES,
+) -> FuzzResult:
     """Run every phase but stateful over every operation; collect cases and failures.
 
     `leak` is leak_pattern(), computed in an app context (it reads the live schema).

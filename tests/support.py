@@ -76,7 +76,8 @@ def throwaway_database(dialect: str, folder: Path, prefix: str = "ledger_test_")
     with ExitStack() as stack:
         try:
             url = stack.enter_context(
-                databases.throwaway(dialect, PG_ADMIN_URL, folder=folder, prefix=prefix))
+                databases.throwaway(dialect, PG_ADMIN_URL, folder=folder, prefix=prefix)
+            )
         except databases.Unreachable as exc:
             if require_postgres():
                 pytest.fail(f"{exc} (CI/LEDGER_REQUIRE_POSTGRES set: PostgreSQL runs are required)")

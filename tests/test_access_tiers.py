@@ -8,12 +8,12 @@
 """
 
 import pytest
-from tests.support import PASSWORD
 from flask import url_for
 from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import Account, Session, Transaction
+from tests.support import PASSWORD
 
 SPEC_OPEN = {
     ("GET", "/health"),

@@ -22,8 +22,13 @@ def test_create_returns_the_account(api):
 
 def test_listing_is_ordered_by_kind_then_name(api, make_account):
     for name, kind in [
-        ("Rent", "expense"), ("Bank", "asset"), ("Cash", "asset"), ("Salary", "income"),
-        ("Card", "liability"), ("Opening", "equity"), ("Food", "expense"),
+        ("Rent", "expense"),
+        ("Bank", "asset"),
+        ("Cash", "asset"),
+        ("Salary", "income"),
+        ("Card", "liability"),
+        ("Opening", "equity"),
+        ("Food", "expense"),
     ]:
         make_account(name, kind)
     listed = [(a["kind"], a["name"]) for a in api.get("/accounts").get_json()]
@@ -81,8 +86,11 @@ def test_overlong_name_is_refused(api):
 
 
 def test_body_that_is_not_json_is_415(api):
-    response = api.post("/accounts", data="name=Bank&kind=asset",
-                        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = api.post(
+        "/accounts",
+        data="name=Bank&kind=asset",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert response.status_code == 415
     assert "error" in response.get_json()
     assert api.get("/accounts").get_json() == []

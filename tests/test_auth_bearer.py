@@ -9,9 +9,15 @@ from app.services import crypto
 
 CHALLENGE = 'Bearer resource_metadata="http://localhost:38081/.well-known/oauth-protected-resource"'
 FULL_ROUTES = [
-    ("get", "/accounts"), ("post", "/accounts"), ("get", "/transactions"),
-    ("post", "/transactions"), ("delete", "/transactions/1"), ("get", "/settings"),
-    ("put", "/settings"), ("get", "/reports/balances"), ("get", "/reports/income-statement"),
+    ("get", "/accounts"),
+    ("post", "/accounts"),
+    ("get", "/transactions"),
+    ("post", "/transactions"),
+    ("delete", "/transactions/1"),
+    ("get", "/settings"),
+    ("put", "/settings"),
+    ("get", "/reports/balances"),
+    ("get", "/reports/income-statement"),
     ("get", "/reports/balance-sheet"),
 ]
 
@@ -93,8 +99,11 @@ def test_health_needs_no_credential(client):
 def test_last_use_is_kept_even_when_the_request_then_fails(app, client, make_user, mint, clock):
     make_user()
     token = mint()
-    response = client.post("/accounts", json={"name": "", "kind": "asset"},
-                           headers={"Authorization": f"Bearer {token}"})
+    response = client.post(
+        "/accounts",
+        json={"name": "", "kind": "asset"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
     assert response.status_code == 400
     with app.app_context():
         assert db.session.get(Token, crypto.digest(token)).last_used_at == clock()

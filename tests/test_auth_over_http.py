@@ -6,9 +6,10 @@ import json
 import threading
 
 import pytest
-from tests.support import PASSWORD
 from waitress import wasyncore
 from waitress.server import create_server
+
+from tests.support import PASSWORD
 
 
 @pytest.fixture

@@ -6,13 +6,13 @@ import threading
 import time
 from datetime import timedelta
 
-from tests.support import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
 from app import store
 from app.extensions import db
 from app.models import LoginThrottle, Passkey
 from app.services.identity import passwords
+from tests.support import PASSWORD, SESSION_COOKIE
 
 
 def race(app, n, request):
@@ -84,7 +84,9 @@ def _watch_argon2(monkeypatch):
     def watched(real):
         def call(*args):
             lock = store.writer_lock(db.engine)  # SQLite only; None on PostgreSQL
-            seen.append((real.__name__, db.session().in_transaction(), bool(lock and lock.locked())))
+            seen.append(
+                (real.__name__, db.session().in_transaction(), bool(lock and lock.locked()))
+            )
             return real(*args)
 
         return call

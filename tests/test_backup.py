@@ -6,18 +6,17 @@ from contextlib import ExitStack
 from datetime import timedelta
 
 import pytest
-from tests.support import API_ORIGIN, PASSWORD, SESSION_COOKIE, WEB_ORIGIN, throwaway_database
-from tests.testkit import migrate
 from sqlalchemy import select, text
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.models import OAuthClient, Passkey, WebAuthnChallenge
-from app.services.interchange import backup
 from app.services import clock, crypto
 from app.services.identity import credentials, sessions, users
+from app.services.interchange import backup
 from app.services.ledger import transactions
+from tests.support import API_ORIGIN, PASSWORD, SESSION_COOKIE, WEB_ORIGIN, throwaway_database
+from tests.testkit import migrate
 
 
 @pytest.fixture
@@ -25,13 +24,20 @@ def fresh_url(tmp_path):
     """make(dialect) -> the URL of a new database with no tables at all."""
     with ExitStack() as stack:
         yield lambda dialect: stack.enter_context(
-            throwaway_database(dialect, tmp_path, "ledger_restore_"))
+            throwaway_database(dialect, tmp_path, "ledger_restore_")
+        )
 
 
 def make_app(url, clock):
     return create_app(
-        {"TESTING": True, "DATABASE_URL": url, "API_ORIGIN": API_ORIGIN, "WEB_ORIGIN": WEB_ORIGIN,
-         "CLOCK": clock, "PASSWORD_HASH_FAST": True}
+        {
+            "TESTING": True,
+            "DATABASE_URL": url,
+            "API_ORIGIN": API_ORIGIN,
+            "WEB_ORIGIN": WEB_ORIGIN,
+            "CLOCK": clock,
+            "PASSWORD_HASH_FAST": True,
+        }
     )
 
 
@@ -58,37 +64,73 @@ def populate(app) -> dict:
         )
         cookie = sessions.create(alice.id, mfa_complete=True)
         now = clock.now()
-        db.session.add(Passkey(
-            user_id=alice.id, credential_id="AAEC_-xyz", public_key=bytes(range(256)) + b"\x00\xff",
-            sign_count=7, name="laptop", transports='["internal"]', created_at=now,
-        ))
-        db.session.add(WebAuthnChallenge(
-            session_id=crypto.digest(cookie), purpose="authenticate",
-            challenge=b"\x00\x01\xfe\xff" * 8, expires_at=now + timedelta(minutes=5),
-        ))
-        db.session.add(OAuthClient(
-            id="dyn_abc", name="Some app", dynamic=True, redirect_uris='["https://x.example/cb"]',
-            created_at=now,
-        ))
+        db.session.add(
+            Passkey(
+                user_id=alice.id,
+                credential_id="AAEC_-xyz",
+                public_key=bytes(range(256)) + b"\x00\xff",
+                sign_count=7,
+                name="laptop",
+                transports='["internal"]',
+                created_at=now,
+            )
+        )
+        db.session.add(
+            WebAuthnChallenge(
+                session_id=crypto.digest(cookie),
+                purpose="authenticate",
+                challenge=b"\x00\x01\xfe\xff" * 8,
+                expires_at=now + timedelta(minutes=5),
+            )
+        )
+        db.session.add(
+            OAuthClient(
+                id="dyn_abc",
+                name="Some app",
+                dynamic=True,
+                redirect_uris='["https://x.example/cb"]',
+                created_at=now,
+            )
+        )
         db.session.execute(text("UPDATE settings SET book_style = 'club'"))
         from app.services.ledger import accounts
 
-        ids = [accounts.create_account(n, k)["id"] for n, k in
-               (("Checking", "asset"), ("Salary", "income"), ("Rent", "expense"))]
-        transactions.record_transaction("2026-01-02", "Pay", [
-            {"account_id": ids[0], "amount_cents": 250000},
-            {"account_id": ids[1], "amount_cents": -250000}], created_by=alice.id)
-        transactions.record_transaction("2026-01-03", "Rent", [
-            {"account_id": ids[2], "amount_cents": 120000},
-            {"account_id": ids[0], "amount_cents": -120000}], created_by=None)
+        ids = [
+            accounts.create_account(n, k)["id"]
+            for n, k in (("Checking", "asset"), ("Salary", "income"), ("Rent", "expense"))
+        ]
+        transactions.record_transaction(
+            "2026-01-02",
+            "Pay",
+            [
+                {"account_id": ids[0], "amount_cents": 250000},
+                {"account_id": ids[1], "amount_cents": -250000},
+            ],
+            created_by=alice.id,
+        )
+        transactions.record_transaction(
+            "2026-01-03",
+            "Rent",
+            [
+                {"account_id": ids[2], "amount_cents": 120000},
+                {"account_id": ids[0], "amount_cents": -120000},
+            ],
+            created_by=None,
+        )
         store.commit()
         return {"token": token, "cookie": cookie}
 
 
 def reports_of(client, headers) -> list:
-    return [client.get(path, headers=headers).get_json() for path in
-            ("/reports/balances", "/reports/income-statement?from=2026-01-01&to=2026-12-31",
-             "/reports/balance-sheet?as_of=2026-12-31", "/transactions")]
+    return [
+        client.get(path, headers=headers).get_json()
+        for path in (
+            "/reports/balances",
+            "/reports/income-statement?from=2026-01-01&to=2026-12-31",
+            "/reports/balance-sheet?as_of=2026-12-31",
+            "/transactions",
+        )
+    ]
 
 
 @pytest.mark.parametrize("target", ["sqlite", "postgresql"])
@@ -117,10 +159,13 @@ def test_every_table_round_trips_exactly(app, runner, clock, fresh_url, tmp_path
         db.engine.dispose()
 
 
-@pytest.mark.parametrize("source_dialect, target_dialect", [
-    ("sqlite", "postgresql"),  # the move the docs describe
-    ("postgresql", "sqlite"),
-])
+@pytest.mark.parametrize(
+    "source_dialect, target_dialect",
+    [
+        ("sqlite", "postgresql"),  # the move the docs describe
+        ("postgresql", "sqlite"),
+    ],
+)
 def test_backup_while_a_writer_posts_then_restore_elsewhere(
     clock, fresh_url, tmp_path, source_dialect, target_dialect
 ):
@@ -143,9 +188,15 @@ def test_backup_while_a_writer_posts_then_restore_elsewhere(
                 n = 0
                 while not stop.is_set():
                     n += 1
-                    tx = transactions.record_transaction("2026-03-01", f"tick {n}", [
-                        {"account_id": checking, "amount_cents": n},
-                        {"account_id": salary, "amount_cents": -n}], created_by=None)
+                    tx = transactions.record_transaction(
+                        "2026-03-01",
+                        f"tick {n}",
+                        [
+                            {"account_id": checking, "amount_cents": n},
+                            {"account_id": salary, "amount_cents": -n},
+                        ],
+                        created_by=None,
+                    )
                     store.commit()
                     with more:
                         acked.append(tx)
@@ -213,8 +264,11 @@ def test_restore_refuses_a_target_with_data(app, runner, make_user, clock, fresh
     cut.write_text("".join(lines[:-1]), encoding="utf-8")
     result = cli.invoke(args=["restore", str(cut)])
     assert result.exit_code == 1 and "incomplete" in result.output
-    assert all(not rows for name, rows in all_rows(fresh).items()
-               if name not in ("settings", "oauth_clients"))
+    assert all(
+        not rows
+        for name, rows in all_rows(fresh).items()
+        if name not in ("settings", "oauth_clients")
+    )
     # The failed attempt left a migrated but empty database: a good file now restores.
     assert cli.invoke(args=["restore", str(path)]).exit_code == 0
     assert all_rows(fresh)["accounts"] == all_rows(app)["accounts"]
@@ -246,8 +300,11 @@ def test_derived_tables_are_skipped_both_ways(app, runner, clock, fresh_url, tmp
     monkeypatch.setitem(db.metadata.tables["webauthn_challenges"].info, "derived", True)
     skipped = tmp_path / "skipped.jsonl"
     assert runner.invoke(args=["backup", str(skipped)]).exit_code == 0
-    tables = [json.loads(line).get("table") for line in skipped.read_text().splitlines()[1:]
-              if line.startswith("{")]
+    tables = [
+        json.loads(line).get("table")
+        for line in skipped.read_text().splitlines()[1:]
+        if line.startswith("{")
+    ]
     assert "sessions" not in tables and "accounts" in tables
     # A backup that still holds them restores without them (the store would rebuild them).
     fresh = make_app(fresh_url("sqlite"), clock)
@@ -278,8 +335,8 @@ def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, t
     import gzip
 
     from app import MIGRATIONS_DIR
-    from app.services.interchange import restore
     from app.services.errors import BadRequest
+    from app.services.interchange import restore
 
     populate(app)
     good = tmp_path / "b.jsonl.gz"

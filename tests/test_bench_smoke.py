@@ -56,17 +56,40 @@ def test_bench_smoke_run(bench_dialect, tmp_path):
         pytest.skip("PostgreSQL not reachable: the PostgreSQL bench smoke run is skipped")
     out = tmp_path / "figures.json"
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "--dialect", bench_dialect, "--transactions", "200",
-         "--repeat", "3", "--raw-repeat", "2", "--post-seconds", "0.5", "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "--dialect",
+            bench_dialect,
+            "--transactions",
+            "200",
+            "--repeat",
+            "3",
+            "--raw-repeat",
+            "2",
+            "--post-seconds",
+            "0.5",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "balances all-time" in done.stdout
     figures = json.loads(out.read_text())
     assert figures["check_after_posts"] is True
     timings = figures["timings"]
-    for name in ("balances all-time", "balances 1-year window", "income statement (year)",
-                 "balance sheet as of", "transactions one month"):
+    for name in (
+        "balances all-time",
+        "balances 1-year window",
+        "income statement (year)",
+        "balance sheet as of",
+        "transactions one month",
+    ):
         assert timings[name]["n"] == 3 and timings[name]["median_ms"] > 0
     for clients in (1, 4):
         post = timings[f"POST /transactions, {clients} client(s)"]
@@ -80,10 +103,29 @@ def test_bench_smoke_run(bench_dialect, tmp_path):
 def test_bench_smoke_run_with_two_workers(tmp_path):
     out = tmp_path / "figures.json"
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "--dialect", "sqlite", "--transactions", "200",
-         "--repeat", "3", "--raw-repeat", "2", "--post-seconds", "0.5", "--workers", "2",
-         "--json", str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "--dialect",
+            "sqlite",
+            "--transactions",
+            "200",
+            "--repeat",
+            "3",
+            "--raw-repeat",
+            "2",
+            "--post-seconds",
+            "0.5",
+            "--workers",
+            "2",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "WORKERS=2" in done.stdout
@@ -99,13 +141,34 @@ def test_bench_smoke_run_with_two_workers(tmp_path):
 def test_scaling_smoke_run():
     """python -m bench.scaling: two sizes, every report timed on both, ratios printed."""
     done = subprocess.run(
-        [sys.executable, "-m", "bench.scaling", "--dialect", "sqlite", "--small", "100",
-         "--large", "400", "--repeat", "3", "--limit", "1000"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "bench.scaling",
+            "--dialect",
+            "sqlite",
+            "--small",
+            "100",
+            "--large",
+            "400",
+            "--repeat",
+            "3",
+            "--limit",
+            "1000",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    for name in ("balances all-time", "balances 1-year window", "income statement (year)",
-                 "balance sheet as of", "mcp tools/call account_balances"):
+    for name in (
+        "balances all-time",
+        "balances 1-year window",
+        "income statement (year)",
+        "balance sheet as of",
+        "mcp tools/call account_balances",
+    ):
         assert name in done.stdout
     assert "within the 1000.0x limit" in done.stdout
 
@@ -118,7 +181,10 @@ def test_fuzz_entry_point_runs():
     """
     done = subprocess.run(
         [sys.executable, "-m", "bench.fuzz", "--dialect", "sqlite", "--max-examples", "1"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
     report = json.loads(done.stdout)

@@ -37,8 +37,11 @@ def test_check_passes_on_an_empty_database(runner):
 def test_check_reports_each_corrupted_figure(app, runner, make_account, post_tx):
     bank, food = _books(make_account, post_tx)
     _sql(app, "UPDATE account_day_balances SET cents = cents + 1 WHERE account_id = :a", a=food)
-    _sql(app, "DELETE FROM account_month_balances WHERE account_id = :a AND month = '2026-02-01'",
-         a=bank)
+    _sql(
+        app,
+        "DELETE FROM account_month_balances WHERE account_id = :a AND month = '2026-02-01'",
+        a=bank,
+    )
     result = runner.invoke(args=["check"])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
@@ -52,8 +55,11 @@ def test_check_reports_each_corrupted_figure(app, runner, make_account, post_tx)
 
 def test_check_reports_a_stray_row(app, runner, make_account, post_tx):
     bank, _ = _books(make_account, post_tx)
-    _sql(app, "INSERT INTO account_day_balances (day, account_id, cents)"
-              " VALUES ('2030-01-01', :a, 7)", a=bank)
+    _sql(
+        app,
+        "INSERT INTO account_day_balances (day, account_id, cents) VALUES ('2030-01-01', :a, 7)",
+        a=bank,
+    )
     result = runner.invoke(args=["check"])
     assert result.exit_code == 1
     assert result.stdout == (

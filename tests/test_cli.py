@@ -23,8 +23,9 @@ def test_user_add_prints_a_generated_password_once(app, runner):
 
 
 def test_user_add_reads_the_password_from_stdin(app, runner):
-    result = invoke(runner, "user", "add", "bob@example.com", "--password", "-",
-                    stdin="a long enough secret\n")
+    result = invoke(
+        runner, "user", "add", "bob@example.com", "--password", "-", stdin="a long enough secret\n"
+    )
     assert result.exit_code == 0, result.output
     assert "a long enough secret" not in result.stdout
     with app.app_context():
@@ -84,14 +85,23 @@ def test_mint_token_prints_only_the_token_and_it_works(app, runner, client):
     assert client.get("/accounts", headers={"Authorization": f"Bearer {token}"}).status_code == 200
     with app.app_context():
         row = db.session.query(Token).one()
-        assert (row.kind, row.client_id, row.label, row.parent_id) == ("access", "svc-cli", "cli", None)
+        assert (row.kind, row.client_id, row.label, row.parent_id) == (
+            "access",
+            "svc-cli",
+            "cli",
+            None,
+        )
         assert (row.expires_at - row.created_at).days == 365
 
 
 def test_mint_token_label_and_days(app, runner):
     invoke(runner, "user", "add", "alice@example.com")
-    assert invoke(runner, "mint-token", "alice@example.com", "--label", "backup script",
-                  "--days", "7").exit_code == 0
+    assert (
+        invoke(
+            runner, "mint-token", "alice@example.com", "--label", "backup script", "--days", "7"
+        ).exit_code
+        == 0
+    )
     with app.app_context():
         row = db.session.query(Token).one()
         assert row.label == "backup script" and (row.expires_at - row.created_at).days == 7
@@ -99,8 +109,11 @@ def test_mint_token_label_and_days(app, runner):
 
 
 def test_unknown_email_fails_clearly(app, runner):
-    for args in (["mint-token", "ghost@example.com"], ["user", "rm", "ghost@example.com"],
-                 ["user", "passwd", "ghost@example.com"]):
+    for args in (
+        ["mint-token", "ghost@example.com"],
+        ["user", "rm", "ghost@example.com"],
+        ["user", "passwd", "ghost@example.com"],
+    ):
         result = invoke(runner, *args)
         assert result.exit_code != 0
         assert "ghost@example.com" in result.stderr
@@ -113,8 +126,15 @@ def test_passwd_ends_sessions_and_revokes_tokens(app, runner, client):
         user_id = db.session.query(User).one().id
         sessions.create(user_id, mfa_complete=True)
         db.session.commit()
-    result = invoke(runner, "user", "passwd", "alice@example.com", "--password", "-",
-                    stdin="brand new password\n")
+    result = invoke(
+        runner,
+        "user",
+        "passwd",
+        "alice@example.com",
+        "--password",
+        "-",
+        stdin="brand new password\n",
+    )
     assert result.exit_code == 0
     assert client.get("/accounts", headers={"Authorization": f"Bearer {token}"}).status_code == 401
     with app.app_context():
@@ -136,8 +156,13 @@ def test_rm_deletes_the_user_with_sessions_and_tokens(app, runner, client):
 def test_admin_commands_work_on_a_fresh_empty_database(tmp_path):
     from app import create_app
 
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/fresh.db", "TESTING": True,
-                      "PASSWORD_HASH_FAST": True})
+    app = create_app(
+        {
+            "DATABASE_URL": f"sqlite:///{tmp_path}/fresh.db",
+            "TESTING": True,
+            "PASSWORD_HASH_FAST": True,
+        }
+    )
     runner = app.test_cli_runner()
     result = runner.invoke(args=["user", "list"])
     assert result.exit_code == 0 and result.stdout == ""

@@ -1,10 +1,10 @@
 """Administrative effects on sign-in state: `user list`, `user passwd`, `user rm`."""
 
-from tests.support import PASSWORD
 from sqlalchemy import select
 
 from app.extensions import db
 from app.models import Passkey, Session, Token, Transaction
+from tests.support import PASSWORD
 
 
 def test_user_list_shows_passkey_count_and_last_seen(runner, signin, make_user, clock):

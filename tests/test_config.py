@@ -6,22 +6,28 @@ from app import create_app
 from app.config import canonical_origin, normalise_database_url, parse_host_port
 
 
-@pytest.mark.parametrize("raw,canonical", [
-    ("HTTP://LocalHost:38081/", "http://localhost:38081"),
-    ("https://Books.Example.ORG", "https://books.example.org"),
-    ("http://localhost:38081", "http://localhost:38081"),
-    (" http://[::1]:8080/ ", "http://[::1]:8080"),
-])
+@pytest.mark.parametrize(
+    "raw,canonical",
+    [
+        ("HTTP://LocalHost:38081/", "http://localhost:38081"),
+        ("https://Books.Example.ORG", "https://books.example.org"),
+        ("http://localhost:38081", "http://localhost:38081"),
+        (" http://[::1]:8080/ ", "http://[::1]:8080"),
+    ],
+)
 def test_origins_are_canonicalised(raw, canonical):
     assert canonical_origin(raw) == canonical
 
 
-@pytest.mark.parametrize("raw,url", [
-    ("postgresql://u@h/db", "postgresql+psycopg://u@h/db"),
-    ("postgres://u@h/db", "postgresql+psycopg://u@h/db"),
-    ("postgresql+psycopg://u@h/db", "postgresql+psycopg://u@h/db"),
-    ("sqlite:////tmp/x.db", "sqlite:////tmp/x.db"),
-])
+@pytest.mark.parametrize(
+    "raw,url",
+    [
+        ("postgresql://u@h/db", "postgresql+psycopg://u@h/db"),
+        ("postgres://u@h/db", "postgresql+psycopg://u@h/db"),
+        ("postgresql+psycopg://u@h/db", "postgresql+psycopg://u@h/db"),
+        ("sqlite:////tmp/x.db", "sqlite:////tmp/x.db"),
+    ],
+)
 def test_database_urls_select_psycopg3(raw, url):
     assert normalise_database_url(raw) == url
 
@@ -35,8 +41,14 @@ def test_host_port():
 
 
 def test_contract_defaults(monkeypatch, tmp_path):
-    for key in ("DATABASE_URL", "API_ORIGIN", "WEB_ORIGIN", "BIND_ADDR", "SESSION_TTL_DAYS",
-                "OAUTH_CLIENT_COMPAT"):
+    for key in (
+        "DATABASE_URL",
+        "API_ORIGIN",
+        "WEB_ORIGIN",
+        "BIND_ADDR",
+        "SESSION_TTL_DAYS",
+        "OAUTH_CLIENT_COMPAT",
+    ):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("LEDGER_INSTANCE_PATH", str(tmp_path))
     app = create_app()

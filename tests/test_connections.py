@@ -8,7 +8,6 @@ so these tests do not depend on the token endpoint.
 from datetime import timedelta
 
 import pytest
-from tests.support import API_ORIGIN
 from sqlalchemy import select
 
 from app import store
@@ -16,6 +15,7 @@ from app.extensions import db
 from app.models import Token
 from app.services import clock as service_clock
 from app.services import crypto
+from tests.support import API_ORIGIN
 
 
 def _row(user_id, raw, kind, parent=None, family=None, client="svc-desktop", **extra):

@@ -66,10 +66,12 @@ def test_the_check_catches_a_missing_pin_and_a_pin_out_of_range():
     pinned = pins("# header\nFlask==3.1.3\npsycopg==3.3.9\npsycopg-binary==3.3.9\n")
     assert disagreements(requirements, pinned) == []
     assert disagreements(requirements, {**pinned, "flask": Version("4.0.0")}) == [
-        "constraints.txt pins flask==4.0.0, outside flask<4,>=3.1"]
+        "constraints.txt pins flask==4.0.0, outside flask<4,>=3.1"
+    ]
     del pinned["psycopg-binary"]
     assert disagreements(requirements[1:], pinned) == [
-        "psycopg[binary] is declared but psycopg-binary has no pin"]
+        "psycopg[binary] is declared but psycopg-binary has no pin"
+    ]
     assert disagreements(requirements[:1], {}) == ["flask<4,>=3.1 has no pin in constraints.txt"]
 
 

@@ -10,13 +10,13 @@
 
 from __future__ import annotations
 
-from http.client import HTTPException
 import os
 import shutil
 import subprocess
 import tempfile
 import threading
 import time
+from http.client import HTTPException
 from pathlib import Path
 
 import pytest
@@ -37,11 +37,20 @@ def _stream_postings(origin, token, accounts, acked, stop, tag):
         cents = 100 + n
         description = f"{tag}-{threading.get_ident()}-{n}"
         try:
-            status, body = http("POST", origin + "/transactions", token=token, timeout=10, body={
-                "occurred_on": "2026-05-01", "description": description,
-                "entries": [{"account_id": accounts[1], "amount_cents": cents},
-                            {"account_id": accounts[0], "amount_cents": -cents}],
-            })
+            status, body = http(
+                "POST",
+                origin + "/transactions",
+                token=token,
+                timeout=10,
+                body={
+                    "occurred_on": "2026-05-01",
+                    "description": description,
+                    "entries": [
+                        {"account_id": accounts[1], "amount_cents": cents},
+                        {"account_id": accounts[0], "amount_cents": -cents},
+                    ],
+                },
+            )
         except (OSError, HTTPException):
             return  # the server is gone: this posting was not acknowledged
         if status == 201:
@@ -51,7 +60,9 @@ def _stream_postings(origin, token, accounts, acked, stop, tag):
 def _create_accounts(origin, token):
     ids = []
     for name, kind in (("Bank", "asset"), ("Food", "expense")):
-        status, body = http("POST", origin + "/accounts", token=token, body={"name": name, "kind": kind})
+        status, body = http(
+            "POST", origin + "/accounts", token=token, body={"name": name, "kind": kind}
+        )
         assert status == 201, body
         ids.append(body["id"])
     return ids
@@ -66,9 +77,13 @@ def test_sigkill_mid_stream_loses_no_acknowledged_write(scratch_database_url, tm
     try:
         for trial in range(TRIALS):
             acked, stop = [], threading.Event()
-            posters = [threading.Thread(target=_stream_postings,
-                                        args=(service.origin, token, accounts, acked, stop, f"t{trial}"))
-                       for _ in range(POSTERS)]
+            posters = [
+                threading.Thread(
+                    target=_stream_postings,
+                    args=(service.origin, token, accounts, acked, stop, f"t{trial}"),
+                )
+                for _ in range(POSTERS)
+            ]
             for p in posters:
                 p.start()
             deadline = time.monotonic() + 60
@@ -100,8 +115,15 @@ def test_sigkill_mid_stream_loses_no_acknowledged_write(scratch_database_url, tm
 
 # --- a private PostgreSQL cluster that this test may stop and start --------------
 
-PG_BIN = Path("/usr/lib/postgresql") / (sorted(os.listdir("/usr/lib/postgresql"))[-1]
-                                          if os.path.isdir("/usr/lib/postgresql") else "none") / "bin"
+PG_BIN = (
+    Path("/usr/lib/postgresql")
+    / (
+        sorted(os.listdir("/usr/lib/postgresql"))[-1]
+        if os.path.isdir("/usr/lib/postgresql")
+        else "none"
+    )
+    / "bin"
+)
 
 
 class PrivateCluster:
@@ -111,21 +133,39 @@ class PrivateCluster:
         self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
 
     def _as_postgres(self, *args):
-        return subprocess.run(["runuser", "-u", "postgres", "--", *args],
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            ["runuser", "-u", "postgres", "--", *args], capture_output=True, text=True, timeout=120
+        )
 
     def init(self):
         shutil.chown(self.dir.parent, "postgres")
         os.chmod(self.dir.parent, 0o755)
-        result = self._as_postgres(str(PG_BIN / "initdb"), "-D", str(self.dir), "-A", "trust",
-                                   "-U", "postgres", "--no-sync")
+        result = self._as_postgres(
+            str(PG_BIN / "initdb"),
+            "-D",
+            str(self.dir),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "--no-sync",
+        )
         assert result.returncode == 0, result.stderr
         return self
 
     def start(self):
         options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir}"
-        result = self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir), "-o", options,
-                                   "-l", str(self.dir / "log"), "-w", "start")
+        result = self._as_postgres(
+            str(PG_BIN / "pg_ctl"),
+            "-D",
+            str(self.dir),
+            "-o",
+            options,
+            "-l",
+            str(self.dir / "log"),
+            "-w",
+            "start",
+        )
         assert result.returncode == 0, result.stderr + result.stdout
 
     def stop(self):
@@ -171,10 +211,21 @@ def test_database_restart_under_a_running_service(private_cluster, tmp_path):
 
         # Down for a while: requests fail fast with the generic 500, never hang.
         private_cluster.stop()
-        for method, path, body in (("GET", "/accounts", None), ("POST", "/transactions", {
-            "occurred_on": "2026-05-01", "description": "while down",
-            "entries": [{"account_id": accounts[1], "amount_cents": 5},
-                        {"account_id": accounts[0], "amount_cents": -5}]})):
+        for method, path, body in (
+            ("GET", "/accounts", None),
+            (
+                "POST",
+                "/transactions",
+                {
+                    "occurred_on": "2026-05-01",
+                    "description": "while down",
+                    "entries": [
+                        {"account_id": accounts[1], "amount_cents": 5},
+                        {"account_id": accounts[0], "amount_cents": -5},
+                    ],
+                },
+            ),
+        ):
             started = time.monotonic()
             status, answer = http(method, service.origin + path, token=token, body=body, timeout=30)
             assert time.monotonic() - started < 20, "a request hung while the database was down"
@@ -186,10 +237,19 @@ def test_database_restart_under_a_running_service(private_cluster, tmp_path):
             status, _ = http("GET", service.origin + "/accounts", token=token)
             assert status == 200, "the service did not recover after the database came back"
         assert service.proc.pid == pid and service.proc.poll() is None
-        status, _ = http("POST", service.origin + "/transactions", token=token, body={
-            "occurred_on": "2026-05-02", "description": "after the restart",
-            "entries": [{"account_id": accounts[1], "amount_cents": 7},
-                        {"account_id": accounts[0], "amount_cents": -7}]})
+        status, _ = http(
+            "POST",
+            service.origin + "/transactions",
+            token=token,
+            body={
+                "occurred_on": "2026-05-02",
+                "description": "after the restart",
+                "entries": [
+                    {"account_id": accounts[1], "amount_cents": 7},
+                    {"account_id": accounts[0], "amount_cents": -7},
+                ],
+            },
+        )
         assert status == 201
         _, stored = http("GET", service.origin + "/transactions", token=token)
         assert [tx["description"] for tx in stored] == ["after the restart"]

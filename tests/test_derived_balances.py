@@ -134,9 +134,14 @@ def test_edits_made_in_sql_are_followed(app, make_account, post_tx):
         )
         db.session.execute(text("UPDATE entries SET amount_cents = -900 WHERE amount_cents = -700"))
         db.session.execute(text("DELETE FROM entries WHERE amount_cents = 5"))
-        db.session.execute(text("INSERT INTO entries (transaction_id, account_id, amount_cents)"
-                                " SELECT transaction_id, :a, 5 FROM entries"
-                                " WHERE amount_cents = -5"), {"a": bank})
+        db.session.execute(
+            text(
+                "INSERT INTO entries (transaction_id, account_id, amount_cents)"
+                " SELECT transaction_id, :a, 5 FROM entries"
+                " WHERE amount_cents = -5"
+            ),
+            {"a": bank},
+        )
         store.commit()
         assert derived.differences() == []
         assert reports.account_sums() == plain_sums()
@@ -152,9 +157,7 @@ SPAN = 3 * 366  # three years: many month boundaries, a leap day
 
 posting = st.tuples(
     st.integers(0, SPAN),  # day offset
-    st.lists(
-        st.tuples(st.integers(0, 5), st.integers(-10**12, 10**12)), min_size=1, max_size=4
-    ),
+    st.lists(st.tuples(st.integers(0, 5), st.integers(-(10**12), 10**12)), min_size=1, max_size=4),
 )
 action = st.one_of(
     st.tuples(st.just("post"), posting),

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import inspect, text
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.services.ledger import derived, reports
 
@@ -44,8 +43,10 @@ def test_upgrade_backfills_existing_entries_and_downgrade_removes_the_tables(fre
             text("SELECT day, account_id, cents FROM account_day_balances ORDER BY day, account_id")
         ).all()
         assert [(str(d)[:10], a, c) for d, a, c in rows] == [
-            ("2025-12-31", 1, -100), ("2025-12-31", 2, 100),
-            ("2026-01-01", 1, -243), ("2026-01-01", 2, 243),
+            ("2025-12-31", 1, -100),
+            ("2025-12-31", 2, 100),
+            ("2026-01-01", 1, -243),
+            ("2026-01-01", 2, 243),
         ]
         assert derived.differences() == []
         assert [r[3] for r in reports.account_sums()] == [-343, 343]  # asset, expense

@@ -14,7 +14,9 @@ def test_store_fault_gives_the_generic_500_and_logs_details(api, monkeypatch, ca
     from app.services.ledger import accounts
 
     def broken():
-        raise OperationalError("SELECT id FROM accounts", {}, Exception("disk I/O error in table accounts"))
+        raise OperationalError(
+            "SELECT id FROM accounts", {}, Exception("disk I/O error in table accounts")
+        )
 
     monkeypatch.setattr(accounts, "list_accounts", broken)
     with caplog.at_level(logging.ERROR, logger="app.errors"):
@@ -48,10 +50,13 @@ def test_wrong_method_is_json_405(api):
     assert "error" in response.get_json()
 
 
-@pytest.mark.parametrize("payload", [
-    {"name": "x' OR 1=1 --", "kind": "asset"},
-    {"name": "Robert'); DROP TABLE accounts;--", "kind": "asset"},
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"name": "x' OR 1=1 --", "kind": "asset"},
+        {"name": "Robert'); DROP TABLE accounts;--", "kind": "asset"},
+    ],
+)
 def test_hostile_names_are_stored_verbatim(api, payload):
     response = api.post("/accounts", json=payload)
     assert response.status_code == 201

@@ -60,8 +60,13 @@ def test_csv_export_has_one_row_per_entry(api, sample_books):
     assert len(rows) == 1 + 1 + 17
     assert ["6", "2026-01-07", "Split", "alice@example.com", "co-op", "expense", "5"] in rows
     assert [
-        "3", "2026-01-04", 'Aldi "big" shop; milk\nand eggs', "alice@example.com",
-        "Checking", "asset", "-4321",
+        "3",
+        "2026-01-04",
+        'Aldi "big" shop; milk\nand eggs',
+        "alice@example.com",
+        "Checking",
+        "asset",
+        "-4321",
     ] in rows
 
 
@@ -70,9 +75,9 @@ def test_window_limits_transactions_not_accounts(api, sample_books):
     assert "2026-02-01 (7)" in body
     assert "2026-02-02" not in body and "2026-01-" not in body
     assert "account expenses:co-op\n" in body
-    rows = list(csv.reader(io.StringIO(
-        api.get("/export?format=csv&to=2026-01-03").get_data(as_text=True)
-    )))
+    rows = list(
+        csv.reader(io.StringIO(api.get("/export?format=csv&to=2026-01-03").get_data(as_text=True)))
+    )
     assert {r[0] for r in rows[1:] if r[0]} == {"1", "2"}
     # Accounts without entries in the window travel as account-and-kind rows.
     assert ["", "", "", "", "Visa card", "liability", ""] in rows
@@ -155,9 +160,15 @@ def test_a_streaming_export_reads_one_snapshot(app, sample_books):
     def post_one(description):
         with app.app_context():
             store.write_intent.set(True)
-            transactions.record_transaction("2026-01-02", description, [
-                {"account_id": sample_books["Checking"], "amount_cents": 1},
-                {"account_id": sample_books["Salary"], "amount_cents": -1}], created_by=None)
+            transactions.record_transaction(
+                "2026-01-02",
+                description,
+                [
+                    {"account_id": sample_books["Checking"], "amount_cents": 1},
+                    {"account_id": sample_books["Salary"], "amount_cents": -1},
+                ],
+                created_by=None,
+            )
             store.commit()
 
     with app.app_context():
@@ -192,8 +203,13 @@ FORMULA_DESCRIPTIONS = {
     "Plain coffee": "Plain coffee",
     "a=b": "a=b",
 }
-FORMULA_ACCOUNTS = {"=Bank": "'=Bank", "+Cash": "'+Cash", "-Loan": "'-Loan", "@Home": "'@Home",
-                    "'tis": "'tis"}
+FORMULA_ACCOUNTS = {
+    "=Bank": "'=Bank",
+    "+Cash": "'+Cash",
+    "-Loan": "'-Loan",
+    "@Home": "'@Home",
+    "'tis": "'tis",
+}
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -204,25 +220,38 @@ def test_csv_export_never_starts_a_text_cell_with_a_formula_character(
     make_user("-mallory@example.com")
     alice, mallory = ApiClient(client, mint()), ApiClient(client, mint("-mallory@example.com"))
     ids = {}
-    for name, kind in zip(FORMULA_ACCOUNTS, ("asset", "asset", "liability", "expense", "asset")):
+    for name, kind in zip(
+        FORMULA_ACCOUNTS, ("asset", "asset", "liability", "expense", "asset"), strict=True
+    ):
         response = alice.post("/accounts", json={"name": name, "kind": kind})
         assert response.status_code == 201, response.get_json()
         ids[name] = response.get_json()["id"]
     assert alice.post("/accounts", json={"name": "=Unused", "kind": "equity"}).status_code == 201
     for n, description in enumerate(FORMULA_DESCRIPTIONS):
-        response = (mallory if n % 2 else alice).post("/transactions", json={
-            "occurred_on": f"2026-03-{n + 1:02d}",
-            "description": description,
-            "entries": [{"account_id": ids["@Home"], "amount_cents": 4321 + n},
-                        {"account_id": ids["=Bank"], "amount_cents": -4321 - n}],
-        })
+        response = (mallory if n % 2 else alice).post(
+            "/transactions",
+            json={
+                "occurred_on": f"2026-03-{n + 1:02d}",
+                "description": description,
+                "entries": [
+                    {"account_id": ids["@Home"], "amount_cents": 4321 + n},
+                    {"account_id": ids["=Bank"], "amount_cents": -4321 - n},
+                ],
+            },
+        )
         assert response.status_code == 201, response.get_json()
     for name in ("+Cash", "-Loan", "'tis"):
-        response = alice.post("/transactions", json={
-            "occurred_on": "2026-04-01", "description": "Move",
-            "entries": [{"account_id": ids[name], "amount_cents": 100},
-                        {"account_id": ids["=Bank"], "amount_cents": -100}],
-        })
+        response = alice.post(
+            "/transactions",
+            json={
+                "occurred_on": "2026-04-01",
+                "description": "Move",
+                "entries": [
+                    {"account_id": ids[name], "amount_cents": 100},
+                    {"account_id": ids["=Bank"], "amount_cents": -100},
+                ],
+            },
+        )
         assert response.status_code == 201, response.get_json()
 
     body = alice.get("/export?format=csv").get_data(as_text=True)

@@ -24,8 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.services.interchange import plaintext
-from app.services.ledger import reports
 from app.services.interchange.export import bean_string
+from app.services.ledger import reports
 from tests.support import missing_tool
 
 HLEDGER = shutil.which("hledger")
@@ -71,7 +71,9 @@ def cents_of(text: str) -> int:
 def hledger_balances(journal) -> dict[str, int]:
     out = subprocess.run(
         [HLEDGER, "-f", str(journal), "bal", "--flat", "--no-total", "-O", "csv"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     rows = list(csv.reader(io.StringIO(out)))
     assert rows[0] == ["account", "balance"]
@@ -83,7 +85,8 @@ def test_hledger_balances_equal_ours(hledger, api, sample_books, tmp_path):
     journal.write_bytes(api.get("/export?format=hledger").get_data())
     check = subprocess.run(
         [HLEDGER, "-f", str(journal), "check", "accounts", "ordereddates"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert check.returncode == 0, check.stderr
     theirs = hledger_balances(journal)
@@ -92,7 +95,11 @@ def test_hledger_balances_equal_ours(hledger, api, sample_books, tmp_path):
     assert theirs == expected
     # The ledger really uses all five kinds, and hledger saw every top level.
     assert {name.split(":")[0] for name in theirs} == {
-        "assets", "liabilities", "equity", "income", "expenses"
+        "assets",
+        "liabilities",
+        "equity",
+        "income",
+        "expenses",
     }
     # A windowed export is the windowed report.
     window = "from=2026-01-04&to=2026-02-01"
@@ -108,14 +115,24 @@ def test_ledger_cli_reads_the_same_journal(ledger, api, sample_books, tmp_path):
     journal = tmp_path / "export.journal"
     journal.write_bytes(api.get("/export?format=hledger").get_data())
     result = subprocess.run(
-        [LEDGER, "-f", str(journal), "--flat", "--no-total",
-         "--balance-format", "%(account)\t%(scrub(display_total))\n", "bal"],
-        capture_output=True, text=True,
+        [
+            LEDGER,
+            "-f",
+            str(journal),
+            "--flat",
+            "--no-total",
+            "--balance-format",
+            "%(account)\t%(scrub(display_total))\n",
+            "bal",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0 and not result.stderr, result.stderr
     theirs = dict(line.split("\t") for line in result.stdout.splitlines())
-    expected = {plaintext.hledger_account(k, n): c for (k, n), c in our_raw_balances(api).items()
-                if c != 0}
+    expected = {
+        plaintext.hledger_account(k, n): c for (k, n), c in our_raw_balances(api).items() if c != 0
+    }
     assert {a: cents_of(v) for a, v in theirs.items()} == expected
 
 
@@ -175,15 +192,25 @@ def test_any_account_name_survives_hledger_and_ledger(hledger, ledger, names, tm
     path.write_text(text, encoding="utf-8")
     hledger = subprocess.run(
         [HLEDGER, "-f", str(path), "bal", "--flat", "--no-total", "-O", "csv"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert hledger.returncode == 0 and not hledger.stderr, hledger.stderr
     rows = list(csv.reader(io.StringIO(hledger.stdout)))[1:]
     assert {a: cents_of(v) for a, v in rows} == expected
     ledger = subprocess.run(
-        [LEDGER, "-f", str(path), "--flat", "--no-total",
-         "--balance-format", "%(account)\t%(scrub(display_total))\n", "bal"],
-        capture_output=True, text=True,
+        [
+            LEDGER,
+            "-f",
+            str(path),
+            "--flat",
+            "--no-total",
+            "--balance-format",
+            "%(account)\t%(scrub(display_total))\n",
+            "bal",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert ledger.returncode == 0 and not ledger.stderr, ledger.stderr
     rows = [line.split("\t") for line in ledger.stdout.split("\n") if line]
@@ -197,7 +224,7 @@ def test_any_description_and_name_survive_beancount(description, name):
 
     account = plaintext.beancount_account("expense", name)
     entries, errors, _ = loader.load_string(
-        f'2026-01-01 open {account} USD\n2026-01-01 open Assets:Z USD\n'
+        f"2026-01-01 open {account} USD\n2026-01-01 open Assets:Z USD\n"
         f"2026-01-02 * {bean_string(description)}\n  author: {bean_string(description)}\n"
         f"  {account}  1.00 USD\n  Assets:Z  -1.00 USD\n"
     )

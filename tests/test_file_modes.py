@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.services.identity import users
 from bench.server import Service, http
@@ -45,8 +44,13 @@ def test_a_fresh_database_from_the_app_factory_is_private(tmp_path, permissive_u
 
     folder = tmp_path / "data"
     folder.mkdir()
-    app = create_app({"DATABASE_URL": f"sqlite:///{folder}/ledger.db", "TESTING": True,
-                      "PASSWORD_HASH_FAST": True})
+    app = create_app(
+        {
+            "DATABASE_URL": f"sqlite:///{folder}/ledger.db",
+            "TESTING": True,
+            "PASSWORD_HASH_FAST": True,
+        }
+    )
     try:
         with app.app_context():
             store.write_intent.set(True)
@@ -73,8 +77,12 @@ def test_a_served_database_and_its_cli_are_private(tmp_path, permissive_umask):
         token = service.user_with_token()  # `user add` creates and migrates the database
         assert_private(modes(folder), {"books.db"})
         service.start()
-        assert http("POST", service.origin + "/accounts", {"name": "Bank", "kind": "asset"},
-                    token=token)[0] == 201
+        assert (
+            http(
+                "POST", service.origin + "/accounts", {"name": "Bank", "kind": "asset"}, token=token
+            )[0]
+            == 201
+        )
         assert_private(
             modes(folder), {"books.db", "books.db-wal", "books.db-shm", "books.db-writer.lock"}
         )

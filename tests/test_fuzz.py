@@ -23,15 +23,27 @@ def seed_ledger(service_account, app):
     from app import store
     from app.services.ledger import transactions
 
-    ids = [service_account(name, kind) for name, kind in (
-        ("Checking", "asset"), ("Card", "liability"), ("Opening", "equity"),
-        ("Salary", "income"), ("Groceries", "expense"),
-    )]
+    ids = [
+        service_account(name, kind)
+        for name, kind in (
+            ("Checking", "asset"),
+            ("Card", "liability"),
+            ("Opening", "equity"),
+            ("Salary", "income"),
+            ("Groceries", "expense"),
+        )
+    ]
     with app.app_context():
         store.write_intent.set(True)
         transactions.record_transaction(
-            "2026-01-31", "Seed", [{"account_id": ids[0], "amount_cents": 100},
-                                   {"account_id": ids[3], "amount_cents": -100}], None)
+            "2026-01-31",
+            "Seed",
+            [
+                {"account_id": ids[0], "amount_cents": 100},
+                {"account_id": ids[3], "amount_cents": -100},
+            ],
+            None,
+        )
         store.commit()
 
 
@@ -60,10 +72,10 @@ def test_leak_pattern_catches_what_it_must(app):
     with app.app_context():
         pattern = leak_pattern()
     for leaked in (
-        'psycopg.errors.UniqueViolation: duplicate key value violates unique constraint',
+        "psycopg.errors.UniqueViolation: duplicate key value violates unique constraint",
         "sqlite3.IntegrityError: FOREIGN KEY constraint failed",
         "(Background on this error at: https://sqlalche.me/e/20/gkpj)",
-        'INSERT INTO entries (transaction_id, account_id) VALUES (?, ?)',
+        "INSERT INTO entries (transaction_id, account_id) VALUES (?, ?)",
         'Traceback (most recent call last):\n  File "/x/app.py", line 3',
         "alembic_version",
         "password_hash",

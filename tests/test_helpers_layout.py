@@ -16,8 +16,9 @@ def _imports_conftest(node: ast.AST) -> bool:
         return any(alias.name.split(".")[-1] == "conftest" for alias in node.names)
     if isinstance(node, ast.ImportFrom):
         module = node.module or ""
-        return (module.split(".")[-1] == "conftest"
-                or any(alias.name == "conftest" for alias in node.names))
+        return module.split(".")[-1] == "conftest" or any(
+            alias.name == "conftest" for alias in node.names
+        )
     return False
 
 
@@ -45,7 +46,8 @@ def test_conftest_files_hold_only_fixtures_and_hooks():
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 continue  # the docstring
             if isinstance(node, ast.FunctionDef) and (
-                    node.name.startswith("pytest_") or any(map(_is_fixture, node.decorator_list))):
+                node.name.startswith("pytest_") or any(map(_is_fixture, node.decorator_list))
+            ):
                 continue
             extra.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert extra == [], "move constants, classes and functions to tests/support.py or testkit.py"
@@ -53,12 +55,19 @@ def test_conftest_files_hold_only_fixtures_and_hooks():
 
 def test_one_free_port_and_one_serve_helper():
     """free_port, Service and throwaway exist once, in bench/ (the tests import them)."""
-    defined: dict[str, list[str]] = {"free_port": [], "Service": [], "throwaway": [],
-                                     "throwaway_database": []}
+    defined: dict[str, list[str]] = {
+        "free_port": [],
+        "Service": [],
+        "throwaway": [],
+        "throwaway_database": [],
+    }
     for path in SOURCES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in defined:
                 defined[node.name].append(str(path.relative_to(ROOT)))
-    assert defined == {"free_port": ["bench/server.py"], "Service": ["bench/server.py"],
-                       "throwaway": ["bench/databases.py"],
-                       "throwaway_database": ["tests/support.py"]}
+    assert defined == {
+        "free_port": ["bench/server.py"],
+        "Service": ["bench/server.py"],
+        "throwaway": ["bench/databases.py"],
+        "throwaway_database": ["tests/support.py"],
+    }

@@ -8,9 +8,9 @@ from sqlalchemy import func, select
 from app import store
 from app.extensions import db
 from app.models import Account, Transaction
+from app.services.errors import BadRequest
 from app.services.interchange import importer
 from app.services.ledger import transactions
-from app.services.errors import BadRequest
 
 
 def stored(app) -> tuple[int, int]:
@@ -112,70 +112,157 @@ CSV_HEAD = "transaction_id,date,description,author,account,kind,cents\n"
 
 REFUSALS = [
     # (format, text, line, message)
-    ("hledger", OK_TX + "2026-01-02 Mixed\n    assets:cash  1.00 USD\n"
-     "    income:gifts  -1.00 EUR\n",
-     7, "several commodities"),
-    ("hledger", OK_TX + "2026-01-02 Tiny\n    assets:cash  0.001 USD\n    income:gifts\n",
-     6, "finer than a cent"),
-    ("hledger", OK_TX + "2026-01-02 Off\n    assets:cash  1.00 USD\n    income:gifts  -0.99 USD\n",
-     5, "do not balance: they sum to 0.01"),
-    ("hledger", OK_TX + "2026-01-02 Two gaps\n    assets:cash  1.00 USD\n"
-     "    income:a\n    income:b\n",
-     8, "more than one posting has no amount"),
-    ("hledger", OK_TX + "2026-01-02 FX\n    assets:cash  1.00 USD @ 0.9 EUR\n    income:gifts\n",
-     6, "prices and costs"),
-    ("hledger", OK_TX + "2026-01-02 Check\n    assets:cash  1.00 USD = 2.00 USD\n"
-     "    income:gifts\n",
-     6, "balance assertions"),
+    (
+        "hledger",
+        OK_TX + "2026-01-02 Mixed\n    assets:cash  1.00 USD\n    income:gifts  -1.00 EUR\n",
+        7,
+        "several commodities",
+    ),
+    (
+        "hledger",
+        OK_TX + "2026-01-02 Tiny\n    assets:cash  0.001 USD\n    income:gifts\n",
+        6,
+        "finer than a cent",
+    ),
+    (
+        "hledger",
+        OK_TX + "2026-01-02 Off\n    assets:cash  1.00 USD\n    income:gifts  -0.99 USD\n",
+        5,
+        "do not balance: they sum to 0.01",
+    ),
+    (
+        "hledger",
+        OK_TX + "2026-01-02 Two gaps\n    assets:cash  1.00 USD\n    income:a\n    income:b\n",
+        8,
+        "more than one posting has no amount",
+    ),
+    (
+        "hledger",
+        OK_TX + "2026-01-02 FX\n    assets:cash  1.00 USD @ 0.9 EUR\n    income:gifts\n",
+        6,
+        "prices and costs",
+    ),
+    (
+        "hledger",
+        OK_TX + "2026-01-02 Check\n    assets:cash  1.00 USD = 2.00 USD\n    income:gifts\n",
+        6,
+        "balance assertions",
+    ),
     ("hledger", OK_TX + "2026-01-02 Budget\n    (assets:cash)  1.00 USD\n", 6, "virtual postings"),
     ("hledger", OK_TX + "~ monthly\n    expenses:rent  10 USD\n    assets:cash\n", 5, "periodic"),
     ("hledger", OK_TX + "= expenses:food\n    (budget)  -1\n", 5, "automated postings"),
     ("hledger", "include other.journal\n", 1, "include is not supported"),
     ("hledger", OK_TX + "P 2026-01-01 EUR 1.1 USD\n", 5, "market prices"),
-    ("hledger", OK_TX + "2026-01-02=2026-01-03 Late\n    assets:cash  1 USD\n    income:x\n",
-     5, "secondary dates"),
-    ("hledger", OK_TX + "2026-02-30 Bad\n    assets:cash  1 USD\n    income:x\n", 5,
-     "not a valid date"),
-    ("hledger", OK_TX + "2026-01-02 Where\n    stuff:cash  1 USD\n    income:x\n", 6,
-     "known top-level name"),
-    ("hledger", OK_TX + "2026-01-02\n    assets:cash  1 USD\n    income:x\n", 5,
-     "description is required"),
+    (
+        "hledger",
+        OK_TX + "2026-01-02=2026-01-03 Late\n    assets:cash  1 USD\n    income:x\n",
+        5,
+        "secondary dates",
+    ),
+    (
+        "hledger",
+        OK_TX + "2026-02-30 Bad\n    assets:cash  1 USD\n    income:x\n",
+        5,
+        "not a valid date",
+    ),
+    (
+        "hledger",
+        OK_TX + "2026-01-02 Where\n    stuff:cash  1 USD\n    income:x\n",
+        6,
+        "known top-level name",
+    ),
+    (
+        "hledger",
+        OK_TX + "2026-01-02\n    assets:cash  1 USD\n    income:x\n",
+        5,
+        "description is required",
+    ),
     ("hledger", OK_TX + "2026-01-02 Lonely\n    assets:cash\n", 5, "at least 2"),
-    ("hledger", OK_TX + "2026-01-02 Kind\n    expenses:cash  1 USD\n    income:gifts\n", 6,
-     "exists here as asset"),
+    (
+        "hledger",
+        OK_TX + "2026-01-02 Kind\n    expenses:cash  1 USD\n    income:gifts\n",
+        6,
+        "exists here as asset",
+    ),
     ("beancount", OK_BEAN + "2026-01-02 balance Assets:Cash 1.00 USD\n", 5, "balance assertions"),
     ("beancount", OK_BEAN + "2026-01-02 pad Assets:Cash Equity:Opening\n", 5, "pad directives"),
     ("beancount", OK_BEAN + "2026-01-02 price EUR 1.10 USD\n", 5, "prices are not supported"),
-    ("beancount", OK_BEAN + '2026-01-02 * "Buy"\n  Assets:Stock  1 ACME {10.00 USD}\n'
-     '  Assets:Cash\n',
-     6, "costs"),
-    ("beancount", OK_BEAN + '2026-01-02 * "FX"\n  Assets:Cash  1.00 EUR @ 1.10 USD\n'
-     '  Assets:Cash\n',
-     6, "prices and costs (@, @@)"),
-    ("beancount", OK_BEAN + '2026-01-02 * "Math"\n  Assets:Cash  (1+2) USD\n  Income:Gifts\n',
-     6, "no arithmetic"),
-    ("beancount", OK_BEAN + '2026-01-02 * "Bare"\n  Assets:Cash  1.00\n  Income:Gifts\n',
-     6, "not a plain amount like 12.34 USD"),
-    ("beancount", OK_BEAN + '2026-01-02 * "Mixed"\n  Assets:Cash  1.00 EUR\n  Income:Gifts\n',
-     6, "several commodities"),
-    ("beancount", OK_BEAN + '2026-01-02 * "Tiny"\n  Assets:Cash  0.015 USD\n  Income:Gifts\n',
-     6, "finer than a cent"),
-    ("beancount", OK_BEAN + '2026-01-02 * "Off"\n  Assets:Cash  1 USD\n  Income:Gifts  -2 USD\n',
-     5, "do not balance"),
-    ("beancount", OK_BEAN + '2026-01-02 * "Gaps"\n  Assets:Cash  1 USD\n  Income:A\n  Income:B\n',
-     8, "more than one posting has no amount"),
+    (
+        "beancount",
+        OK_BEAN + '2026-01-02 * "Buy"\n  Assets:Stock  1 ACME {10.00 USD}\n  Assets:Cash\n',
+        6,
+        "costs",
+    ),
+    (
+        "beancount",
+        OK_BEAN + '2026-01-02 * "FX"\n  Assets:Cash  1.00 EUR @ 1.10 USD\n  Assets:Cash\n',
+        6,
+        "prices and costs (@, @@)",
+    ),
+    (
+        "beancount",
+        OK_BEAN + '2026-01-02 * "Math"\n  Assets:Cash  (1+2) USD\n  Income:Gifts\n',
+        6,
+        "no arithmetic",
+    ),
+    (
+        "beancount",
+        OK_BEAN + '2026-01-02 * "Bare"\n  Assets:Cash  1.00\n  Income:Gifts\n',
+        6,
+        "not a plain amount like 12.34 USD",
+    ),
+    (
+        "beancount",
+        OK_BEAN + '2026-01-02 * "Mixed"\n  Assets:Cash  1.00 EUR\n  Income:Gifts\n',
+        6,
+        "several commodities",
+    ),
+    (
+        "beancount",
+        OK_BEAN + '2026-01-02 * "Tiny"\n  Assets:Cash  0.015 USD\n  Income:Gifts\n',
+        6,
+        "finer than a cent",
+    ),
+    (
+        "beancount",
+        OK_BEAN + '2026-01-02 * "Off"\n  Assets:Cash  1 USD\n  Income:Gifts  -2 USD\n',
+        5,
+        "do not balance",
+    ),
+    (
+        "beancount",
+        OK_BEAN + '2026-01-02 * "Gaps"\n  Assets:Cash  1 USD\n  Income:A\n  Income:B\n',
+        8,
+        "more than one posting has no amount",
+    ),
     ("beancount", 'plugin "beancount.plugins.auto"\n', 1, "plugins are not supported"),
     ("beancount", OK_BEAN + 'include "more.beancount"\n', 5, "include is not supported"),
     ("beancount", OK_BEAN + '2026-01-02 * "Open \n', 5, "multi-line strings"),
     ("csv", "id,date\n", 1, "the header must be"),
-    ("csv", CSV_HEAD + "1,2026-01-01,A,,Cash,asset,100\n1,2026-01-01,A,,Gifts,gift,-100\n", 3,
-     "kind must be one of"),
-    ("csv", CSV_HEAD + "1,2026-01-01,A,,Cash,asset,1.50\n1,2026-01-01,A,,Gifts,income,-150\n", 2,
-     "whole number of cents"),
-    ("csv", CSV_HEAD + "1,2026-01-01,A,,Cash,asset,100\n1,2026-01-02,A,,Gifts,income,-100\n", 3,
-     "disagree"),
-    ("csv", CSV_HEAD + "1,2026-01-01,A,,Cash,asset,100\n1,2026-01-01,A,,Gifts,income,-99\n", 2,
-     "do not balance"),
+    (
+        "csv",
+        CSV_HEAD + "1,2026-01-01,A,,Cash,asset,100\n1,2026-01-01,A,,Gifts,gift,-100\n",
+        3,
+        "kind must be one of",
+    ),
+    (
+        "csv",
+        CSV_HEAD + "1,2026-01-01,A,,Cash,asset,1.50\n1,2026-01-01,A,,Gifts,income,-150\n",
+        2,
+        "whole number of cents",
+    ),
+    (
+        "csv",
+        CSV_HEAD + "1,2026-01-01,A,,Cash,asset,100\n1,2026-01-02,A,,Gifts,income,-100\n",
+        3,
+        "disagree",
+    ),
+    (
+        "csv",
+        CSV_HEAD + "1,2026-01-01,A,,Cash,asset,100\n1,2026-01-01,A,,Gifts,income,-99\n",
+        2,
+        "do not balance",
+    ),
 ]
 
 
@@ -298,5 +385,6 @@ def test_csv_import_takes_away_the_exports_formula_mark(app, make_user, cell, te
     assert tx["description"] == text
     assert tx["created_by_email"] == "-bob@example.com"
     assert [(e["account_name"], e["amount_cents"]) for e in tx["entries"]] == [
-        (f"{text} cash", -100), ("Gifts", 100),  # a negative amount is still read
+        (f"{text} cash", -100),
+        ("Gifts", 100),  # a negative amount is still read
     ]

@@ -96,11 +96,15 @@ def test_a_lone_surrogate_in_a_transaction_is_400_and_stores_nothing(api, make_a
 
 @pytest.mark.parametrize(
     "body",
-    [DEEP[0], lone('{"email": "alice@example.com~", "password": "x"}'),
-     lone('{"email": "alice@example.com", "password": "~"}')],
+    [
+        DEEP[0],
+        lone('{"email": "alice@example.com~", "password": "x"}'),
+        lone('{"email": "alice@example.com", "password": "~"}'),
+    ],
 )
-def test_login_refuses_deep_json_and_lone_surrogates_and_counts_nothing(app, client, make_user,
-                                                                        body):
+def test_login_refuses_deep_json_and_lone_surrogates_and_counts_nothing(
+    app, client, make_user, body
+):
     make_user()
     response = post(client, "/auth/login", body)
     assert response.status_code == 400
@@ -129,18 +133,23 @@ def test_password_change_refuses_deep_json_and_lone_surrogates(app, session_clie
 
 @pytest.mark.parametrize(
     "body",
-    [DEEP[0],
-     lone('{"redirect_uris": ["https://app.example/cb"], "client_name": "App ~"}'),
-     lone('{"redirect_uris": ["https://app.example/cb~"]}')],
+    [
+        DEEP[0],
+        lone('{"redirect_uris": ["https://app.example/cb"], "client_name": "App ~"}'),
+        lone('{"redirect_uris": ["https://app.example/cb~"]}'),
+    ],
 )
 def test_register_refuses_deep_json_and_lone_surrogates(app, client, body):
     response = post(client, "/oauth/register", body)
     assert response.status_code == 400
     assert set(response.get_json()) == {"error"}
     with app.app_context():
-        assert db.session.execute(
-            select(func.count()).where(OAuthClient.dynamic.is_(True))
-        ).scalar_one() == 0
+        assert (
+            db.session.execute(
+                select(func.count()).where(OAuthClient.dynamic.is_(True))
+            ).scalar_one()
+            == 0
+        )
 
 
 @pytest.mark.parametrize("field", ["state", "redirect_uri", None])
@@ -176,8 +185,7 @@ def test_device_approve_refuses_a_lone_surrogate(app, client, session_client):
 
 @pytest.mark.parametrize(
     "body",
-    DEEP
-    + [b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ' + b"[" * 100_000],
+    DEEP + [b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ' + b"[" * 100_000],
 )
 def test_mcp_too_deep_is_32700(rpc, body):
     response = rpc.post(data=body, headers=JSON)
@@ -196,8 +204,10 @@ def test_mcp_lone_surrogate_is_32700_and_records_nothing(rpc, api, make_account,
     arguments = {
         "occurred_on": "2026-11-20",
         "description": "caf~" if where == "description" else "cafe",
-        "entries": [{"account_id": food, "amount_cents": 250},
-                    {"account_id": bank, "amount_cents": -250}],
+        "entries": [
+            {"account_id": food, "amount_cents": 250},
+            {"account_id": bank, "amount_cents": -250},
+        ],
     }
     if where == "key":
         arguments["n~te"] = 1

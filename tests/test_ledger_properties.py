@@ -92,18 +92,26 @@ class LedgerMachine(RuleBasedStateMachine):
 
     # ------------------------------------------------------------ helpers
     def post(self, day: date, entries: list[tuple[int, int]]):
-        return self.api.post("/transactions", json={
-            "occurred_on": day.isoformat(),
-            "description": "property",
-            "entries": [{"account_id": a, "amount_cents": c} for a, c in entries],
-        })
+        return self.api.post(
+            "/transactions",
+            json={
+                "occurred_on": day.isoformat(),
+                "description": "property",
+                "entries": [{"account_id": a, "amount_cents": c} for a, c in entries],
+            },
+        )
 
     def tool(self, name: str, arguments: dict):
         self.rpc_id += 1
-        response = self.api.post("/mcp", json={
-            "jsonrpc": "2.0", "id": self.rpc_id, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments},
-        })
+        response = self.api.post(
+            "/mcp",
+            json={
+                "jsonrpc": "2.0",
+                "id": self.rpc_id,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            },
+        )
         assert response.status_code == 200, response.data
         reply = response.get_json()
         assert "result" in reply, reply
@@ -157,8 +165,13 @@ class LedgerMachine(RuleBasedStateMachine):
     def _existing_id(self, name):
         return next(i for i, (n, _) in self.model_accounts.items() if n == name)
 
-    @rule(target=transactions, day=days, debit=accounts, credit=accounts,
-          legs=st.lists(amounts, min_size=1, max_size=3))
+    @rule(
+        target=transactions,
+        day=days,
+        debit=accounts,
+        credit=accounts,
+        legs=st.lists(amounts, min_size=1, max_size=3),
+    )
     def post_balanced(self, day, debit, credit, legs):
         # Several debit legs against one credit leg of their total (split postings).
         entries = [(debit, c) for c in legs] + [(credit, -sum(legs))]
@@ -241,10 +254,12 @@ class LedgerMachine(RuleBasedStateMachine):
     @invariant()
     def stored_transactions_balance(self):
         with self.app.app_context():
-            rows = db.session.execute(text(
-                "SELECT t.id, e.amount_cents FROM transactions t "
-                "LEFT JOIN entries e ON e.transaction_id = t.id"
-            )).all()
+            rows = db.session.execute(
+                text(
+                    "SELECT t.id, e.amount_cents FROM transactions t "
+                    "LEFT JOIN entries e ON e.transaction_id = t.id"
+                )
+            ).all()
             db.session.remove()
         stored: dict[int, list[int]] = {}
         for tx_id, cents in rows:
@@ -288,8 +303,10 @@ class LedgerMachine(RuleBasedStateMachine):
         income = sum(-raw[i] for i, k in kinds.items() if k == "income")
         expenses = sum(raw[i] for i, k in kinds.items() if k == "expense")
         assert sheet["retained_cents"] == income - expenses
-        assert sheet["total_equity_cents"] == sum(
-            line["cents"] for line in sheet["equity"]) + sheet["retained_cents"]
+        assert (
+            sheet["total_equity_cents"]
+            == sum(line["cents"] for line in sheet["equity"]) + sheet["retained_cents"]
+        )
         assert self.tool("balance_sheet", args) == sheet
 
 

@@ -12,8 +12,7 @@ from tests.support import PG_ADMIN_URL
 
 
 def test_mixed_load_has_no_errors_and_loses_no_write(dialect):
-    report = load.run(dialect, clients=8, seconds=6, requests=4000, seed=8,
-                      admin_url=PG_ADMIN_URL)
+    report = load.run(dialect, clients=8, seconds=6, requests=4000, seed=8, admin_url=PG_ADMIN_URL)
     assert report["errors"] == 0, report["error_kinds"]
     assert report["server_errors_logged"] == 0, report["first_server_error"]
     assert report["books"] == "every acknowledged posting stored, complete and balanced"

@@ -3,7 +3,6 @@
 import base64
 
 import pytest
-from tests.support import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
 from app import create_app
@@ -11,6 +10,7 @@ from app.extensions import db
 from app.models import LoginThrottle, Session
 from app.services import crypto
 from app.services.identity import passwords
+from tests.support import PASSWORD, SESSION_COOKIE
 
 
 def set_cookie_header(response) -> str:

@@ -114,7 +114,7 @@ def traffic(app):
         details = {}
         bearer = request.headers.get("Authorization", "")
         if bearer.startswith("Bearer "):
-            details["bearer"] = crypto.digest(bearer[len("Bearer "):])
+            details["bearer"] = crypto.digest(bearer[len("Bearer ") :])
         if request.path == "/mcp":
             details["www_authenticate"] = response.headers.get("WWW-Authenticate")
             body = request.get_json(silent=True)
@@ -285,9 +285,9 @@ def test_official_sdk_signs_in_with_its_oauth_provider_and_refreshes(
     )
 
     humans_paths = ("/accounts", "/auth/tokens")
-    human_steps = [t for t in traffic[mark[0]:] if t[1].startswith(humans_paths)]
-    after_revocation = [t for t in traffic[mark[0]:] if not t[1].startswith(humans_paths)]
-    del traffic[mark[0]:]
+    human_steps = [t for t in traffic[mark[0] :] if t[1].startswith(humans_paths)]
+    after_revocation = [t for t in traffic[mark[0] :] if not t[1].startswith(humans_paths)]
+    del traffic[mark[0] :]
     steps = [(verb, path, status) for verb, path, status, _ in traffic]
 
     # 1. No token: the first MCP request is refused with the challenge naming the metadata.
@@ -358,7 +358,8 @@ def test_official_sdk_signs_in_with_its_oauth_provider_and_refreshes(
     mcp_calls = [(status, d) for verb, path, status, d in traffic[7:] if path == "/mcp"]
     assert len(mcp_calls) >= 4 and all(status in (200, 202) for status, _ in mcp_calls)
     refreshed_at = next(
-        i for i, (verb, path, status, d) in enumerate(traffic)
+        i
+        for i, (verb, path, status, d) in enumerate(traffic)
         if path == "/oauth/token" and d["form"].get("grant_type") == "refresh_token"
     )
     before_refresh = [d for verb, path, status, d in traffic[7:refreshed_at] if path == "/mcp"]
@@ -380,11 +381,18 @@ def test_official_sdk_signs_in_with_its_oauth_provider_and_refreshes(
     ]
 
     # 8. An hour later the SDK refreshed on its own, without asking the human again.
-    refreshes = [d["form"] for verb, path, status, d in traffic
-                 if path == "/oauth/token" and d["form"].get("grant_type") == "refresh_token"]
+    refreshes = [
+        d["form"]
+        for verb, path, status, d in traffic
+        if path == "/oauth/token" and d["form"].get("grant_type") == "refresh_token"
+    ]
     assert refreshes == [
-        {"grant_type": "refresh_token", "refresh_token": first_pair.refresh_token,
-         "client_id": client_id, "resource": origin}
+        {
+            "grant_type": "refresh_token",
+            "refresh_token": first_pair.refresh_token,
+            "client_id": client_id,
+            "resource": origin,
+        }
     ]
     assert approvals == [1]  # no second approval before the revocation
     second_pair = storage.token_history[1]

@@ -17,8 +17,7 @@ def test_models_match_the_migrated_schema(app):
 
 
 def test_downgrade_to_base_and_upgrade_again(scratch_database_url):
-    from app import create_app
-    from app import store
+    from app import create_app, store
 
     app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
     with app.app_context():
@@ -32,8 +31,7 @@ def test_downgrade_to_base_and_upgrade_again(scratch_database_url):
 
 
 def test_0005_adds_and_removes_the_device_rate_table(scratch_database_url):
-    from app import create_app
-    from app import store
+    from app import create_app, store
 
     app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
     with app.app_context():

@@ -32,21 +32,31 @@ def nginx_binary():
 
 def test_documented_nginx_config_fronts_the_service(nginx_binary, scratch_database_url, tmp_path):
     proxy_port = free_port()
-    service = Service(scratch_database_url, tmp_path, TRUSTED_PROXIES="1",
-                      API_ORIGIN=f"http://localhost:{proxy_port}")
+    service = Service(
+        scratch_database_url,
+        tmp_path,
+        TRUSTED_PROXIES="1",
+        API_ORIGIN=f"http://localhost:{proxy_port}",
+    )
     token = service.user_with_token()
     service.start()
     work = Path(tempfile.mkdtemp(prefix="ledger-nginx-"))
     work.chmod(0o777)
-    config = (example_config()
-              .replace("/run/nginx-ledger.pid", str(work / "nginx.pid"))
-              .replace("/var/log/nginx/ledger-error.log", str(work / "error.log"))
-              .replace("/var/lib/nginx/", str(work) + "/")
-              .replace("127.0.0.1:38081", f"127.0.0.1:{service.port}")
-              .replace("listen 8443;", f"listen 127.0.0.1:{proxy_port};"))
+    config = (
+        example_config()
+        .replace("/run/nginx-ledger.pid", str(work / "nginx.pid"))
+        .replace("/var/log/nginx/ledger-error.log", str(work / "error.log"))
+        .replace("/var/lib/nginx/", str(work) + "/")
+        .replace("127.0.0.1:38081", f"127.0.0.1:{service.port}")
+        .replace("listen 8443;", f"listen 127.0.0.1:{proxy_port};")
+    )
     (work / "nginx.conf").write_text(config)
-    proc = subprocess.Popen([nginx_binary, "-c", str(work / "nginx.conf"), "-g", "daemon off;"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [nginx_binary, "-c", str(work / "nginx.conf"), "-g", "daemon off;"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     base = f"http://127.0.0.1:{proxy_port}"
     try:
         deadline = time.monotonic() + 20
@@ -56,18 +66,26 @@ def test_documented_nginx_config_fronts_the_service(nginx_binary, scratch_databa
                     break
             except OSError:
                 pass
-            assert time.monotonic() < deadline, proc.stderr.read() if proc.poll() else "nginx not up"
+            assert time.monotonic() < deadline, (
+                proc.stderr.read() if proc.poll() else "nginx not up"
+            )
             time.sleep(0.2)
 
         status, body = http("GET", base + "/accounts")
         assert (status, body) == (401, {"error": "authentication required"})
-        status, body = http("POST", base + "/accounts", token=token, body={"name": "Bank", "kind": "asset"})
+        status, body = http(
+            "POST", base + "/accounts", token=token, body={"name": "Bank", "kind": "asset"}
+        )
         assert (status, body["name"]) == (201, "Bank")
         status, listed = http("GET", base + "/accounts", token=token)
         assert (status, [a["name"] for a in listed]) == (200, ["Bank"])
         # Bodies over the service's limit but under the proxy's reach the service: ledger shape.
-        status, body = http("POST", base + "/accounts", token=token,
-                            body={"name": "x" * (1024 * 1024 + 100), "kind": "asset"})
+        status, body = http(
+            "POST",
+            base + "/accounts",
+            token=token,
+            body={"name": "x" * (1024 * 1024 + 100), "kind": "asset"},
+        )
         assert (status, body) == (413, {"error": "request entity too large"})
     finally:
         proc.terminate()

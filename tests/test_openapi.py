@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CANONICAL = ROOT / "app" / "openapi.yaml"
 DOCS_COPY = ROOT / "docs" / "openapi.yaml"
 
+
 @pytest.fixture(scope="module")
 def url_map_app(tmp_path_factory):
     # Routing needs no database: an app over an unused SQLite path is enough.
@@ -79,18 +80,28 @@ def test_security_tiers_follow_the_spec():
     """Open routes say security: []; session-only and half-session ones list only the cookie."""
     paths = load_description()["paths"]
     open_ops = {
-        ("GET", "/health"), ("POST", "/auth/login"), ("POST", "/auth/logout"),
+        ("GET", "/health"),
+        ("POST", "/auth/login"),
+        ("POST", "/auth/logout"),
         ("GET", "/.well-known/oauth-protected-resource"),
-        ("GET", "/.well-known/oauth-authorization-server"), ("GET", "/oauth/authorize"),
-        ("POST", "/oauth/token"), ("POST", "/oauth/device_authorization"),
-        ("POST", "/oauth/register"), ("POST", "/oauth/revoke"),
+        ("GET", "/.well-known/oauth-authorization-server"),
+        ("GET", "/oauth/authorize"),
+        ("POST", "/oauth/token"),
+        ("POST", "/oauth/device_authorization"),
+        ("POST", "/oauth/register"),
+        ("POST", "/oauth/revoke"),
     }
     cookie_only = {
-        ("POST", "/auth/password"), ("DELETE", "/auth/passkeys/{id}"),
-        ("DELETE", "/auth/tokens/{id}"), ("POST", "/oauth/authorize/approve"),
-        ("GET", "/oauth/device_info"), ("POST", "/oauth/device/approve"),
-        ("POST", "/auth/webauthn/register/begin"), ("POST", "/auth/webauthn/register/finish"),
-        ("POST", "/auth/webauthn/auth/begin"), ("POST", "/auth/webauthn/auth/finish"),
+        ("POST", "/auth/password"),
+        ("DELETE", "/auth/passkeys/{id}"),
+        ("DELETE", "/auth/tokens/{id}"),
+        ("POST", "/oauth/authorize/approve"),
+        ("GET", "/oauth/device_info"),
+        ("POST", "/oauth/device/approve"),
+        ("POST", "/auth/webauthn/register/begin"),
+        ("POST", "/auth/webauthn/register/finish"),
+        ("POST", "/auth/webauthn/auth/begin"),
+        ("POST", "/auth/webauthn/auth/finish"),
     }
     for path, item in paths.items():
         for method, op in item.items():

@@ -115,10 +115,20 @@ def test_csv_text_cells_never_start_a_formula_and_read_back_exactly(text):
 @pytest.mark.parametrize(
     "text, cell",
     [
-        ("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@SUM(A1)", "'@SUM(A1)"),
-        ("\tx", "'\tx"), ("\rx", "'\rx"), ("'=already quoted", "''=already quoted"),
-        ("''+x", "'''+x"), ("'tis fine", "'tis fine"), ("'", "'"), ("", ""),
-        ("Plain", "Plain"), ("a=b", "a=b"), (" =x", " =x"),
+        ("=1+1", "'=1+1"),
+        ("+1", "'+1"),
+        ("-1", "'-1"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("'=already quoted", "''=already quoted"),
+        ("''+x", "'''+x"),
+        ("'tis fine", "'tis fine"),
+        ("'", "'"),
+        ("", ""),
+        ("Plain", "Plain"),
+        ("a=b", "a=b"),
+        (" =x", " =x"),
     ],
 )
 def test_csv_text_cell_examples(text, cell):

@@ -19,8 +19,14 @@ POSTINGS = [
     ("2026-03-01", "interest", [("Bank", 123), ("Interest", -123)]),
 ]
 ACCOUNTS = {
-    "Bank": "asset", "Savings": "asset", "Card": "liability", "Opening": "equity",
-    "Salary": "income", "Interest": "income", "Food": "expense", "Rent": "expense",
+    "Bank": "asset",
+    "Savings": "asset",
+    "Card": "liability",
+    "Opening": "equity",
+    "Salary": "income",
+    "Interest": "income",
+    "Food": "expense",
+    "Rent": "expense",
 }
 SIGN = {"asset": 1, "expense": 1, "liability": -1, "equity": -1, "income": -1}
 
@@ -66,12 +72,15 @@ def test_balances_come_ordered_like_accounts(api, ledger):
     assert names == [a["name"] for a in api.get("/accounts").get_json()]
 
 
-@pytest.mark.parametrize("query,start,end", [
-    ("?from=2026-01-01&to=2026-01-31", "2026-01-01", "2026-01-31"),
-    ("?from=2026-02-01", "2026-02-01", None),
-    ("?to=2026-01-10", None, "2026-01-10"),
-    ("?from=2026-01-05&to=2026-01-05", "2026-01-05", "2026-01-05"),
-])
+@pytest.mark.parametrize(
+    "query,start,end",
+    [
+        ("?from=2026-01-01&to=2026-01-31", "2026-01-01", "2026-01-31"),
+        ("?from=2026-02-01", "2026-02-01", None),
+        ("?to=2026-01-10", None, "2026-01-10"),
+        ("?from=2026-01-05&to=2026-01-05", "2026-01-05", "2026-01-05"),
+    ],
+)
 def test_windowed_balances(api, ledger, query, start, end):
     assert lines(api.get("/reports/balances" + query)) == shown(start, end)
 
@@ -112,21 +121,28 @@ def test_balance_sheet_as_of_a_date(api, ledger):
     body = api.get("/reports/balance-sheet?as_of=2026-01-31").get_json()
     expected = shown(None, "2026-01-31")
     assert body["as_of"] == "2026-01-31"
-    assert body["assets"] == [{"account": "Bank", "cents": expected["Bank"]},
-                              {"account": "Savings", "cents": 0}]
+    assert body["assets"] == [
+        {"account": "Bank", "cents": expected["Bank"]},
+        {"account": "Savings", "cents": 0},
+    ]
     assert body["liabilities"] == [{"account": "Card", "cents": 8450}]
     assert body["equity"] == [{"account": "Opening", "cents": 500000}]
     retained = expected["Salary"] + expected["Interest"] - expected["Food"] - expected["Rent"]
     assert body["retained_cents"] == retained == 320000 - 8450 - 150000
     assert body["total_equity_cents"] == 500000 + retained
     assert body["total_assets_cents"] == expected["Bank"]
-    assert body["total_assets_cents"] == body["total_liabilities_cents"] + body["total_equity_cents"]
+    assert (
+        body["total_assets_cents"] == body["total_liabilities_cents"] + body["total_equity_cents"]
+    )
 
 
 def test_balance_sheet_identity_holds_on_every_day(api, ledger):
     for day in ["2025-12-30", "2025-12-31", "2026-01-10", "2026-02-14", "2026-03-01"]:
         body = api.get(f"/reports/balance-sheet?as_of={day}").get_json()
-        assert body["total_assets_cents"] == body["total_liabilities_cents"] + body["total_equity_cents"]
+        assert (
+            body["total_assets_cents"]
+            == body["total_liabilities_cents"] + body["total_equity_cents"]
+        )
         assert body["total_assets_cents"] == sum(shown(None, day)[a] for a in ("Bank", "Savings"))
 
 
@@ -138,8 +154,14 @@ def test_balance_sheet_defaults_to_today_and_is_never_a_window(api, ledger, post
     assert body["total_assets_cents"] == shown()["Bank"]
 
 
-@pytest.mark.parametrize("path", ["/reports/balances?from=x", "/reports/income-statement?to=2026-02-31",
-                                  "/reports/balance-sheet?as_of=31-01-2026"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/reports/balances?from=x",
+        "/reports/income-statement?to=2026-02-31",
+        "/reports/balance-sheet?as_of=31-01-2026",
+    ],
+)
 def test_malformed_dates_are_refused(api, path):
     response = api.get(path)
     assert response.status_code == 400

@@ -11,9 +11,15 @@ from app.web import create_web_app
 from tests.oauth.flow import API_ORIGIN, FORM, REDIRECT, pkce_pair
 
 WEB = "http://localhost:38080"
-AUTHORIZE = {"client_id": "svc-cli", "redirect_uri": REDIRECT, "response_type": "code",
-             "code_challenge": pkce_pair()[1], "code_challenge_method": "S256",
-             "resource": API_ORIGIN, "state": "xyz"}
+AUTHORIZE = {
+    "client_id": "svc-cli",
+    "redirect_uri": REDIRECT,
+    "response_type": "code",
+    "code_challenge": pkce_pair()[1],
+    "code_challenge_method": "S256",
+    "resource": API_ORIGIN,
+    "state": "xyz",
+}
 ORIGINS = [{}, {"Origin": WEB}, {"Origin": "http://evil.example"}]
 
 
@@ -30,16 +36,28 @@ REQUESTS = {
     "405": ("DELETE", "/accounts", {}, 405),
     "415": ("POST", "/auth/login", {"data": "email=a", "content_type": FORM}, 415),
     "400": ("POST", "/auth/login", {"json": {"email": 5}}, 400),
-    "oauth-error": ("POST", "/oauth/token", {"data": {"grant_type": "authorization_code",
-                                                       "code": "x"}, "content_type": FORM}, 400),
+    "oauth-error": (
+        "POST",
+        "/oauth/token",
+        {"data": {"grant_type": "authorization_code", "code": "x"}, "content_type": FORM},
+        400,
+    ),
     "oauth-plain-415": ("POST", "/oauth/token", {"json": {}}, 415),
-    "oauth-plain-400": ("GET", "/oauth/authorize", {"query_string": {"response_type": "code"}},
-                        400),
+    "oauth-plain-400": (
+        "GET",
+        "/oauth/authorize",
+        {"query_string": {"response_type": "code"}},
+        400,
+    ),
     "oauth-303": ("GET", "/oauth/authorize", {"query_string": AUTHORIZE}, 303),
     "well-known": ("GET", "/.well-known/oauth-authorization-server", {}, 200),
     "mcp-401": ("POST", "/mcp", {"json": {"jsonrpc": "2.0", "id": 1, "method": "ping"}}, 401),
-    "preflight": ("OPTIONS", "/transactions", {"headers": {"Access-Control-Request-Method":
-                                                           "POST"}}, 200),
+    "preflight": (
+        "OPTIONS",
+        "/transactions",
+        {"headers": {"Access-Control-Request-Method": "POST"}},
+        200,
+    ),
 }
 
 
@@ -61,10 +79,15 @@ def test_authenticated_responses_carry_the_common_headers(api, origin):
         (api.post("/accounts", json={"name": "Bank", "kind": "nope"}, headers=origin), 400),
         (api.delete("/transactions/99", headers=origin), 404),
         (api.get("/auth/me", headers=origin), 200),
-        (api.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=origin),
-         200),
-        (api.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"},
-                  headers=origin), 202),
+        (api.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=origin), 200),
+        (
+            api.post(
+                "/mcp",
+                json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                headers=origin,
+            ),
+            202,
+        ),
         (api.delete("/auth/tokens/x", headers=origin), 403),
     ]
     for response, status in samples:
@@ -84,8 +107,18 @@ def test_a_server_fault_carries_the_common_headers(api, monkeypatch):
     assert_common_headers(response)
 
 
-@pytest.mark.parametrize("path", ["/", "/signin", "/static/js/api.js", "/config.js",
-                                  "/static/nothing.js", "/static/x.exe", "/missing"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/signin",
+        "/static/js/api.js",
+        "/config.js",
+        "/static/nothing.js",
+        "/static/x.exe",
+        "/missing",
+    ],
+)
 def test_the_web_app_sends_nosniff_on_everything(path):
     with create_web_app("http://localhost:38081", WEB).test_client().get(path) as response:
         assert response.headers.get("X-Content-Type-Options") == "nosniff"

@@ -4,15 +4,15 @@ second import adds nothing."""
 
 from datetime import date
 
-from tests.support import PASSWORD
-from tests.testkit import reset_database
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app import store
-from app.services.ledger import accounts, reports, transactions
-from app.services.interchange import export, importer
 from app.services.identity import users
+from app.services.interchange import export, importer
+from app.services.ledger import accounts, reports, transactions
+from tests.support import PASSWORD
+from tests.testkit import reset_database
 
 KINDS = ("asset", "liability", "equity", "income", "expense")
 # Any character the API accepts (it refuses only NUL; surrogates cannot be UTF-8).
@@ -53,7 +53,9 @@ def snapshot() -> dict:
         "sheet": reports.balance_sheet(date(2031, 1, 1)),
         "transactions": sorted(
             (
-                t["occurred_on"], t["description"], t["created_by_email"] or "",
+                t["occurred_on"],
+                t["description"],
+                t["created_by_email"] or "",
                 tuple((e["account_name"], e["amount_cents"]) for e in t["entries"]),
             )
             for t in listed
@@ -101,7 +103,9 @@ def test_export_then_import_reproduces_the_books(app, ledger):
             second = importer.import_text(text, fmt)
             store.commit()
             assert (second.added, second.duplicates, second.accounts_created) == (
-                0, len(postings), 0,
+                0,
+                len(postings),
+                0,
             ), fmt
             assert snapshot() == before, fmt
 
@@ -109,9 +113,19 @@ def test_export_then_import_reproduces_the_books(app, ledger):
 # Text a spreadsheet would run as a formula, text already starting with apostrophes, and
 # plain text: the CSV export marks the first with a leading ' and the import removes it.
 TRICKY_TEXT = [
-    '=HYPERLINK("http://evil.example","click")', "+1+1", "-2+3", "@SUM(1,2)",
-    "'\tcmd", "'\rcmd", "'=already quoted", "''-twice", "'tis fine", "''", "'",
-    "Plain coffee", "a=b",
+    '=HYPERLINK("http://evil.example","click")',
+    "+1+1",
+    "-2+3",
+    "@SUM(1,2)",
+    "'\tcmd",
+    "'\rcmd",
+    "'=already quoted",
+    "''-twice",
+    "'tis fine",
+    "''",
+    "'",
+    "Plain coffee",
+    "a=b",
 ]
 
 
@@ -126,8 +140,10 @@ def test_csv_round_trip_keeps_text_that_looks_like_a_formula(app):
             transactions.record_transaction(
                 f"2026-05-{n + 1:02d}",
                 description,
-                [{"account_id": ids[n % len(ids)], "amount_cents": -(n + 1) * 101},
-                 {"account_id": ids[(n + 1) % len(ids)], "amount_cents": (n + 1) * 101}],
+                [
+                    {"account_id": ids[n % len(ids)], "amount_cents": -(n + 1) * 101},
+                    {"account_id": ids[(n + 1) % len(ids)], "amount_cents": (n + 1) * 101},
+                ],
                 created_by=mallory if n % 2 else alice,
             )
         store.commit()

@@ -19,13 +19,20 @@ def accounts(service_account):
 
 
 def insert_tx(tx_id, *legs):
-    db.session.execute(text(
-        "INSERT INTO transactions (id, occurred_on, description, created_at) "
-        "VALUES (:id, '2026-01-01', 'raw', '2026-01-01 00:00:00')"), {"id": tx_id})
+    db.session.execute(
+        text(
+            "INSERT INTO transactions (id, occurred_on, description, created_at) "
+            "VALUES (:id, '2026-01-01', 'raw', '2026-01-01 00:00:00')"
+        ),
+        {"id": tx_id},
+    )
     for account_id, cents in legs:
-        db.session.execute(text(
-            "INSERT INTO entries (transaction_id, account_id, amount_cents) VALUES (:t, :a, :c)"),
-            {"t": tx_id, "a": account_id, "c": cents})
+        db.session.execute(
+            text(
+                "INSERT INTO entries (transaction_id, account_id, amount_cents) VALUES (:t, :a, :c)"
+            ),
+            {"t": tx_id, "a": account_id, "c": cents},
+        )
 
 
 def tx_count():
@@ -38,11 +45,14 @@ def assert_commit_refused():
     assert caught.value.message == BALANCE_MESSAGE
 
 
-@pytest.mark.parametrize("legs", [
-    [(0, 100), (1, -99)],      # does not sum to zero
-    [(0, 0)],                  # a single entry
-    [],                        # a header without entries
-])
+@pytest.mark.parametrize(
+    "legs",
+    [
+        [(0, 100), (1, -99)],  # does not sum to zero
+        [(0, 0)],  # a single entry
+        [],  # a header without entries
+    ],
+)
 def test_unbalanced_raw_rows_fail_at_commit(app, accounts, legs):
     with app.app_context():
         insert_tx(77, *[(accounts[i], c) for i, c in legs])
@@ -84,26 +94,45 @@ def test_the_http_answer_for_a_store_refusal_is_400(app, api, accounts, monkeypa
     from app.services.ledger import transactions
 
     monkeypatch.setattr(transactions, "check_balanced", lambda entries: None)
-    response = api.post("/transactions", json={
-        "occurred_on": "2026-01-01", "description": "slips past the service",
-        "entries": [{"account_id": accounts[0], "amount_cents": 5},
-                    {"account_id": accounts[1], "amount_cents": 6}],
-    })
+    response = api.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-01-01",
+            "description": "slips past the service",
+            "entries": [
+                {"account_id": accounts[0], "amount_cents": 5},
+                {"account_id": accounts[1], "amount_cents": 6},
+            ],
+        },
+    )
     assert response.status_code == 400
     assert response.get_json() == {"error": BALANCE_MESSAGE}
     assert api.get("/transactions").get_json() == []
 
 
-def test_postgres_trigger_refuses_a_client_that_bypasses_the_app(app, accounts, dialect, database_url):
+def test_postgres_trigger_refuses_a_client_that_bypasses_the_app(
+    app, accounts, dialect, database_url
+):
     if dialect != "postgresql":
-        pytest.skip("SQLite's check runs in the app's commit; only PostgreSQL enforces it for any client")
+        pytest.skip(
+            "SQLite's check runs in the app's commit; only PostgreSQL enforces it for any client"
+        )
     engine = create_engine(database_url)
     try:
         with pytest.raises(Exception) as caught, engine.begin() as conn:
-            conn.execute(text("INSERT INTO transactions (id, occurred_on, description, created_at) "
-                              "VALUES (9, '2026-01-01', 'raw', now())"))
-            conn.execute(text("INSERT INTO entries (transaction_id, account_id, amount_cents) "
-                              "VALUES (9, :a, 1)"), {"a": accounts[0]})
+            conn.execute(
+                text(
+                    "INSERT INTO transactions (id, occurred_on, description, created_at) "
+                    "VALUES (9, '2026-01-01', 'raw', now())"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO entries (transaction_id, account_id, amount_cents) "
+                    "VALUES (9, :a, 1)"
+                ),
+                {"a": accounts[0]},
+            )
         assert getattr(caught.value.orig, "sqlstate", None) == "P0001"
         with engine.connect() as conn:
             assert conn.execute(text("SELECT count(*) FROM transactions")).scalar() == 0

@@ -24,8 +24,7 @@ from pathlib import Path
 
 from sqlalchemy import inspect, text
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.services import crypto
 from app.services.identity import passwords, users
@@ -86,8 +85,9 @@ def test_every_flow_leaves_no_secret_in_the_store(app, client, signin, mint):
 
     # The device flow: one approved and claimed, one left pending.
     claimed = flow.device_start().get_json()
-    approved = client.post("/oauth/device/approve",
-                           json={"user_code": claimed["user_code"], "approve": True})
+    approved = client.post(
+        "/oauth/device/approve", json={"user_code": claimed["user_code"], "approve": True}
+    )
     assert approved.status_code == 204
     device_pair = flow.poll(claimed["device_code"]).get_json()
     handed_out["claimed device code"] = claimed["device_code"]
@@ -113,8 +113,9 @@ def test_every_flow_leaves_no_secret_in_the_store(app, client, signin, mint):
     assert session_digest.hexdigest() in blob_with_sessions, "the session is not stored digested"
 
     # A password change from the full session (ends sessions, revokes tokens).
-    changed = client.post("/auth/password",
-                          json={"current_password": PASSWORD, "new_password": NEW_PASSWORD})
+    changed = client.post(
+        "/auth/password", json={"current_password": PASSWORD, "new_password": NEW_PASSWORD}
+    )
     assert changed.status_code == 204
     handed_out["old password"] = PASSWORD
     handed_out["new password"] = NEW_PASSWORD
@@ -127,11 +128,16 @@ def test_every_flow_leaves_no_secret_in_the_store(app, client, signin, mint):
     for what, raw in handed_out.items():
         assert raw not in blob, f"the {what} is stored raw"
         if raw.startswith(crypto.TOKEN_PREFIX):  # nor its random part without the prefix
-            assert raw[len(crypto.TOKEN_PREFIX):] not in blob, f"the {what} is stored raw"
+            assert raw[len(crypto.TOKEN_PREFIX) :] not in blob, f"the {what} is stored raw"
 
     # The scan is not blind: what is stored is the SHA-256 digest of each token and code.
-    for what in ("access token (code)", "refresh token (refresh)", "minted token",
-                 "pending device code", "unredeemed authorization code"):
+    for what in (
+        "access token (code)",
+        "refresh token (refresh)",
+        "minted token",
+        "pending device code",
+        "unredeemed authorization code",
+    ):
         digest = hashlib.sha256(handed_out[what].encode()).hexdigest()
         assert digest in blob, f"the {what} is not stored as its digest"
 
@@ -193,8 +199,11 @@ def _name(node) -> str | None:
 
 def _is_column(node) -> bool:
     """Model.column: a SQL comparison, i.e. a lookup the store does by (digest) value."""
-    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-            and node.value.id[:1].isupper())
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id[:1].isupper()
+    )
 
 
 def plain_secret_comparisons(source: str) -> list[str]:

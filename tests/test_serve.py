@@ -21,8 +21,9 @@ def test_default_database_is_sqlite_in_the_instance_folder(tmp_path):
     env = dict(os.environ)
     env.pop("DATABASE_URL", None)
     env["LEDGER_INSTANCE_PATH"] = str(tmp_path)
-    result = subprocess.run(console_script() + ["user", "list"], env=env, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        console_script() + ["user", "list"], env=env, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "ledger.db").exists()
 
@@ -31,8 +32,13 @@ def test_instances_starting_at_once_migrate_safely(scratch_database_url, tmp_pat
     """Several processes bring one empty database to head at the same moment."""
     env = dict(os.environ, DATABASE_URL=scratch_database_url, LEDGER_INSTANCE_PATH=str(tmp_path))
     procs = [
-        subprocess.Popen(console_script() + ["user", "list"], env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            console_script() + ["user", "list"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(4)
     ]
     results = []

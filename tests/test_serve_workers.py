@@ -65,10 +65,19 @@ def test_two_workers_serve_one_port_and_lose_no_write(workers_service):
 
     def client(k: int) -> None:
         for i in range(15):
-            status, _ = http("POST", base + "/transactions", {
-                "occurred_on": "2026-03-01", "description": f"c{k} #{i}",
-                "entries": [{"account_id": food["id"], "amount_cents": 100 + i},
-                            {"account_id": bank["id"], "amount_cents": -(100 + i)}]}, token)
+            status, _ = http(
+                "POST",
+                base + "/transactions",
+                {
+                    "occurred_on": "2026-03-01",
+                    "description": f"c{k} #{i}",
+                    "entries": [
+                        {"account_id": food["id"], "amount_cents": 100 + i},
+                        {"account_id": bank["id"], "amount_cents": -(100 + i)},
+                    ],
+                },
+                token,
+            )
             with lock:
                 answers.append(status)
 
@@ -82,8 +91,10 @@ def test_two_workers_serve_one_port_and_lose_no_write(workers_service):
     try:
         with engine.connect() as conn:
             assert conn.execute(text("SELECT count(*) FROM transactions")).scalar() == 90
-            assert conn.execute(text("SELECT coalesce(sum(amount_cents), 0) FROM entries")
-                                ).scalar() == 0
+            assert (
+                conn.execute(text("SELECT coalesce(sum(amount_cents), 0) FROM entries")).scalar()
+                == 0
+            )
     finally:
         engine.dispose()
     status, balances = http("GET", base + "/reports/balances", token=token)
@@ -113,19 +124,25 @@ def test_a_dead_worker_stops_the_service(workers_service):
     assert f"worker {first} ended (signal 9)" in service.log_text()
 
 
-@pytest.mark.parametrize("setting", [("--workers", "0"), ("--workers", "many"),
-                                     ("WORKERS", "65"), ("WORKERS", "-1")])
+@pytest.mark.parametrize(
+    "setting", [("--workers", "0"), ("--workers", "many"), ("WORKERS", "65"), ("WORKERS", "-1")]
+)
 def test_a_bad_worker_count_is_refused(scratch_database_url, tmp_path, setting):
-    env = dict(os.environ, DATABASE_URL=scratch_database_url,
-               LEDGER_INSTANCE_PATH=str(tmp_path), BIND_ADDR="127.0.0.1:0",
-               WEB_BIND_ADDR="off")
+    env = dict(
+        os.environ,
+        DATABASE_URL=scratch_database_url,
+        LEDGER_INSTANCE_PATH=str(tmp_path),
+        BIND_ADDR="127.0.0.1:0",
+        WEB_BIND_ADDR="off",
+    )
     args = ["serve"]
     if setting[0] == "WORKERS":
         env["WORKERS"] = setting[1]
     else:
         args += list(setting)
-    result = subprocess.run(console_script() + args, env=env, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        console_script() + args, env=env, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 1
     assert result.stderr.startswith("error: WORKERS must be"), result.stderr
     assert "Traceback" not in result.stderr

@@ -3,14 +3,13 @@
 from datetime import timedelta
 
 import pytest
-
-from tests.support import PASSWORD, SESSION_COOKIE
 from sqlalchemy import select
 
 from app import store
 from app.extensions import db
 from app.models import Session, Token
 from app.services import crypto
+from tests.support import PASSWORD, SESSION_COOKIE
 
 
 def rows(app):
@@ -93,9 +92,8 @@ def test_full_session_expiry_never_slides(signin, client, clock):
 
 
 def test_session_ttl_days_is_honoured(app_config, app, make_user, authenticator, clock):
-    from tests.testkit import SignIn
-
     from app import create_app
+    from tests.testkit import SignIn
 
     make_user()
     short = create_app({**app_config, "SESSION_TTL_DAYS": 2})

@@ -14,7 +14,9 @@ def test_switch_to_club_and_back(api):
     assert response.status_code == 200
     assert response.get_json() == {"book_style": "club"}
     assert api.get("/settings").get_json() == {"book_style": "club"}
-    assert api.put("/settings", json={"book_style": "personal"}).get_json() == {"book_style": "personal"}
+    assert api.put("/settings", json={"book_style": "personal"}).get_json() == {
+        "book_style": "personal"
+    }
 
 
 @pytest.mark.parametrize("value", ["Club", "business", "", None, 1, ["club"]])

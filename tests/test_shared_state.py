@@ -2,12 +2,12 @@
 built by create_app over one database behave as one service."""
 
 import pytest
-from tests.authenticator import SoftAuthenticator
-from tests.support import PASSWORD, SESSION_COOKIE
-from tests.testkit import SignIn
 
 from app import create_app
 from app.extensions import db
+from tests.authenticator import SoftAuthenticator
+from tests.support import PASSWORD, SESSION_COOKIE
+from tests.testkit import SignIn
 
 
 @pytest.fixture

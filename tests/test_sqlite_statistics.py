@@ -21,11 +21,10 @@ import sqlite3
 import pytest
 from sqlalchemy import event
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
-from app.services.ledger import accounts
 from app.services.identity import credentials, users
+from app.services.ledger import accounts
 from tests.support import API_ORIGIN, PASSWORD
 from tests.testkit import migrate
 
@@ -60,8 +59,9 @@ def books(tmp_path):
     path = str(tmp_path / "stats.db")
     url = f"sqlite:///{path}"
     migrate(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url, "API_ORIGIN": API_ORIGIN,
-                      "PASSWORD_HASH_FAST": True})
+    app = create_app(
+        {"TESTING": True, "DATABASE_URL": url, "API_ORIGIN": API_ORIGIN, "PASSWORD_HASH_FAST": True}
+    )
     steps = {"n": 0}
 
     def count(dbapi_conn, _record):
@@ -91,9 +91,14 @@ def _post_steps(app, token, steps) -> int:
         db.engine.dispose()  # new connections read the current statistics
     client = app.test_client()
     headers = {"Authorization": f"Bearer {token}"}
-    body = {"occurred_on": "2024-05-05", "description": "groceries",
-            "entries": [{"account_id": 2, "amount_cents": 250},
-                        {"account_id": 1, "amount_cents": -250}]}
+    body = {
+        "occurred_on": "2024-05-05",
+        "description": "groceries",
+        "entries": [
+            {"account_id": 2, "amount_cents": 250},
+            {"account_id": 1, "amount_cents": -250},
+        ],
+    }
     assert client.post("/transactions", json=body, headers=headers).status_code == 201
     steps["n"] = 0
     assert client.post("/transactions", json=body, headers=headers).status_code == 201
@@ -116,8 +121,12 @@ def test_the_balance_check_starts_from_the_pending_rows(books):
     _grow(path, 4000)
     conn = sqlite3.connect(path)
     try:
-        plan = [row[-1] for row in conn.execute(
-            "EXPLAIN QUERY PLAN " + str(store.sqlite._SQLITE_PENDING_ENTRIES))]
+        plan = [
+            row[-1]
+            for row in conn.execute(
+                "EXPLAIN QUERY PLAN " + str(store.sqlite._SQLITE_PENDING_ENTRIES)
+            )
+        ]
     finally:
         conn.close()
     assert plan[0] == "SCAN p", plan

@@ -1,12 +1,12 @@
 """The per-email password throttle: 3 free failures, then 2 s doubling, capped at 15 minutes."""
 
 import pytest
-from tests.support import PASSWORD
 from sqlalchemy import select
 
 from app.extensions import db
 from app.models import LoginThrottle, Session
 from app.services.identity import passwords, users
+from tests.support import PASSWORD
 
 
 def attempt(client, email="alice@example.com", password="wrong password"):

@@ -35,14 +35,21 @@ def test_record_and_read_back(api, post_tx, books):
 
 
 def test_entries_keep_their_posting_order(api, post_tx, books):
-    post_tx("2026-01-01", "split", (books["bank"], -300), (books["food"], 100), (books["food"], 200))
+    post_tx(
+        "2026-01-01", "split", (books["bank"], -300), (books["food"], 100), (books["food"], 200)
+    )
     [tx] = api.get("/transactions").get_json()
     assert [e["amount_cents"] for e in tx["entries"]] == [-300, 100, 200]
 
 
 def test_listing_is_newest_first_then_highest_id(api, post_tx, books):
     ids = {}
-    for label, day in [("a", "2026-01-02"), ("b", "2026-01-01"), ("c", "2026-01-02"), ("d", "2026-01-03")]:
+    for label, day in [
+        ("a", "2026-01-02"),
+        ("b", "2026-01-01"),
+        ("c", "2026-01-02"),
+        ("d", "2026-01-03"),
+    ]:
         ids[label] = post_tx(day, label, (books["food"], 1), (books["bank"], -1)).get_json()["id"]
     listed = [t["id"] for t in api.get("/transactions").get_json()]
     assert listed == [ids["d"], ids["c"], ids["a"], ids["b"]]
@@ -68,7 +75,9 @@ def test_window_with_to_before_from_is_refused(api):
 
 
 @pytest.mark.parametrize("key", ["from", "to"])
-@pytest.mark.parametrize("value", ["2026-13-01", "2026-02-30", "yesterday", "2026/01/01", "20260101"])
+@pytest.mark.parametrize(
+    "value", ["2026-13-01", "2026-02-30", "yesterday", "2026/01/01", "20260101"]
+)
 def test_malformed_window_date_names_the_field(api, key, value):
     response = api.get(f"/transactions?{key}={value}")
     assert response.status_code == 400
@@ -77,8 +86,9 @@ def test_malformed_window_date_names_the_field(api, key, value):
 
 
 def test_non_zero_sum_reports_count_and_sum(api, post_tx, books):
-    response = post_tx("2026-01-01", "oops", (books["food"], 1000), (books["bank"], -999),
-                       (books["bank"], 149))
+    response = post_tx(
+        "2026-01-01", "oops", (books["food"], 1000), (books["bank"], -999), (books["bank"], 149)
+    )
     assert response.status_code == 400
     message = response.get_json()["error"]
     assert "3 entries" in message and "150" in message
@@ -110,11 +120,16 @@ def test_blank_description_is_refused(api, post_tx, books, description):
 
 
 def test_missing_date_is_refused(api, books):
-    response = api.post("/transactions", json={
-        "description": "x",
-        "entries": [{"account_id": books["food"], "amount_cents": 1},
-                    {"account_id": books["bank"], "amount_cents": -1}],
-    })
+    response = api.post(
+        "/transactions",
+        json={
+            "description": "x",
+            "entries": [
+                {"account_id": books["food"], "amount_cents": 1},
+                {"account_id": books["bank"], "amount_cents": -1},
+            ],
+        },
+    )
     assert response.status_code == 400
     assert "occurred_on" in response.get_json()["error"]
 
@@ -129,11 +144,17 @@ def test_malformed_date_names_the_field(api, post_tx, books, day):
 
 @pytest.mark.parametrize("amount", [12.5, 12.0, True, False, "12", None, 2**63, -(2**63) - 1])
 def test_amount_must_be_a_64_bit_integer(api, books, amount):
-    response = api.post("/transactions", json={
-        "occurred_on": "2026-01-01", "description": "x",
-        "entries": [{"account_id": books["food"], "amount_cents": amount},
-                    {"account_id": books["bank"], "amount_cents": -1}],
-    })
+    response = api.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-01-01",
+            "description": "x",
+            "entries": [
+                {"account_id": books["food"], "amount_cents": amount},
+                {"account_id": books["bank"], "amount_cents": -1},
+            ],
+        },
+    )
     assert response.status_code == 400
     assert "entries[0].amount_cents" in response.get_json()["error"]
     assert count(api) == 0
@@ -141,27 +162,41 @@ def test_amount_must_be_a_64_bit_integer(api, books, amount):
 
 def test_extreme_64_bit_amounts_are_stored_exactly(api, post_tx, books):
     big = 2**63 - 1
-    assert post_tx("2026-01-01", "huge", (books["food"], big), (books["bank"], -big)).status_code == 201
+    assert (
+        post_tx("2026-01-01", "huge", (books["food"], big), (books["bank"], -big)).status_code
+        == 201
+    )
     [tx] = api.get("/transactions").get_json()
     assert [e["amount_cents"] for e in tx["entries"]] == [big, -big]
 
 
 @pytest.mark.parametrize("account_id", ["1", 1.0, True, None])
 def test_account_id_must_be_an_integer(api, books, account_id):
-    response = api.post("/transactions", json={
-        "occurred_on": "2026-01-01", "description": "x",
-        "entries": [{"account_id": account_id, "amount_cents": 1},
-                    {"account_id": books["bank"], "amount_cents": -1}],
-    })
+    response = api.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-01-01",
+            "description": "x",
+            "entries": [
+                {"account_id": account_id, "amount_cents": 1},
+                {"account_id": books["bank"], "amount_cents": -1},
+            ],
+        },
+    )
     assert response.status_code == 400
     assert "entries[0].account_id" in response.get_json()["error"]
 
 
 @pytest.mark.parametrize("entries", ["two", {"account_id": 1}, [1, 2], [{"amount_cents": 1}, {}]])
 def test_malformed_entries_are_refused(api, entries):
-    response = api.post("/transactions", json={
-        "occurred_on": "2026-01-01", "description": "x", "entries": entries,
-    })
+    response = api.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-01-01",
+            "description": "x",
+            "entries": entries,
+        },
+    )
     assert response.status_code == 400
     assert "entries" in response.get_json()["error"]
 
@@ -191,24 +226,36 @@ def test_delete_twice_is_404_the_second_time(api, post_tx, books):
 
 
 def test_edit_is_create_then_delete(api, post_tx, books):
-    original = post_tx("2026-01-01", "typo", (books["food"], 100), (books["bank"], -100)).get_json()["id"]
-    replacement = post_tx("2026-01-01", "fixed", (books["food"], 120), (books["bank"], -120)).get_json()["id"]
+    original = post_tx(
+        "2026-01-01", "typo", (books["food"], 100), (books["bank"], -100)
+    ).get_json()["id"]
+    replacement = post_tx(
+        "2026-01-01", "fixed", (books["food"], 120), (books["bank"], -120)
+    ).get_json()["id"]
     assert replacement != original
     assert api.delete(f"/transactions/{original}").status_code == 204
     [tx] = api.get("/transactions").get_json()
     assert tx["id"] == replacement and tx["description"] == "fixed"
 
 
-def test_author_is_cleared_when_the_user_is_removed(app, api, post_tx, books, runner, make_user, mint):
+def test_author_is_cleared_when_the_user_is_removed(
+    app, api, post_tx, books, runner, make_user, mint
+):
     make_user("bob@example.com")
     from tests.testkit import ApiClient
 
     bob = ApiClient(api.client, mint("bob@example.com"))
-    bob.post("/transactions", json={
-        "occurred_on": "2026-01-01", "description": "bob's",
-        "entries": [{"account_id": books["food"], "amount_cents": 5},
-                    {"account_id": books["bank"], "amount_cents": -5}],
-    })
+    bob.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-01-01",
+            "description": "bob's",
+            "entries": [
+                {"account_id": books["food"], "amount_cents": 5},
+                {"account_id": books["bank"], "amount_cents": -5},
+            ],
+        },
+    )
     assert api.get("/transactions").get_json()[0]["created_by_email"] == "bob@example.com"
     result = runner.invoke(args=["user", "rm", "bob@example.com"])
     assert result.exit_code == 0, result.output
@@ -235,14 +282,22 @@ def _listing_oracle(app):
                 {"account_id": account_id, "account_name": names[account_id], "amount_cents": cents}
             )
         headers = db.session.execute(
-            select(Transaction.id, Transaction.occurred_on, Transaction.description,
-                   Transaction.created_by)
-            .order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
+            select(
+                Transaction.id,
+                Transaction.occurred_on,
+                Transaction.description,
+                Transaction.created_by,
+            ).order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
         ).all()
         db.session.rollback()
     return [
-        {"id": i, "occurred_on": d.isoformat(), "description": text,
-         "created_by_email": emails.get(by), "entries": entries[i]}
+        {
+            "id": i,
+            "occurred_on": d.isoformat(),
+            "description": text,
+            "created_by_email": emails.get(by),
+            "entries": entries[i],
+        }
         for i, d, text, by in headers
     ]
 
@@ -256,12 +311,21 @@ def test_listing_of_runs_and_back_dated_postings_equals_the_plain_query(
     monkeypatch.setattr(transactions, "MIN_RUN", 3)
     monkeypatch.setattr(transactions, "MAX_RUNS", 2)
     for i in range(12):  # one long run in February
-        post_tx(f"2026-02-{1 + i % 28:02d}", f"feb {i}", (books["food"], i + 1),
-                (books["bank"], -(i + 1)))
+        post_tx(
+            f"2026-02-{1 + i % 28:02d}",
+            f"feb {i}",
+            (books["food"], i + 1),
+            (books["bank"], -(i + 1)),
+        )
     post_tx("2026-01-05", "january", (books["salary"], -7), (books["bank"], 7))
     for i in range(5):  # back-dated into February, interleaved with other months
-        post_tx(f"2026-02-{10 + i:02d}", f"late {i}", (books["bank"], -3), (books["food"], 1),
-                (books["food"], 2))
+        post_tx(
+            f"2026-02-{10 + i:02d}",
+            f"late {i}",
+            (books["bank"], -3),
+            (books["food"], 1),
+            (books["food"], 2),
+        )
         post_tx("2026-03-01", f"march {i}", (books["food"], 5), (books["bank"], -5))
     oracle = _listing_oracle(app)
     assert api.get("/transactions").get_json() == oracle

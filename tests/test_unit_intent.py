@@ -66,7 +66,10 @@ def trace(app, monkeypatch):
 def books(api, make_account):
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
-    entries = [{"account_id": food, "amount_cents": 500}, {"account_id": bank, "amount_cents": -500}]
+    entries = [
+        {"account_id": food, "amount_cents": 500},
+        {"account_id": bank, "amount_cents": -500},
+    ]
     body = {"occurred_on": "2026-03-01", "description": "groceries", "entries": entries}
     assert api.post("/transactions", json=body).status_code == 201
     assert api.get("/accounts").status_code == 200  # last-use bookkeeping done now

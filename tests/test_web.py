@@ -7,8 +7,8 @@ from urllib.parse import urljoin
 
 import pytest
 
-from app.web import PAGES, STATIC_DIR, create_web_app
 from app.serving import web_bind_addr
+from app.web import PAGES, STATIC_DIR, create_web_app
 
 API = "http://localhost:38081"
 WEB = "http://localhost:38080"
@@ -75,8 +75,10 @@ def test_config_module_carries_the_configured_api_origin():
     body = response.text
     assert 'export const API_ORIGIN = "https://books.example.org";' in body
     assert 'export const WEB_ORIGIN = "https://app.example.org";' in body
-    assert "connect-src 'self' https://books.example.org" in response.headers[
-        "Content-Security-Policy"]
+    assert (
+        "connect-src 'self' https://books.example.org"
+        in response.headers["Content-Security-Policy"]
+    )
 
 
 def test_every_module_import_resolves(web):
@@ -91,23 +93,29 @@ def test_every_module_import_resolves(web):
         assert response.status_code == 200, path
         assert response.headers["Content-Type"].startswith("text/javascript"), path
         source = response.text
-        for target in re.findall(r'^\s*(?:import|export)[^;]*?from\s+"([^"]+)"', source,
-                                 re.MULTILINE | re.DOTALL):
+        for target in re.findall(
+            r'^\s*(?:import|export)[^;]*?from\s+"([^"]+)"', source, re.MULTILINE | re.DOTALL
+        ):
             queue.append(urljoin(path, target))
     assert "/config.js" in seen and "/static/js/money.js" in seen
-    shipped = {"/static/js/" + str(p.relative_to(STATIC_DIR / "js"))
-               for p in (STATIC_DIR / "js").rglob("*.js")}
+    shipped = {
+        "/static/js/" + str(p.relative_to(STATIC_DIR / "js"))
+        for p in (STATIC_DIR / "js").rglob("*.js")
+    }
     assert shipped <= seen, f"modules no page loads: {shipped - seen}"
 
 
-@pytest.mark.parametrize("path", [
-    "/static/js/package.json",       # not a served type
-    "/static/../__init__.py",        # outside the static folder
-    "/static/%2e%2e/__init__.py",
-    "/static/js/missing.js",
-    "/books.html",
-    "/nowhere",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/js/package.json",  # not a served type
+        "/static/../__init__.py",  # outside the static folder
+        "/static/%2e%2e/__init__.py",
+        "/static/js/missing.js",
+        "/books.html",
+        "/nowhere",
+    ],
+)
 def test_nothing_else_is_served(web, path):
     assert web.get(path).status_code == 404
 
@@ -119,16 +127,23 @@ def test_pages_answer_get_only(web):
 def test_web_bind_addr_follows_the_contract():
     assert web_bind_addr({"WEB_BIND_ADDR": None, "WEB_ORIGIN": WEB}) == ("0.0.0.0", 38080)
     assert web_bind_addr({"WEB_BIND_ADDR": "", "WEB_ORIGIN": "https://app.example.org"}) == (
-        "0.0.0.0", 443)
+        "0.0.0.0",
+        443,
+    )
     assert web_bind_addr({"WEB_BIND_ADDR": None, "WEB_ORIGIN": "http://books.lan"}) == (
-        "0.0.0.0", 80)
+        "0.0.0.0",
+        80,
+    )
     assert web_bind_addr({"WEB_BIND_ADDR": "127.0.0.1:9000", "WEB_ORIGIN": WEB}) == (
-        "127.0.0.1", 9000)
+        "127.0.0.1",
+        9000,
+    )
     assert web_bind_addr({"WEB_BIND_ADDR": "[::1]:9000", "WEB_ORIGIN": WEB}) == ("::1", 9000)
     for off in ("off", "OFF", " Off "):
         assert web_bind_addr({"WEB_BIND_ADDR": off, "WEB_ORIGIN": WEB}) is None
-    assert web_bind_addr({"WEB_BIND_ADDR": "127.0.0.1:9000", "WEB_ORIGIN": WEB},
-                         no_web=True) is None
+    assert (
+        web_bind_addr({"WEB_BIND_ADDR": "127.0.0.1:9000", "WEB_ORIGIN": WEB}, no_web=True) is None
+    )
     with pytest.raises(ValueError):
         web_bind_addr({"WEB_BIND_ADDR": "localhost", "WEB_ORIGIN": WEB})
 
@@ -151,8 +166,10 @@ def test_the_web_app_never_reaches_for_the_database():
         for node in ast.walk(ast.parse(source.read_text())):
             if isinstance(node, ast.ImportFrom):
                 module = ("." * node.level) + (node.module or "")
-                assert not any(part in module for part in (
-                    "models", "services", "extensions", "db")), (source.name, module)
+                assert not any(
+                    part in module for part in ("models", "services", "extensions", "db")
+                ), (source.name, module)
             if isinstance(node, ast.Import):
-                assert not any(a.name.startswith(("sqlalchemy", "flask_sqlalchemy"))
-                               for a in node.names), source.name
+                assert not any(
+                    a.name.startswith(("sqlalchemy", "flask_sqlalchemy")) for a in node.names
+                ), source.name

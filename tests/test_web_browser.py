@@ -29,8 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.web import create_web_app
 from tests.support import PASSWORD, free_port
@@ -61,7 +60,8 @@ def browser():
 
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
         yield chromium
         chromium.close()
 
@@ -90,8 +90,7 @@ class Live:
             data = urllib.parse.urlencode(form).encode()
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        request = urllib.request.Request(self.api + path, data=data, headers=headers,
-                                         method=method)
+        request = urllib.request.Request(self.api + path, data=data, headers=headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 raw, status = response.read(), response.status
@@ -114,18 +113,21 @@ class Live:
 def live(database_url):
     api_port, web_port = free_port(), free_port()
     api_url, web_url = f"http://localhost:{api_port}", f"http://localhost:{web_port}"
-    app = create_app({
-        "TESTING": True,
-        "DATABASE_URL": database_url,
-        "API_ORIGIN": api_url,
-        "WEB_ORIGIN": web_url,
-        "PASSWORD_HASH_FAST": True,
-        # The real clock: device polling intervals and the throttle are real waits here.
-    })
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": database_url,
+            "API_ORIGIN": api_url,
+            "WEB_ORIGIN": web_url,
+            "PASSWORD_HASH_FAST": True,
+            # The real clock: device polling intervals and the throttle are real waits here.
+        }
+    )
     with app.app_context():
         reset_database()
-    servers = ThreadedServers([(app, "localhost", api_port),
-                               (create_web_app(api_url, web_url), "localhost", web_port)])
+    servers = ThreadedServers(
+        [(app, "localhost", api_port), (create_web_app(api_url, web_url), "localhost", web_port)]
+    )
     yield Live(app, api_url, web_url)
     servers.close()
     with app.app_context():
@@ -148,25 +150,37 @@ class Person:
         self.authenticator = self._add_authenticator()
 
     def _add_authenticator(self):
-        return self.cdp.send("WebAuthn.addVirtualAuthenticator", {"options": {
-            "protocol": "ctap2", "transport": "internal", "hasResidentKey": True,
-            "hasUserVerification": True, "isUserVerified": True,
-            "automaticPresenceSimulation": True,
-        }})["authenticatorId"]
+        return self.cdp.send(
+            "WebAuthn.addVirtualAuthenticator",
+            {
+                "options": {
+                    "protocol": "ctap2",
+                    "transport": "internal",
+                    "hasResidentKey": True,
+                    "hasUserVerification": True,
+                    "isUserVerified": True,
+                    "automaticPresenceSimulation": True,
+                }
+            },
+        )["authenticatorId"]
 
     def new_device(self):
         """Swap the authenticator for a fresh one (another device, no credentials yet)."""
-        self.cdp.send("WebAuthn.removeVirtualAuthenticator",
-                      {"authenticatorId": self.authenticator})
+        self.cdp.send(
+            "WebAuthn.removeVirtualAuthenticator", {"authenticatorId": self.authenticator}
+        )
         self.authenticator = self._add_authenticator()
 
     def credentials(self):
-        return self.cdp.send("WebAuthn.getCredentials",
-                             {"authenticatorId": self.authenticator})["credentials"]
+        return self.cdp.send("WebAuthn.getCredentials", {"authenticatorId": self.authenticator})[
+            "credentials"
+        ]
 
     def user_verified(self, flag: bool):
-        self.cdp.send("WebAuthn.setUserVerified",
-                      {"authenticatorId": self.authenticator, "isUserVerified": flag})
+        self.cdp.send(
+            "WebAuthn.setUserVerified",
+            {"authenticatorId": self.authenticator, "isUserVerified": flag},
+        )
 
     def password_step(self, email="alice@example.com", password=PASSWORD):
         self.page.fill("#email", email)
@@ -404,20 +418,34 @@ def test_consent_for_a_dynamic_client_ends_at_its_redirect_and_can_be_revoked(li
     live.add_user()
     page = person.page
     redirect_uri = f"http://127.0.0.1:{free_port()}/callback"
-    status, registered = live.call("POST", "/oauth/register", json_body={
-        "redirect_uris": [redirect_uri], "client_name": "Helper <b>Bot</b>"})
+    status, registered = live.call(
+        "POST",
+        "/oauth/register",
+        json_body={"redirect_uris": [redirect_uri], "client_name": "Helper <b>Bot</b>"},
+    )
     assert status == 201, registered
     client_id = registered["client_id"]
     # The client's loopback listener: answer whatever the browser is sent to.
-    page.route(f"{redirect_uri}**", lambda route: route.fulfill(
-        status=200, content_type="text/plain", body="the client got its answer"))
+    page.route(
+        f"{redirect_uri}**",
+        lambda route: route.fulfill(
+            status=200, content_type="text/plain", body="the client got its answer"
+        ),
+    )
 
     def authorize_query(state):
         verifier, challenge = _pkce()
-        return verifier, urllib.parse.urlencode({
-            "client_id": client_id, "redirect_uri": redirect_uri, "response_type": "code",
-            "code_challenge": challenge, "code_challenge_method": "S256",
-            "resource": live.api, "state": state})
+        return verifier, urllib.parse.urlencode(
+            {
+                "client_id": client_id,
+                "redirect_uri": redirect_uri,
+                "response_type": "code",
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+                "resource": live.api,
+                "state": state,
+            }
+        )
 
     # Not signed in: the API sends the browser to the consent page, which sends it
     # to sign in first and then back to the very same request.
@@ -437,10 +465,18 @@ def test_consent_for_a_dynamic_client_ends_at_its_redirect_and_can_be_revoked(li
     page.wait_for_url(re.compile("^" + re.escape(redirect_uri + "?")))
     answer = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     assert answer["state"] == ["first try/1"]
-    status, tokens = live.call("POST", "/oauth/token", form={
-        "grant_type": "authorization_code", "code": answer["code"][0],
-        "redirect_uri": redirect_uri, "client_id": client_id, "code_verifier": verifier,
-        "resource": live.api})
+    status, tokens = live.call(
+        "POST",
+        "/oauth/token",
+        form={
+            "grant_type": "authorization_code",
+            "code": answer["code"][0],
+            "redirect_uri": redirect_uri,
+            "client_id": client_id,
+            "code_verifier": verifier,
+            "resource": live.api,
+        },
+    )
     assert status == 200, tokens
     assert live.call("GET", "/accounts", token=tokens["access_token"])[0] == 200
 
@@ -463,9 +499,15 @@ def test_consent_for_a_dynamic_client_ends_at_its_redirect_and_can_be_revoked(li
     row.get_by_role("button", name="Yes").click()
     _expect_text(page, "#connection-message", r"^Revoked Helper <b>Bot</b>")
     expect(page.locator("#connections tbody tr", has_text="Helper")).to_have_count(0)
-    status, body = live.call("POST", "/oauth/token", form={
-        "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
-        "client_id": client_id})
+    status, body = live.call(
+        "POST",
+        "/oauth/token",
+        form={
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": client_id,
+        },
+    )
     assert (status, body["error"]) == (400, "invalid_grant")
     assert live.call("GET", "/accounts", token=tokens["access_token"])[0] == 401
 
@@ -473,8 +515,9 @@ def test_consent_for_a_dynamic_client_ends_at_its_redirect_and_can_be_revoked(li
 def test_device_flow_is_approved_in_the_page_while_the_device_polls(live, person):
     live.add_user()
     page = person.page
-    status, grant = live.call("POST", "/oauth/device_authorization",
-                              form={"client_id": "svc-cli", "resource": live.api})
+    status, grant = live.call(
+        "POST", "/oauth/device_authorization", form={"client_id": "svc-cli", "resource": live.api}
+    )
     assert status == 200, grant
     assert grant["verification_uri"] == live.web + "/device"
 
@@ -484,10 +527,16 @@ def test_device_flow_is_approved_in_the_page_while_the_device_polls(live, person
         interval = grant["interval"]
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
-            status, body = live.call("POST", "/oauth/token", form={
-                "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
-                "device_code": grant["device_code"], "client_id": "svc-cli",
-                "resource": live.api})
+            status, body = live.call(
+                "POST",
+                "/oauth/token",
+                form={
+                    "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+                    "device_code": grant["device_code"],
+                    "client_id": "svc-cli",
+                    "resource": live.api,
+                },
+            )
             outcome["polls"].append(body.get("error", "tokens"))
             if status == 200:
                 outcome["tokens"] = body
@@ -503,7 +552,8 @@ def test_device_flow_is_approved_in_the_page_while_the_device_polls(live, person
 
     # The link the device shows: sign in first, then straight to the request.
     assert grant["verification_uri_complete"] == (
-        f"{live.web}/device?user_code={grant['user_code']}")
+        f"{live.web}/device?user_code={grant['user_code']}"
+    )
     page.goto(grant["verification_uri_complete"])
     page.wait_for_url(live.web + "/signin?next=%2Fdevice%3Fuser_code%3D*")
     person.first_sign_in()
@@ -560,11 +610,21 @@ def test_keeping_the_books(live, person):
     page.wait_for_url(live.web + "/")
     page.wait_for_selector("body[data-ready=true]")
     writes = []  # every write the page sends to the API, in order
-    page.on("request", lambda r: writes.append((r.method, urllib.parse.urlsplit(r.url).path))
-            if r.url.startswith(live.api) and r.method in ("POST", "PUT", "DELETE") else None)
+    page.on(
+        "request",
+        lambda r: (
+            writes.append((r.method, urllib.parse.urlsplit(r.url).path))
+            if r.url.startswith(live.api) and r.method in ("POST", "PUT", "DELETE")
+            else None
+        ),
+    )
 
-    for name, kind in [("Bank", "asset"), ("Cash", "asset"), ("Dues", "income"),
-                       ("Rent", "expense")]:
+    for name, kind in [
+        ("Bank", "asset"),
+        ("Cash", "asset"),
+        ("Dues", "income"),
+        ("Rent", "expense"),
+    ]:
         page.fill("#account-name", name)
         page.select_option("#account-kind", kind)
         page.click("#account-submit")
@@ -591,13 +651,15 @@ def test_keeping_the_books(live, person):
     _expect_text(page, "#record-message", r"^Recorded: Float to cash, 12\.00\.$")
 
     def stored():
-        return {tx["description"]: [(e["account_name"], e["amount_cents"]) for e in tx["entries"]]
-                for tx in live.transactions()}
+        return {
+            tx["description"]: [(e["account_name"], e["amount_cents"]) for e in tx["entries"]]
+            for tx in live.transactions()
+        }
 
     assert stored() == {
-        "Dues from Ann": [("Bank", 123450), ("Dues", -123450)],   # debit asset, credit income
-        "Stamps": [("Rent", 7), ("Bank", -7)],                    # debit expense, credit asset
-        "Float to cash": [("Cash", 1200), ("Bank", -1200)],       # debit destination
+        "Dues from Ann": [("Bank", 123450), ("Dues", -123450)],  # debit asset, credit income
+        "Stamps": [("Rent", 7), ("Bank", -7)],  # debit expense, credit asset
+        "Float to cash": [("Cash", 1200), ("Bank", -1200)],  # debit destination
     }
 
     # Refusals happen in the page: a clear message and nothing sent.
@@ -612,8 +674,9 @@ def test_keeping_the_books(live, person):
 
     rows = page.locator("#account-groups tr[data-account]")
     expect(rows).to_have_count(4)
-    balances = {row.get_attribute("data-account"): row.locator(".num").inner_text()
-                for row in rows.all()}
+    balances = {
+        row.get_attribute("data-account"): row.locator(".num").inner_text() for row in rows.all()
+    }
     assert balances == {"Bank": "1,222.43", "Cash": "12.00", "Dues": "1,234.50", "Rent": "0.07"}
 
     # Newest first, and the date filter.
@@ -629,7 +692,8 @@ def test_keeping_the_books(live, person):
     # Edit: the replacement is recorded first, then the original deleted.
     old_id = next(tx["id"] for tx in live.transactions() if tx["description"] == "Stamps")
     page.locator("#transactions tbody tr", has_text="Stamps").get_by_role(
-        "button", name="Edit").click()
+        "button", name="Edit"
+    ).click()
     assert page.locator("#amount").input_value() == "0.07"
     assert page.locator("input[name=mode][value=out]").is_checked()
     page.fill("#amount", "0.70")

@@ -27,8 +27,7 @@ def test_javascript_rules_pass_under_node():
         pytest.skip(reason)
     files = sorted(str(p) for p in JS_TESTS.glob("*.test.mjs"))
     assert len(files) >= 2, files
-    result = subprocess.run([node, "--test", *files], capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run([node, "--test", *files], capture_output=True, text=True, timeout=120)
     summary = [line for line in result.stdout.splitlines() if line.startswith("# ")]
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     # The runner really ran the cases (an empty run also exits 0).

@@ -22,8 +22,9 @@ def _start(tmp_path, api_port, *args, **env_extra):
     """serve on api_port with only the settings given (none from this process's
     environment, the web app on unless told); running, not yet answering."""
     env = {"WEB_BIND_ADDR": None, "API_ORIGIN": None, "WEB_ORIGIN": None, **env_extra}
-    return Service(f"sqlite:///{tmp_path}/serve.db", tmp_path, port=api_port, args=args,
-                   **env).launch()
+    return Service(
+        f"sqlite:///{tmp_path}/serve.db", tmp_path, port=api_port, args=args, **env
+    ).launch()
 
 
 def _get(url, cookie=None):
@@ -48,8 +49,13 @@ def _stop(service, sig=signal.SIGTERM):
 def test_serve_runs_api_and_web_and_one_signal_stops_both(tmp_path, sig):
     api_port, web_port = free_port(), free_port()
     api_origin = f"http://localhost:{api_port}"
-    service = _start(tmp_path, api_port, WEB_BIND_ADDR=f"127.0.0.1:{web_port}",
-                     API_ORIGIN=api_origin, WEB_ORIGIN=f"http://localhost:{web_port}")
+    service = _start(
+        tmp_path,
+        api_port,
+        WEB_BIND_ADDR=f"127.0.0.1:{web_port}",
+        API_ORIGIN=api_origin,
+        WEB_ORIGIN=f"http://localhost:{web_port}",
+    )
     secret = "svc_session=do-not-log-" + os.urandom(8).hex()
     try:
         assert service.wait_for(f"http://127.0.0.1:{api_port}/health")[2] == "ok"
@@ -74,10 +80,12 @@ def test_serve_runs_api_and_web_and_one_signal_stops_both(tmp_path, sig):
 def test_api_alone(tmp_path, how):
     api_port, web_port = free_port(), free_port()
     args = how if isinstance(how, tuple) else ()
-    extra = {"WEB_BIND_ADDR": how} if isinstance(how, str) else {
-        "WEB_BIND_ADDR": f"127.0.0.1:{web_port}"}
-    service = _start(tmp_path, api_port, *args, WEB_ORIGIN=f"http://localhost:{web_port}",
-                     **extra)
+    extra = (
+        {"WEB_BIND_ADDR": how}
+        if isinstance(how, str)
+        else {"WEB_BIND_ADDR": f"127.0.0.1:{web_port}"}
+    )
+    service = _start(tmp_path, api_port, *args, WEB_ORIGIN=f"http://localhost:{web_port}", **extra)
     try:
         assert service.wait_for(f"http://127.0.0.1:{api_port}/health")[2] == "ok"
         assert not _listening(web_port)

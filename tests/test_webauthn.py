@@ -1,10 +1,10 @@
 """Passkey registration: the real py_webauthn code path against a software authenticator."""
 
 import pytest
-from tests.auth_rows import challenges, passkeys, session_is_full
-from tests.support import WEB_ORIGIN
 
 from app.extensions import db
+from tests.auth_rows import challenges, passkeys, session_is_full
+from tests.support import WEB_ORIGIN
 
 # the options ---------------------------------------------------------------------
 
@@ -44,10 +44,9 @@ def test_registration_excludes_existing_credentials(signin, client):
 
 
 def test_rp_id_and_origin_follow_web_origin(app_config, app, make_user):
+    from app import create_app
     from tests.authenticator import SoftAuthenticator
     from tests.testkit import SignIn
-
-    from app import create_app
 
     make_user()
     other = create_app({**app_config, "WEB_ORIGIN": "https://Books.Example.org/"})
@@ -213,8 +212,8 @@ def test_credential_ids_longer_than_webauthn_allows_are_refused(app, signin):
 
 
 def test_elevating_a_session_that_ended_meanwhile_is_refused(app, make_user):
-    from app.services.identity import sessions
     from app.services.errors import Unauthenticated
+    from app.services.identity import sessions
 
     user_id = make_user()
     with app.app_context():

@@ -1,6 +1,7 @@
 """Passkey authentication: the real py_webauthn code path against a software authenticator."""
 
 import pytest
+
 from tests.auth_rows import passkeys, session_is_full
 
 # authentication: success and refusals ---------------------------------------------------

@@ -37,8 +37,10 @@ def _posting(bank, food, cents=500):
     return {
         "occurred_on": "2026-03-01",
         "description": "groceries",
-        "entries": [{"account_id": food, "amount_cents": cents},
-                    {"account_id": bank, "amount_cents": -cents}],
+        "entries": [
+            {"account_id": food, "amount_cents": cents},
+            {"account_id": bank, "amount_cents": -cents},
+        ],
     }
 
 
@@ -171,8 +173,9 @@ def test_concurrent_postings_in_opposite_orders_all_land(app, api, make_account)
                     for a, c in zip(order, amounts, strict=True)
                 ],
             }
-            r = client.post("/transactions", json=body,
-                            headers={"Authorization": f"Bearer {api.token}"})
+            r = client.post(
+                "/transactions", json=body, headers={"Authorization": f"Bearer {api.token}"}
+            )
             if r.status_code != 201:
                 failures.append((r.status_code, r.get_data(as_text=True)))
 
@@ -187,8 +190,12 @@ def test_concurrent_postings_in_opposite_orders_all_land(app, api, make_account)
         assert derived.differences() == []
     lines = {line["account"]: line["cents"] for line in api.get("/reports/balances").get_json()}
     # Clients 0 and 2 put +300 on A; clients 1 and 3 put +300 on D.
-    assert lines == {"A": 2 * per_client * 200, "B": -4 * per_client * 100,
-                     "C": -4 * per_client * 100, "D": 2 * per_client * 200}
+    assert lines == {
+        "A": 2 * per_client * 200,
+        "B": -4 * per_client * 100,
+        "C": -4 * per_client * 100,
+        "D": 2 * per_client * 200,
+    }
 
 
 def test_listing_a_window_returns_its_transactions_with_their_entries(api, make_account, post_tx):
@@ -230,8 +237,14 @@ def test_listing_more_transactions_than_one_id_chunk(app, api, service_account):
     with app.app_context():
         for i in range(transactions.LIST_CHUNK + 50):
             transactions.record_transaction(
-                "2026-07-01", f"t{i}", [{"account_id": food, "amount_cents": i + 1},
-                                        {"account_id": bank, "amount_cents": -(i + 1)}], None)
+                "2026-07-01",
+                f"t{i}",
+                [
+                    {"account_id": food, "amount_cents": i + 1},
+                    {"account_id": bank, "amount_cents": -(i + 1)},
+                ],
+                None,
+            )
         store.commit()
     body = api.get("/transactions").get_json()
     assert len(body) == transactions.LIST_CHUNK + 50
@@ -248,8 +261,14 @@ def test_listing_scattered_ids_takes_the_one_by_one_path(app, api, service_accou
         for i in range(n):
             for day in ("2026-08-15", *["2026-09-01"] * (transactions.RUN_GAP + 1)):
                 transactions.record_transaction(
-                    day, f"{day} {i}", [{"account_id": food, "amount_cents": i + 1},
-                                        {"account_id": bank, "amount_cents": -(i + 1)}], None)
+                    day,
+                    f"{day} {i}",
+                    [
+                        {"account_id": food, "amount_cents": i + 1},
+                        {"account_id": bank, "amount_cents": -(i + 1)},
+                    ],
+                    None,
+                )
         store.commit()
     body = api.get("/transactions", query_string={"from": "2026-08-01", "to": "2026-08-31"})
     listed = body.get_json()
@@ -262,7 +281,9 @@ def test_listing_scattered_ids_takes_the_one_by_one_path(app, api, service_accou
     assert all(len(t["entries"]) == 2 for t in ranged)
 
 
-def test_the_record_transaction_tool_is_rerun_whole_too(app, rpc, make_account, monkeypatch, dialect):
+def test_the_record_transaction_tool_is_rerun_whole_too(
+    app, rpc, make_account, monkeypatch, dialect
+):
     """The MCP tool runs through the same retrying unit of work as POST /transactions."""
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
@@ -314,7 +335,8 @@ def test_sqlite_writer_lock_is_held_until_the_commit_is_done(app, api, make_acco
 
     def trace(dbapi_conn, _record):
         dbapi_conn.set_trace_callback(
-            lambda sql: held_at_commit.append(lock.locked()) if sql == "COMMIT" else None)
+            lambda sql: held_at_commit.append(lock.locked()) if sql == "COMMIT" else None
+        )
 
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")

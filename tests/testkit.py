@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from app import create_app
-from app import store
+from app import create_app, store
 from app.extensions import db
 from app.services.identity import credentials
 from tests.support import PASSWORD, SESSION_COOKIE
@@ -38,9 +37,12 @@ def reset_database() -> None:
             # Emptying entries runs the derived-balance triggers entry by entry; with
             # books near the 64-bit limits a partial state could trip the range
             # triggers (migration 0003), so they are set aside while everything goes.
-            guards = conn.execute(text(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
-                " AND name LIKE '%_range'")).all()
+            guards = conn.execute(
+                text(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
+                    " AND name LIKE '%_range'"
+                )
+            ).all()
             for name, _ in guards:
                 conn.execute(text(f'DROP TRIGGER "{name}"'))
             for name in tables + ["ledger_balance_pending"]:

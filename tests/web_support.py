@@ -42,8 +42,9 @@ class ThreadedServers:
 
         self.map = {}
         self.servers = [
-            create_server(app, map=self.map, listen=f"{host}:{port}", threads=4,
-                          ident="ledger-service-test")
+            create_server(
+                app, map=self.map, listen=f"{host}:{port}", threads=4, ident="ledger-service-test"
+            )
             for app, host, port in apps
         ]
         self.stopping = threading.Event()

@@ -20,10 +20,10 @@ from datetime import date
 from sqlalchemy import BigInteger, Date, ForeignKey, Integer
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..extensions import db
+from ..extensions import Model
 
 
-class AccountDayBalance(db.Model):
+class AccountDayBalance(Model):
     __tablename__ = "account_day_balances"
 
     day: Mapped[date] = mapped_column(Date, primary_key=True)
@@ -35,7 +35,7 @@ class AccountDayBalance(db.Model):
     __table_args__ = ({"info": {"derived": True}, "sqlite_with_rowid": False},)
 
 
-class AccountMonthBalance(db.Model):
+class AccountMonthBalance(Model):
     __tablename__ = "account_month_balances"
 
     month: Mapped[date] = mapped_column(Date, primary_key=True)  # first day of the month

@@ -20,11 +20,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..extensions import db
+from ..extensions import Model
 from .types import UTCDateTime
 
 
-class User(db.Model):
+class User(Model):
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -36,15 +36,13 @@ class User(db.Model):
     last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
-class Session(db.Model):
+class Session(Model):
     """A cookie session. `id` is the SHA-256 hex digest of the cookie value."""
 
     __tablename__ = "sessions"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
-    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
     mfa_complete: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
     # Fixed at creation and again at elevation; use never extends it.
@@ -55,7 +53,7 @@ class Session(db.Model):
     __table_args__ = (Index("ix_sessions_user_id", "user_id"),)
 
 
-class WebAuthnChallenge(db.Model):
+class WebAuthnChallenge(Model):
     """The one outstanding ceremony challenge of a session (single use, 5 minutes)."""
 
     __tablename__ = "webauthn_challenges"
@@ -68,13 +66,11 @@ class WebAuthnChallenge(db.Model):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
 
 
-class Passkey(db.Model):
+class Passkey(Model):
     __tablename__ = "passkeys"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
-    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
     # base64url (no padding) of the credential id, as browsers send it.
     credential_id: Mapped[str] = mapped_column(String(1400), nullable=False, unique=True)
     public_key: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
@@ -87,7 +83,7 @@ class Passkey(db.Model):
     __table_args__ = (Index("ix_passkeys_user_id", "user_id"),)
 
 
-class LoginThrottle(db.Model):
+class LoginThrottle(Model):
     """Failed-password bookkeeping per normalised email, whether or not the user exists."""
 
     __tablename__ = "login_throttles"

@@ -33,7 +33,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..extensions import db
+from ..extensions import Model
 from .types import UTCDateTime
 
 ACCOUNT_KINDS = ("asset", "liability", "equity", "income", "expense")
@@ -43,7 +43,7 @@ BOOK_STYLES = ("club", "personal")
 BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 
-class Account(db.Model):
+class Account(Model):
     __tablename__ = "accounts"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -58,7 +58,7 @@ class Account(db.Model):
     )
 
 
-class Transaction(db.Model):
+class Transaction(Model):
     __tablename__ = "transactions"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -76,7 +76,7 @@ class Transaction(db.Model):
     )
 
 
-class Entry(db.Model):
+class Entry(Model):
     __tablename__ = "entries"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -91,14 +91,15 @@ class Entry(db.Model):
     __table_args__ = (
         # A transaction's entries in id order, with what a listing shows of them: an
         # index-only read (migration 0004).
-        Index("ix_entries_transaction_listing", "transaction_id", "id", "account_id",
-              "amount_cents"),
+        Index(
+            "ix_entries_transaction_listing", "transaction_id", "id", "account_id", "amount_cents"
+        ),
         # Covers the per-account sum without touching the table.
         Index("ix_entries_account_id_amount", "account_id", "transaction_id", "amount_cents"),
     )
 
 
-class Settings(db.Model):
+class Settings(Model):
     __tablename__ = "settings"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -22,11 +22,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..extensions import db
+from ..extensions import Model
 from .types import UTCDateTime
 
 
-class OAuthClient(db.Model):
+class OAuthClient(Model):
     __tablename__ = "oauth_clients"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -38,14 +38,12 @@ class OAuthClient(db.Model):
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
-class Token(db.Model):
+class Token(Model):
     __tablename__ = "tokens"
 
     # SHA-256 hex digest of the token; also the Connection id in GET /auth/tokens.
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
-    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
     client_id: Mapped[str] = mapped_column(
         ForeignKey("oauth_clients.id", ondelete="RESTRICT"), nullable=False
     )
@@ -69,16 +67,14 @@ class Token(db.Model):
     )
 
 
-class AuthorizationCode(db.Model):
+class AuthorizationCode(Model):
     __tablename__ = "authorization_codes"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)  # digest of the code
     client_id: Mapped[str] = mapped_column(
         ForeignKey("oauth_clients.id", ondelete="RESTRICT"), nullable=False
     )
-    user_id: Mapped[int] = mapped_column(
-        ForeignKey("users.id", ondelete="CASCADE"), nullable=False
-    )
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
     redirect_uri: Mapped[str] = mapped_column(Text, nullable=False)
     code_challenge: Mapped[str] = mapped_column(String(200), nullable=False)
     resource: Mapped[str] = mapped_column(String(400), nullable=False)
@@ -88,7 +84,7 @@ class AuthorizationCode(db.Model):
     __table_args__ = (Index("ix_authorization_codes_client_id", "client_id"),)
 
 
-class DeviceRecord(db.Model):
+class DeviceRecord(Model):
     __tablename__ = "device_records"
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)  # digest of device_code
@@ -114,7 +110,7 @@ class DeviceRecord(db.Model):
     )
 
 
-class DeviceStart(db.Model):
+class DeviceStart(Model):
     """One accepted device authorization request, kept for the rate window (10 minutes).
 
     `address` is the caller's address as the app sees it (after TRUSTED_PROXIES), an

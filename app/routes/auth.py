@@ -8,8 +8,8 @@ change and the two deletes refuse bearer tokens (session only).
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from .. import store
-from ..services.identity import credentials, passkeys, sessions, signin, webauthn
 from ..services.errors import UnsupportedMediaType
+from ..services.identity import credentials, passkeys, sessions, signin, webauthn
 from .support import SESSION_COOKIE, half_session, json_body, open_route, principal, session_only
 
 bp = Blueprint("auth", __name__, url_prefix="/auth")

@@ -48,9 +48,7 @@ def no_store(response: Response) -> Response:
 def authorize_redirect():
     missing = authorize.missing_params(request.args)
     if missing:
-        return plain(
-            "Failed to deserialize query string: missing field `" + missing[0] + "`", 400
-        )
+        return plain("Failed to deserialize query string: missing field `" + missing[0] + "`", 400)
     if not authorize.raw_query_is_printable(request.query_string):
         raise InvalidRequest("the query string may contain only printable ASCII characters")
     authorize.validate(request.args.to_dict())

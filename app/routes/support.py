@@ -13,8 +13,8 @@ from flask import current_app, g, request
 
 from .. import store
 from ..json_provider import BodyNotJSON, parse_body
-from ..services.identity import credentials
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
+from ..services.identity import credentials
 
 SESSION_COOKIE = "svc_session"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -72,7 +72,11 @@ def session_only(refusal=None):
         @wraps(view)
         def wrapper(*args, **kwargs):
             if g.principal is not None and g.principal.via == "bearer":
-                raise (refusal() if refusal else Forbidden("this action needs a signed-in session, not a token"))
+                raise (
+                    refusal()
+                    if refusal
+                    else Forbidden("this action needs a signed-in session, not a token")
+                )
             return view(*args, **kwargs)
 
         wrapper._tier = "full"

@@ -62,9 +62,10 @@ class TooManyAttempts(ServiceError):
 # MCP -32603); the details go to the server log only.
 GENERIC_FAULT = "something went wrong on the server; the details are in the server log"
 
-BALANCE_MESSAGE = "the transaction does not balance: its entries must number at least 2 and sum to 0"
+BALANCE_MESSAGE = (
+    "the transaction does not balance: its entries must number at least 2 and sum to 0"
+)
 RANGE_MESSAGE = (
     "the amounts are too large: an account's balance would leave the signed 64-bit range"
 )
 CONFLICT_MESSAGE = "the change conflicts with data already stored (for example an unknown account)"
-

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections.abc import Callable
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
@@ -171,7 +172,7 @@ def _on_detach(dbapi_connection, connection_record):
     _release_for(connection_record)
 
 
-_POOL_RELEASES = {
+_POOL_RELEASES: dict[str, Callable[..., None]] = {
     "checkin": _on_checkin,
     "reset": _on_reset,
     "invalidate": _on_invalidate,
@@ -234,14 +235,20 @@ def init_engine_events(engine: Engine) -> None:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_begin_immediate_off)
         event.listen(engine, "connect", _sqlite_connect_pragmas)
-        database = engine.url.database
+        database = engine.url.database or ""
         path = os.path.abspath(database) if database and database != ":memory:" else None
         if path and not database.startswith("file:"):  # a URI filename: SQLite's own rules
             event.listen(engine, "do_connect", _private_file_before_connect(path))
         lock = _writer_locks[engine] = WriterLock(path)
         event.listen(engine, "begin", _sqlite_begin_with(lock))
-        engine.dialect.do_commit = _released_after(engine.dialect.do_commit)
-        engine.dialect.do_rollback = _released_after(engine.dialect.do_rollback)
+        # Wrapping this engine's dialect instance (not the class): the lock is handed on
+        # right after the database's own COMMIT / ROLLBACK.
+        engine.dialect.do_commit = _released_after(  # type: ignore[method-assign]
+            engine.dialect.do_commit
+        )
+        engine.dialect.do_rollback = _released_after(  # type: ignore[method-assign]
+            engine.dialect.do_rollback
+        )
         for name, listener in _POOL_RELEASES.items():
             event.listen(engine.pool, name, listener)
 

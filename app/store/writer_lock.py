@@ -10,7 +10,7 @@ import time
 try:
     import fcntl
 except ImportError:  # Windows: writers of one process still queue on the thread lock
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # checked before every use
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +76,9 @@ class WriterLock:
         self._fd_pid: int | None = None
         self._file_held = False
 
-    def _file(self) -> int:
+    def _file(self, path: str) -> int:
         if self._fd is None or self._fd_pid != os.getpid():  # opened again after a fork
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             self._fd_pid = os.getpid()
         return self._fd
 
@@ -90,7 +90,9 @@ class WriterLock:
         if self.path is None:
             return True
         try:
-            self._file_held = _flock_within(self._file(), max(0.0, deadline - time.monotonic()))
+            self._file_held = _flock_within(
+                self._file(self.path), max(0.0, deadline - time.monotonic())
+            )
         except OSError:
             log.warning("SQLite writer file lock unavailable at %s", self.path, exc_info=True)
         # Without the file lock (not had in time, or none possible) this writer goes
@@ -101,6 +103,7 @@ class WriterLock:
     def release(self) -> None:
         if self._file_held:
             self._file_held = False
+            assert self._fd is not None  # the file lock is only ever held on an open file
             try:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
             except OSError:

@@ -126,8 +126,10 @@ PG_STATEMENTS = (
     f"""
     CREATE FUNCTION ledger_derived_transaction_delete() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-        {_pg_upserts('''SELECT e.account_id, OLD.occurred_on AS day, -e.amount_cents AS cents
-                        FROM entries e WHERE e.transaction_id = OLD.id''')}
+        {
+        _pg_upserts('''SELECT e.account_id, OLD.occurred_on AS day, -e.amount_cents AS cents
+                        FROM entries e WHERE e.transaction_id = OLD.id''')
+    }
         RETURN OLD;
     END;
     $$
@@ -135,11 +137,13 @@ PG_STATEMENTS = (
     f"""
     CREATE FUNCTION ledger_derived_transaction_move() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-        {_pg_upserts('''SELECT e.account_id, OLD.occurred_on AS day, -e.amount_cents AS cents
+        {
+        _pg_upserts('''SELECT e.account_id, OLD.occurred_on AS day, -e.amount_cents AS cents
                         FROM entries e WHERE e.transaction_id = OLD.id
                         UNION ALL
                         SELECT e.account_id, NEW.occurred_on AS day, e.amount_cents AS cents
-                        FROM entries e WHERE e.transaction_id = NEW.id''')}
+                        FROM entries e WHERE e.transaction_id = NEW.id''')
+    }
         RETURN NULL;
     END;
     $$
@@ -214,15 +218,16 @@ SQLITE_STATEMENTS = (
         {_sqlite_upserts("NEW.account_id", "t.occurred_on", "NEW.amount_cents", _TX_OF_NEW)}
     END""",
     f"""CREATE TRIGGER transactions_derived_delete BEFORE DELETE ON transactions BEGIN
-        {_sqlite_upserts("e.account_id", "OLD.occurred_on", "-sum(e.amount_cents)",
-                         _ENTRIES_OF_OLD)}
+        {
+        _sqlite_upserts("e.account_id", "OLD.occurred_on", "-sum(e.amount_cents)", _ENTRIES_OF_OLD)
+    }
     END""",
     f"""CREATE TRIGGER transactions_derived_move AFTER UPDATE OF occurred_on ON transactions
         WHEN OLD.occurred_on IS NOT NEW.occurred_on BEGIN
-        {_sqlite_upserts("e.account_id", "OLD.occurred_on", "-sum(e.amount_cents)",
-                         _ENTRIES_OF_OLD)}
-        {_sqlite_upserts("e.account_id", "NEW.occurred_on", "sum(e.amount_cents)",
-                         _ENTRIES_OF_NEW)}
+        {
+        _sqlite_upserts("e.account_id", "OLD.occurred_on", "-sum(e.amount_cents)", _ENTRIES_OF_OLD)
+    }
+        {_sqlite_upserts("e.account_id", "NEW.occurred_on", "sum(e.amount_cents)", _ENTRIES_OF_NEW)}
     END""",
 )
 

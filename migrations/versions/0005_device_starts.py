@@ -27,8 +27,10 @@ def upgrade():
         sa.Column("address", sa.String(length=64), nullable=False),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["client_id"], ["oauth_clients.id"],
-            name=op.f("fk_device_starts_client_id_oauth_clients"), ondelete="CASCADE",
+            ["client_id"],
+            ["oauth_clients.id"],
+            name=op.f("fk_device_starts_client_id_oauth_clients"),
+            ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_device_starts")),
     )

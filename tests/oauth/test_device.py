@@ -288,8 +288,12 @@ def test_ten_device_authorizations_per_client_and_address_per_ten_minutes(app, o
     started = oauth.device_start(address="198.51.100.7")
     assert started.status_code == 200
     assert set(started.get_json()) == {
-        "device_code", "user_code", "verification_uri", "verification_uri_complete",
-        "expires_in", "interval",
+        "device_code",
+        "user_code",
+        "verification_uri",
+        "verification_uri_complete",
+        "expires_in",
+        "interval",
     }
     assert_rate_refusal(oauth.device_start(address="198.51.100.7"), 1)
 
@@ -351,7 +355,9 @@ def test_the_rate_counts_the_address_seen_after_proxy_handling(app, make_app):
 
     def start(client, forwarded_for):
         return client.post(
-            "/oauth/device_authorization", data=form, headers={"X-Forwarded-For": forwarded_for},
+            "/oauth/device_authorization",
+            data=form,
+            headers={"X-Forwarded-For": forwarded_for},
             environ_base={"REMOTE_ADDR": "10.0.0.2"},
         )
 

@@ -21,8 +21,7 @@ from authlib.common.security import generate_token  # noqa: E402
 from authlib.integrations.requests_client import OAuth2Session  # noqa: E402
 from waitress.server import create_server  # noqa: E402
 
-from app import create_app  # noqa: E402
-from app import store  # noqa: E402
+from app import create_app, store  # noqa: E402
 from app.services.identity import sessions, users  # noqa: E402
 
 

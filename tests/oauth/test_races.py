@@ -168,8 +168,10 @@ def test_parallel_wrong_user_codes_never_pass_the_attempt_budget(app, oauth):
     results = race(app, send=wrong_code, threads=BUDGET_RACERS)
     statuses = sorted(status for status, _ in results)
     assert statuses == [400] * 10 + [429] * (BUDGET_RACERS - 10), results
-    assert all(body["error"] == ("invalid_grant" if status == 400 else "invalid_request")
-               for status, body in results), results
+    assert all(
+        body["error"] == ("invalid_grant" if status == 400 else "invalid_request")
+        for status, body in results
+    ), results
     with app.app_context():
         assert db.session.query(Session.device_attempts).scalar() == 10
     # The budget is spent: even the right code is refused, and the record stays pending.
@@ -187,12 +189,16 @@ def test_parallel_wrong_user_codes_never_pass_the_attempt_budget(app, oauth):
 
 def test_parallel_device_authorizations_never_pass_the_rate(app, oauth):
     """16 device authorization requests at once from one address: exactly 10 pass."""
-    results = race(app, send=lambda c, i: OAuthFlow(c, None).device_start(address="198.51.100.9"),
-                   threads=BUDGET_RACERS)
+    results = race(
+        app,
+        send=lambda c, i: OAuthFlow(c, None).device_start(address="198.51.100.9"),
+        threads=BUDGET_RACERS,
+    )
     statuses = sorted(status for status, _ in results)
     assert statuses == [200] * 10 + [429] * (BUDGET_RACERS - 10), results
-    assert all(body["error"] == "temporarily_unavailable" for status, body in results
-               if status == 429), results
+    assert all(
+        body["error"] == "temporarily_unavailable" for status, body in results if status == 429
+    ), results
     with app.app_context():
         assert db.session.query(DeviceStart).count() == 10
         assert db.session.query(DeviceRecord).count() == 10
@@ -203,11 +209,18 @@ def test_parallel_device_authorizations_never_pass_the_live_cap(app, oauth, cloc
     now = clock()
     with app.app_context():
         for n in range(92):
-            db.session.add(DeviceRecord(
-                id=crypto.digest(f"seeded-{n}"), user_code=f"AAAA-A{n:03d}", client_id="svc-cli",
-                resource="http://localhost:38081", status="pending", interval=5,
-                created_at=now, expires_at=now + timedelta(seconds=600),
-            ))
+            db.session.add(
+                DeviceRecord(
+                    id=crypto.digest(f"seeded-{n}"),
+                    user_code=f"AAAA-A{n:03d}",
+                    client_id="svc-cli",
+                    resource="http://localhost:38081",
+                    status="pending",
+                    interval=5,
+                    created_at=now,
+                    expires_at=now + timedelta(seconds=600),
+                )
+            )
         db.session.commit()
 
     def start(client, i):
@@ -235,10 +248,12 @@ def test_parallel_device_authorizations_never_pass_the_live_cap(app, oauth, cloc
 def _lock_waiters(app) -> int:
     """PostgreSQL: backends of this database waiting on a row or transaction lock."""
     with app.app_context(), db.engine.connect() as conn:
-        return conn.execute(text(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )).scalar()
+        return conn.execute(
+            text(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+        ).scalar()
 
 
 def _blocked_or_done(app, dialect, thread) -> str:

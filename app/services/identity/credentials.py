@@ -17,8 +17,8 @@ from sqlalchemy import and_, bindparam, func, or_, select, update
 from ...extensions import db
 from ...models import OAuthClient, Token, User
 from .. import clock, crypto
-from . import sessions, token_trees
 from ..errors import BadRequest, NotFound
+from . import sessions, token_trees
 from .users import get_user
 
 # last_used_at is refreshed at most this often, so reads do not write on every request.
@@ -54,7 +54,9 @@ def bearer_from_header(authorization: str | None) -> str | None:
 # Built once: a statement object made per request costs more Python than the query
 # (SQLAlchemy then only looks the compiled form up in its cache).
 _BEARER_LOOKUP = (
-    select(Token.id, Token.user_id, Token.expires_at, Token.last_used_at, Token.audience, User.email)
+    select(
+        Token.id, Token.user_id, Token.expires_at, Token.last_used_at, Token.audience, User.email
+    )
     .join(User, User.id == Token.user_id)
     .where(
         Token.id == bindparam("digest"),
@@ -72,7 +74,11 @@ def resolve_bearer(token: str, audience: str) -> Principal | None:
         return None
     stale = row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION
     return Principal(
-        user_id=row.user_id, email=row.email, via="bearer", mfa_complete=True, token_id=row.id,
+        user_id=row.user_id,
+        email=row.email,
+        via="bearer",
+        mfa_complete=True,
+        token_id=row.id,
         stale_use=stale,
     )
 

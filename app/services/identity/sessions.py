@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import cast
 
 from flask import current_app
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, delete, select, update
 
 from ...extensions import db
 from ...models import Session, User
@@ -64,8 +65,12 @@ def lookup(cookie: str) -> LiveSession | None:
     """The live session behind a cookie value, or None (unknown or expired)."""
     row = db.session.execute(
         select(
-            Session.id, Session.user_id, Session.mfa_complete, Session.expires_at,
-            Session.device_attempts, User.email,
+            Session.id,
+            Session.user_id,
+            Session.mfa_complete,
+            Session.expires_at,
+            Session.device_attempts,
+            User.email,
         )
         .join(User, User.id == Session.user_id)
         .where(Session.id == crypto.digest(cookie))
@@ -78,11 +83,16 @@ def lookup(cookie: str) -> LiveSession | None:
 def elevate(session_id: str) -> str:
     """Half -> full: rotate the id (old cookie dies) and reset the fixed expiry."""
     secret = crypto.new_secret()
-    moved = db.session.execute(
-        update(Session)
-        .where(Session.id == session_id, Session.expires_at > clock.now())
-        .values(id=crypto.digest(secret), mfa_complete=True, expires_at=clock.now() + full_ttl())
-        .execution_options(synchronize_session=False)
+    moved = cast(
+        CursorResult,
+        db.session.execute(
+            update(Session)
+            .where(Session.id == session_id, Session.expires_at > clock.now())
+            .values(
+                id=crypto.digest(secret), mfa_complete=True, expires_at=clock.now() + full_ttl()
+            )
+            .execution_options(synchronize_session=False)
+        ),
     ).rowcount
     if moved != 1:  # ended meanwhile (logout, password change): nothing to elevate
         raise Unauthenticated("the session has ended; sign in again")
@@ -128,9 +138,7 @@ def lock_all_for_user(user_id: int) -> None:
     COMMITTED snapshot) then see what the approval wrote; an approval that comes
     later finds its session gone. SQLite: the unit holds the write lock already.
     """
-    db.session.execute(
-        select(Session.id).where(Session.user_id == user_id).with_for_update()
-    ).all()
+    db.session.execute(select(Session.id).where(Session.user_id == user_id).with_for_update()).all()
 
 
 def end_all_for_user(user_id: int) -> None:

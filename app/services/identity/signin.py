@@ -9,8 +9,9 @@ session and token of the user (users.end_all_sessions_and_tokens).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, delete, select, update
 
 from ...extensions import db
 from ...models import Session, User
@@ -143,10 +144,13 @@ def complete_password_change(change: PasswordChange) -> None:
     if not matches:
         raise BadRequest("the current password is wrong")
     new_hash = passwords.hash_password(change.new)  # argon2 too, before the write unit
-    changed = db.session.execute(
-        update(User)
-        .where(User.id == change.user_id, User.password_hash == change.password_hash)
-        .values(password_hash=new_hash)
+    changed = cast(
+        CursorResult,
+        db.session.execute(
+            update(User)
+            .where(User.id == change.user_id, User.password_hash == change.password_hash)
+            .values(password_hash=new_hash)
+        ),
     ).rowcount
     if changed != 1:  # changed (or removed) by someone else meanwhile
         raise BadRequest("the current password is wrong")

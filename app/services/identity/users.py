@@ -10,10 +10,10 @@ from sqlalchemy import delete, func, select, update
 from ...extensions import db
 from ...models import Passkey, Token, User
 from .. import clock
-from . import passwords, sessions
 from ..errors import BadRequest, NotFound
 from ..oauth import codes as oauth_codes
 from ..oauth import device as oauth_device
+from . import passwords, sessions
 
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 PASSWORD_MIN = 8
@@ -112,9 +112,7 @@ def remove_user(email) -> None:
 
 
 def list_users() -> list[dict]:
-    count = (
-        select(func.count(Passkey.id)).where(Passkey.user_id == User.id).scalar_subquery()
-    )
+    count = select(func.count(Passkey.id)).where(Passkey.user_id == User.id).scalar_subquery()
     rows = db.session.execute(
         select(User.email, count.label("passkeys"), User.last_seen_at).order_by(User.email)
     )

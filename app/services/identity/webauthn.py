@@ -7,7 +7,8 @@
 |                   | once it has been nonzero                               |                 |
 
 RP ID = host of WEB_ORIGIN, expected origin = WEB_ORIGIN, RP name "Ledger"; user
-verification is always required; a clientDataJSON with `crossOrigin: true` is refused. Each begin stores one challenge per session in
+verification is always required; a clientDataJSON with `crossOrigin: true` is refused.
+Each begin stores one challenge per session in
 `webauthn_challenges` (5 minutes); a finish consumes it whatever the outcome, so
 a challenge can never be answered twice. A credential is looked up by its id among
 the caller's passkeys, never by trying every key. Success rotates the session id
@@ -20,11 +21,12 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 from datetime import timedelta
+from typing import cast
 from urllib.parse import urlsplit
 
 import webauthn as py_webauthn
 from flask import current_app
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, delete, select, update
 from webauthn.helpers import base64url_to_bytes, bytes_to_base64url, parse_client_data_json
 from webauthn.helpers.exceptions import WebAuthnException
 from webauthn.helpers.structs import (
@@ -39,8 +41,8 @@ from webauthn.helpers.structs import (
 from ...extensions import db
 from ...models import Passkey, User, WebAuthnChallenge
 from .. import clock
-from . import passkeys, sessions
 from ..errors import BadRequest, Forbidden
+from . import passkeys, sessions
 
 RP_NAME = "Ledger"
 CHALLENGE_TTL = timedelta(minutes=5)
@@ -72,9 +74,7 @@ def _refuse_cross_origin(body: dict) -> None:
     """py_webauthn reads clientDataJSON's `crossOrigin` but never checks it: a ceremony
     run inside a frame of another origin (crossOrigin true) is refused here."""
     with _refusals():
-        client_data = parse_client_data_json(
-            base64url_to_bytes(body["response"]["clientDataJSON"])
-        )
+        client_data = parse_client_data_json(base64url_to_bytes(body["response"]["clientDataJSON"]))
     if client_data.cross_origin:
         raise BadRequest(
             "the passkey response was refused: the ceremony ran in a cross-origin frame",
@@ -134,6 +134,7 @@ def register_begin(principal) -> str:
     passkeys.lock_user(principal.user_id)
     _refuse_second_enrolment(principal)
     user = db.session.get(User, principal.user_id)
+    assert user is not None  # the signed-in principal's own row
     options = py_webauthn.generate_registration_options(
         rp_id=rp_id(),
         rp_name=RP_NAME,
@@ -245,11 +246,14 @@ def auth_finish(principal, body: dict) -> str:
             require_user_verification=True,
         )
     # Compare-and-set: of two concurrent uses presenting the same counter, one loses.
-    moved = db.session.execute(
-        update(Passkey)
-        .where(Passkey.id == key.id, Passkey.sign_count == key.sign_count)
-        .values(sign_count=verified.new_sign_count, last_used_at=clock.now())
-        .execution_options(synchronize_session=False)
+    moved = cast(
+        CursorResult,
+        db.session.execute(
+            update(Passkey)
+            .where(Passkey.id == key.id, Passkey.sign_count == key.sign_count)
+            .values(sign_count=verified.new_sign_count, last_used_at=clock.now())
+            .execution_options(synchronize_session=False)
+        ),
     ).rowcount
     if moved != 1:
         raise BadRequest("the passkey was used concurrently; try again", commit=True)

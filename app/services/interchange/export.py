@@ -20,8 +20,8 @@ from sqlalchemy import func, select, tuple_
 from ...extensions import db
 from ...models import Account, Entry, Transaction, User
 from .. import clock
-from . import plaintext
 from ..errors import BadRequest
+from . import plaintext
 
 FORMATS = ("hledger", "beancount", "csv")
 EXTENSIONS = {"hledger": "journal", "beancount": "beancount", "csv": "csv"}
@@ -141,10 +141,13 @@ def _beancount(start, end) -> Iterator[str]:
         "; Account components are escaped reversibly (see docs/export-import-backup.md).\n"
         f'option "operating_currency" "{plaintext.COMMODITY}"\n\n'
     )
-    yield "".join(
-        f"{opened.isoformat()} open {plaintext.beancount_account(k, n)} {plaintext.COMMODITY}\n"
-        for k, n in _accounts()
-    ) + "\n"
+    yield (
+        "".join(
+            f"{opened.isoformat()} open {plaintext.beancount_account(k, n)} {plaintext.COMMODITY}\n"
+            for k, n in _accounts()
+        )
+        + "\n"
+    )
     for tx in iter_transactions(start, end):
         lines = [f"{tx['date']} * {bean_string(tx['description'])}", f'  id: "{tx["id"]}"']
         if tx["author"]:
@@ -182,10 +185,17 @@ def _csv(start, end) -> Iterator[str]:
     yield flush()
     for tx in iter_transactions(start, end):
         for kind, name, cents in tx["entries"]:
-            writer.writerow((
-                tx["id"], tx["date"], text(tx["description"]), text(tx["author"] or ""),
-                text(name), kind, cents,
-            ))
+            writer.writerow(
+                (
+                    tx["id"],
+                    tx["date"],
+                    text(tx["description"]),
+                    text(tx["author"] or ""),
+                    text(name),
+                    kind,
+                    cents,
+                )
+            )
         yield flush()
 
 

@@ -22,11 +22,11 @@ from sqlalchemy import text as sql
 
 from ...extensions import db
 from ...models import Account, Entry, Transaction
-from ..ledger import accounts as accounts_service
-from . import parse_beancount, parse_csv, parse_journal
-from ..ledger import transactions
-from ..identity import users
 from ..errors import BadRequest, ServiceError
+from ..identity import users
+from ..ledger import accounts as accounts_service
+from ..ledger import transactions
+from . import parse_beancount, parse_csv, parse_journal
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
 
@@ -82,7 +82,10 @@ def _ensure_accounts(parsed: Parsed, result: ImportResult) -> dict[str, int]:
 
 def _tx_fingerprint(tx: ParsedTx) -> str:
     return fingerprint(
-        tx.date, tx.description.strip(), [(p.kind, p.name, p.cents) for p in tx.postings]
+        tx.date,
+        tx.description.strip(),
+        # Parsed.finish has inferred every elided amount, so no cents is None here.
+        [(p.kind, p.name, p.cents) for p in tx.postings],  # type: ignore[misc]
     )
 
 
@@ -90,8 +93,12 @@ def _existing_fingerprints(first: str, last: str) -> Counter:
     """Fingerprints of the stored transactions dated within [first, last]."""
     rows = db.session.execute(
         select(
-            Transaction.id, Transaction.occurred_on, Transaction.description,
-            Account.kind, Account.name, Entry.amount_cents,
+            Transaction.id,
+            Transaction.occurred_on,
+            Transaction.description,
+            Account.kind,
+            Account.name,
+            Entry.amount_cents,
         )
         .join(Entry, Entry.transaction_id == Transaction.id)
         .join(Account, Account.id == Entry.account_id)

@@ -55,7 +55,7 @@ def _posting(text: str, line: int) -> Posting:
         raise ParseProblem(line, "virtual postings ((...) or [...]) are not supported")
     split = re.search(r" {2,}|\t", body)
     account = body[: split.start()] if split else body
-    amount = body[split.end():].strip() if split else ""
+    amount = body[split.end() :].strip() if split else ""
     kind, name = account_from_hledger(account, line)
     if name != name.strip():
         raise ParseProblem(line, f"account name '{name}' has leading or trailing spaces")
@@ -122,7 +122,7 @@ def parse(text: str) -> Parsed:
         if word == "comment":
             in_comment = True
         elif word == "account":
-            account = stripped[len("account"):].split(";", 1)[0]
+            account = stripped[len("account") :].split(";", 1)[0]
             account = re.split(r" {2,}|\t", account.strip())[0]
             kind, name = account_from_hledger(account, number)
             parsed.accounts.append((number, kind, name))

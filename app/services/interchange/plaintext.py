@@ -125,9 +125,7 @@ def percent_decode(text: str) -> str:
 
 def percent_encode_text(text: str) -> str:
     """A description or author for a journal line: escape %, ; and control characters."""
-    return "".join(
-        _hex(ch, "%") if ch in "%;" or not ch.isprintable() else ch for ch in text
-    )
+    return "".join(_hex(ch, "%") if ch in "%;" or not ch.isprintable() else ch for ch in text)
 
 
 def _bean_plain(ch: str) -> bool:
@@ -137,8 +135,10 @@ def _bean_plain(ch: str) -> bool:
 
 
 def _bean_start(ch: str) -> bool:
-    return ("A" <= ch <= "Z") or ("0" <= ch <= "9") or (
-        not ch.isascii() and unicodedata.category(ch) == "Lu"
+    return (
+        ("A" <= ch <= "Z")
+        or ("0" <= ch <= "9")
+        or (not ch.isascii() and unicodedata.category(ch) == "Lu")
     )
 
 
@@ -187,6 +187,7 @@ def _beancount_decode_component(comp: str) -> str:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
             return text
+
     return _BEAN_ESCAPE.sub(one, comp)
 
 

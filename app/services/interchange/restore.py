@@ -21,8 +21,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import MetaData, delete, func, insert, inspect, select, text
 
 from ...extensions import db
-from .backup import FORMAT, VERSION, decode, is_derived
 from ..errors import BadRequest
+from .backup import FORMAT, VERSION, decode, is_derived
 
 BATCH = 500
 # Rows the migrations seed; they may be present in an otherwise empty target.
@@ -151,7 +151,7 @@ def load(lines: Iterator[str]) -> dict[str, int]:
         except ValueError:
             raise BadRequest(f"backup line {number} is not valid JSON") from None
         if isinstance(item, list):
-            if columns is None:
+            if columns is None or tags is None:  # set together, by a table's header
                 raise BadRequest(f"backup line {number}: a row before any table")
             if table is None:
                 continue  # a derived table's row

@@ -7,8 +7,8 @@ from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import Account
-from . import validate
 from ..errors import BadRequest
+from . import validate
 
 NAME_MAX = 200
 

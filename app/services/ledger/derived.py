@@ -40,9 +40,7 @@ def _unbalanced() -> list[str]:
         select(Transaction.id, func.count(Entry.id), func.coalesce(func.sum(Entry.amount_cents), 0))
         .outerjoin(Entry, Entry.transaction_id == Transaction.id)
         .group_by(Transaction.id)
-        .having(
-            (func.count(Entry.id) < 2) | (func.coalesce(func.sum(Entry.amount_cents), 0) != 0)
-        )
+        .having((func.count(Entry.id) < 2) | (func.coalesce(func.sum(Entry.amount_cents), 0) != 0))
         .order_by(Transaction.id)
     )
     return [
@@ -60,9 +58,7 @@ def differences() -> list[str]:
         (AccountMonthBalance, AccountMonthBalance.month, True),
     ):
         expected = _as_dict(db.session.execute(_from_entries(by_month)))
-        stored = _as_dict(
-            db.session.execute(select(key_column, model.account_id, model.cents))
-        )
+        stored = _as_dict(db.session.execute(select(key_column, model.account_id, model.cents)))
         for key in sorted(expected.keys() | stored.keys()):
             want, have = expected.get(key, 0), stored.get(key, 0)
             if want != have:
@@ -82,9 +78,7 @@ def rebuild() -> None:
     # Inserted in key order, so each date's rows sit together on disk, as they do
     # when the triggers build the tables day by day.
     day = _from_entries(by_month=False).order_by("key", Entry.account_id)
-    db.session.execute(
-        insert(AccountDayBalance).from_select(["day", "account_id", "cents"], day)
-    )
+    db.session.execute(insert(AccountDayBalance).from_select(["day", "account_id", "cents"], day))
     month_key = month_of(AccountDayBalance.day)
     db.session.execute(
         insert(AccountMonthBalance).from_select(

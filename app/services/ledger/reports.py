@@ -130,7 +130,8 @@ def _pieces(start: date | None, end: date | None) -> list:
     ]
     if start is not None and start != lo:  # the partial month at the start
         pieces.append(_days(start, lo, hi_inclusive=False))
-    if end is not None and hi <= end:  # the partial month at the end
+    # The partial month at the end (hi is set whenever end is).
+    if end is not None and hi is not None and hi <= end:
         pieces.append(_days(hi, end, hi_inclusive=True))
     return pieces
 

@@ -1,6 +1,8 @@
 """The single, instance-wide settings row."""
 
-from sqlalchemy import select, update
+from typing import cast
+
+from sqlalchemy import CursorResult, select, update
 
 from ...extensions import db
 from ...models import BOOK_STYLES, Settings
@@ -18,8 +20,9 @@ def update_settings(book_style) -> dict:
     """Set book_style ('club' or 'personal'); it changes no figure or stored ledger data."""
     if book_style not in BOOK_STYLES:
         raise Unprocessable("book_style must be one of: " + ", ".join(BOOK_STYLES))
-    result = db.session.execute(
-        update(Settings).where(Settings.id == 1).values(book_style=book_style)
+    result = cast(
+        CursorResult,
+        db.session.execute(update(Settings).where(Settings.id == 1).values(book_style=book_style)),
     )
     if result.rowcount == 0:
         db.session.add(Settings(id=1, book_style=book_style))

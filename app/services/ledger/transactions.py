@@ -7,18 +7,31 @@ import all call record_transaction); the store re-checks the same rule at commit
 
 from __future__ import annotations
 
+import typing
 from datetime import date
 
 import orjson
-from sqlalchemy import BigInteger, Date, any_, bindparam, cast, delete, insert, or_, select, text
+from sqlalchemy import (
+    BigInteger,
+    CursorResult,
+    Date,
+    any_,
+    bindparam,
+    cast,
+    delete,
+    insert,
+    or_,
+    select,
+    text,
+)
 from sqlalchemy.dialects import postgresql
 
 from ...extensions import db
 from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
-from . import validate
 from ..errors import BadRequest, NotFound
+from . import validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
@@ -30,9 +43,7 @@ def check_balanced(entries: list[tuple[int, int]]) -> None:
         raise BadRequest(f"a transaction needs at least 2 entries; got {len(entries)}")
     total = sum(amount for _, amount in entries)
     if total != 0:
-        raise BadRequest(
-            f"entries must sum to 0; the {len(entries)} entries sum to {total}"
-        )
+        raise BadRequest(f"entries must sum to 0; the {len(entries)} entries sum to {total}")
 
 
 # Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
@@ -44,8 +55,9 @@ _EXISTING_ACCOUNTS = select(Account.id).where(
 
 
 def check_accounts_exist(account_ids: set[int]) -> None:
-    found = set(db.session.connection().execute(
-        _EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).scalars())
+    found = set(
+        db.session.connection().execute(_EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).scalars()
+    )
     missing = sorted(account_ids - found)
     if missing:
         raise BadRequest(f"unknown account_id {missing[0]}")
@@ -72,8 +84,12 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     # the ORM's per-statement bookkeeping (nothing here is an ORM object).
     tx_id = connection.execute(
         _INSERT_HEADER,
-        {"occurred_on": day, "description": description, "created_by": created_by,
-         "created_at": clock.now()},
+        {
+            "occurred_on": day,
+            "description": description,
+            "created_by": created_by,
+            "created_at": clock.now(),
+        },
     ).scalar_one()
     rows = [
         {"transaction_id": tx_id, "account_id": account_id, "amount_cents": amount}
@@ -156,7 +172,9 @@ def delete_transaction(tx_id: int) -> None:
     """Delete a transaction and (by cascade) its entries."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise NotFound("no such transaction")
-    result = db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
+    result = typing.cast(
+        CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
+    )
     if result.rowcount != 1:
         raise NotFound("no such transaction")
 
@@ -294,7 +312,7 @@ def _entries_of(connection, tx_ids: list[int]):
     """
     runs = sorted(_runs(tx_ids), key=len, reverse=True)
     ranged = [run for run in runs[:MAX_RUNS] if len(run) >= MIN_RUN]
-    singles = [tx_id for run in runs[len(ranged):] for tx_id in run]
+    singles = [tx_id for run in runs[len(ranged) :] for tx_id in run]
     columns = select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).order_by(
         Entry.transaction_id, Entry.id
     )
@@ -308,8 +326,9 @@ def _entries_of(connection, tx_ids: list[int]):
     if connection.dialect.name == "postgresql":
         # The array travels as one text literal: psycopg's per-element dumping of
         # thousands of ints costs more than the query.
-        ids = cast(bindparam("ids", "{" + ",".join(map(str, singles)) + "}"),
-                   postgresql.ARRAY(BigInteger))
+        ids = cast(
+            bindparam("ids", "{" + ",".join(map(str, singles)) + "}"), postgresql.ARRAY(BigInteger)
+        )
         rows.extend(_tuples(connection, columns.where(Entry.transaction_id == any_(ids))))
         return rows
     for i in range(0, len(singles), LIST_CHUNK):

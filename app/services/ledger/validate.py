@@ -51,7 +51,9 @@ def required_window(from_, to) -> tuple[date, date]:
         raise BadRequest("'from' is required")
     if to is None or to == "":
         raise BadRequest("'to' is required")
-    return window(from_, to)
+    start, end = window(from_, to)
+    assert start is not None and end is not None  # both given, so both parsed
+    return start, end
 
 
 def integer(key: str, value) -> int:

@@ -66,9 +66,7 @@ def validate(params) -> AuthorizationRequest:
     if params["code_challenge_method"] != "S256":
         raise InvalidRequest("code_challenge_method must be S256 (plain is not accepted)")
     if not _CHALLENGE.match(params["code_challenge"]):
-        raise InvalidRequest(
-            "code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~"
-        )
+        raise InvalidRequest("code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~")
     resource = check_resource(params.get("resource"), required=True)
     return AuthorizationRequest(
         client_id=client.id,

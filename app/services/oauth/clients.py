@@ -38,7 +38,10 @@ LOOPBACK_HOSTS = ("127.0.0.1", "[::1]")
 # Unicode format characters SPEC names explicitly (bidi overrides, isolates, marks,
 # line and paragraph separators); every other Cc/Cf character is stripped as well.
 _STRIPPED = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))} | {
-    "\u200e", "\u200f", "\u2028", "\u2029",
+    "\u200e",
+    "\u200f",
+    "\u2028",
+    "\u2029",
 }
 _REGISTRATION_LOCK = 0x6C656467  # PostgreSQL advisory lock key for the 20-client cap
 
@@ -150,7 +153,7 @@ def _loopback_parts(uri: str):
     """(host, rest-after-authority) for an http:// loopback URI, else None."""
     if not uri.startswith("http://"):
         return None
-    authority, slash, rest = uri[len("http://"):].partition("/")
+    authority, slash, rest = uri[len("http://") :].partition("/")
     for mark in "?#":
         if mark in authority:  # "http://127.0.0.1?x" - no path
             authority, _, tail = authority.partition(mark)
@@ -203,8 +206,7 @@ def clean_name(value) -> str:
     if not isinstance(value, str):
         raise InvalidRequest("client_name must be a string", commit=True)
     kept = "".join(
-        ch for ch in value
-        if ch not in _STRIPPED and unicodedata.category(ch) not in ("Cc", "Cf")
+        ch for ch in value if ch not in _STRIPPED and unicodedata.category(ch) not in ("Cc", "Cf")
     )
     kept = kept.strip()[:MAX_NAME_LENGTH].strip()
     return kept or PLACEHOLDER_NAME
@@ -230,9 +232,9 @@ def reap_unused() -> int:
         return 0
     db.session.execute(delete(DeviceRecord).where(DeviceRecord.client_id.in_(ids)))
     db.session.execute(
-        delete(OAuthClient).where(OAuthClient.id.in_(ids)).execution_options(
-            synchronize_session=False
-        )
+        delete(OAuthClient)
+        .where(OAuthClient.id.in_(ids))
+        .execution_options(synchronize_session=False)
     )
     return len(ids)
 
@@ -263,9 +265,7 @@ def register(body: dict) -> dict:
         select(func.count()).select_from(OAuthClient).where(OAuthClient.dynamic.is_(True))
     ).scalar_one()
     if count >= MAX_DYNAMIC_CLIENTS:
-        raise TemporarilyUnavailable(
-            "too many registered clients; try again later", commit=True
-        )
+        raise TemporarilyUnavailable("too many registered clients; try again later", commit=True)
     now = clock.now()
     client = OAuthClient(
         id="dyn_" + secrets.token_hex(16),

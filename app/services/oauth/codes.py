@@ -23,9 +23,10 @@ from __future__ import annotations
 import base64
 import hashlib
 from datetime import timedelta
+from typing import cast
 from urllib.parse import urlencode
 
-from sqlalchemy import delete, select
+from sqlalchemy import CursorResult, delete, select
 
 from ...extensions import db
 from ...models import AuthorizationCode
@@ -97,10 +98,13 @@ def _take(code: str) -> AuthorizationCode | None:
     if row is None:
         return None
     db.session.expunge(row)
-    deleted = db.session.execute(
-        delete(AuthorizationCode)
-        .where(AuthorizationCode.id == code_id)
-        .execution_options(synchronize_session=False)
+    deleted = cast(
+        CursorResult,
+        db.session.execute(
+            delete(AuthorizationCode)
+            .where(AuthorizationCode.id == code_id)
+            .execution_options(synchronize_session=False)
+        ),
     ).rowcount
     return row if deleted == 1 else None
 

@@ -37,9 +37,10 @@ import ipaddress
 import math
 import re
 from datetime import datetime, timedelta
+from typing import cast
 
 from flask import current_app
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import CursorResult, delete, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
@@ -150,7 +151,8 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
         raise TemporarilyUnavailable(
             f"too many device authorization requests for this client from this address; "
             f"try again in {wait} seconds",
-            retry_after=wait, commit=True,
+            retry_after=wait,
+            commit=True,
         )
     first_expiry, live = db.session.execute(
         select(func.min(DeviceRecord.expires_at), func.count()).where(
@@ -162,7 +164,8 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
         raise TemporarilyUnavailable(
             f"too many device authorizations are pending for this client; "
             f"try again in {wait} seconds",
-            retry_after=wait, commit=True,
+            retry_after=wait,
+            commit=True,
         )
     db.session.add(DeviceStart(client_id=client_id, address=address, created_at=now))
 
@@ -181,9 +184,14 @@ def start(form, *, address: str | None) -> dict:
             with db.session.begin_nested():
                 db.session.add(
                     DeviceRecord(
-                        id=crypto.digest(device_code), user_code=user_code, client_id=client.id,
-                        resource=resource, status="pending", interval=INTERVAL,
-                        created_at=now, expires_at=now + DEVICE_TTL,
+                        id=crypto.digest(device_code),
+                        user_code=user_code,
+                        client_id=client.id,
+                        resource=resource,
+                        status="pending",
+                        interval=INTERVAL,
+                        created_at=now,
+                        expires_at=now + DEVICE_TTL,
                     )
                 )
             break
@@ -275,18 +283,25 @@ def decide(user_code, approve, *, session_id: str, user_id: int) -> None:
     row = _live_record(user_code)
     if row is None:
         raise _spend_attempt(session_id)
-    if (row.status == "approved" and approve and row.decided_by_session is not None
-            and crypto.same(row.decided_by_session, session_id)):
+    if (
+        row.status == "approved"
+        and approve
+        and row.decided_by_session is not None
+        and crypto.same(row.decided_by_session, session_id)
+    ):
         return  # the same session approving again: answered, free
-    changed = db.session.execute(
-        update(DeviceRecord)
-        .where(DeviceRecord.id == row.id, DeviceRecord.status == "pending")
-        .values(
-            status="approved" if approve else "declined",
-            user_id=user_id if approve else None,
-            decided_by_session=session_id,
-        )
-        .execution_options(synchronize_session=False)
+    changed = cast(
+        CursorResult,
+        db.session.execute(
+            update(DeviceRecord)
+            .where(DeviceRecord.id == row.id, DeviceRecord.status == "pending")
+            .values(
+                status="approved" if approve else "declined",
+                user_id=user_id if approve else None,
+                decided_by_session=session_id,
+            )
+            .execution_options(synchronize_session=False)
+        ),
     ).rowcount
     if changed != 1:
         raise _spend_attempt(session_id)
@@ -325,19 +340,25 @@ def poll(form) -> dict:
         raise InvalidGrant(NOT_REDEEMABLE)
     previous, interval = row.last_poll_at, row.interval
     if row.status == "approved" and row.expires_at > now:
-        claimed = db.session.execute(
-            delete(DeviceRecord)
-            .where(DeviceRecord.id == row.id, DeviceRecord.status == "approved")
-            .execution_options(synchronize_session=False)
+        claimed = cast(
+            CursorResult,
+            db.session.execute(
+                delete(DeviceRecord)
+                .where(DeviceRecord.id == row.id, DeviceRecord.status == "approved")
+                .execution_options(synchronize_session=False)
+            ),
         ).rowcount
         if claimed != 1:  # another poll claimed it first
             raise InvalidGrant(NOT_REDEEMABLE)
+        assert row.user_id is not None  # set by the approval
         return issue_pair(row.user_id, row.client_id)
     # The interval is advice, not a limiter: slow_down only compares with the previous
     # poll, and the stored interval stays 5 s (a client that adds 5 s stays clear of it).
     too_fast = previous is not None and now - previous < timedelta(seconds=interval)
     db.session.execute(
-        update(DeviceRecord).where(DeviceRecord.id == row.id).values(last_poll_at=now)
+        update(DeviceRecord)
+        .where(DeviceRecord.id == row.id)
+        .values(last_poll_at=now)
         .execution_options(synchronize_session=False)
     )
     if row.expires_at <= now:

@@ -14,8 +14,9 @@ must touch exactly one row; of two concurrent refreshes only that one mints a pa
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 
 from ...extensions import db
 from ...models import Token
@@ -49,14 +50,18 @@ def rotate(form) -> dict:
     if token.retired_at is not None:
         if now - token.retired_at > REUSE_GRACE:
             # Reuse after the grace: assume theft, end the whole grant.
+            assert token.family_id is not None  # every refresh token belongs to a family
             token_trees.revoke_family(token.family_id)
             raise InvalidGrant(NOT_REDEEMABLE, commit=True)
         raise InvalidGrant(NOT_REDEEMABLE)
-    retired = db.session.execute(
-        update(Token)
-        .where(Token.id == token.id, Token.retired_at.is_(None), Token.revoked_at.is_(None))
-        .values(retired_at=now)
-        .execution_options(synchronize_session=False)
+    retired = cast(
+        CursorResult,
+        db.session.execute(
+            update(Token)
+            .where(Token.id == token.id, Token.retired_at.is_(None), Token.revoked_at.is_(None))
+            .values(retired_at=now)
+            .execution_options(synchronize_session=False)
+        ),
     ).rowcount
     if retired != 1:  # a concurrent refresh (or revocation) got there first
         raise InvalidGrant(NOT_REDEEMABLE)

@@ -27,12 +27,32 @@ def issue_pair(user_id: int, client_id: str, parent: Token | None = None) -> dic
     refresh, access = crypto.new_token(), crypto.new_token()
     refresh_id = crypto.digest(refresh)
     family = parent.family_id if parent is not None else refresh_id
-    common = dict(user_id=user_id, client_id=client_id, audience=audience, family_id=family,
-                  created_at=now, label="")
-    db.session.add(Token(id=refresh_id, kind="refresh", expires_at=now + REFRESH_TTL,
-                         parent_id=parent.id if parent is not None else None, **common))
-    db.session.add(Token(id=crypto.digest(access), kind="access", expires_at=now + ACCESS_TTL,
-                         parent_id=refresh_id, **common))
+    common = dict(
+        user_id=user_id,
+        client_id=client_id,
+        audience=audience,
+        family_id=family,
+        created_at=now,
+        label="",
+    )
+    db.session.add(
+        Token(
+            id=refresh_id,
+            kind="refresh",
+            expires_at=now + REFRESH_TTL,
+            parent_id=parent.id if parent is not None else None,
+            **common,
+        )
+    )
+    db.session.add(
+        Token(
+            id=crypto.digest(access),
+            kind="access",
+            expires_at=now + ACCESS_TTL,
+            parent_id=refresh_id,
+            **common,
+        )
+    )
     db.session.flush()
     return {
         "access_token": access,
