@@ -532,7 +532,7 @@ def test_server_discover_matches_the_sdk_schema(rpc):
 def test_an_unsupported_meta_version_is_32022_listing_what_is_spoken(rpc, version):
     for method in ("server/discover", "tools/list"):
         response = modern(rpc, method, version=version)
-        assert response.status_code == 400  # the revision: -32022 MUST be HTTP 400
+        assert response.status_code == 200  # SPEC: tool-endpoint errors are always HTTP 200
         error = response.get_json()["error"]
         assert error["code"] == -32022
         assert error["data"] == {"supported": [MODERN], "requested": version}
@@ -565,7 +565,7 @@ def test_a_request_without_the_envelope_keys_is_32602(rpc):
 )
 def test_headers_that_disagree_with_the_body_are_32020(rpc, api, books, method, params, headers):
     response = modern(rpc, method, params, headers=headers)
-    assert response.status_code == 400  # the revision: -32020 MUST be HTTP 400
+    assert response.status_code == 200  # SPEC: tool-endpoint errors are always HTTP 200
     assert response.get_json()["error"]["code"] == -32020
 
 
@@ -623,7 +623,7 @@ def test_no_response_ever_carries_a_session_id(rpc, books):
         modern(rpc, "tools/list", version="1999-01-01"),
         modern(rpc, "tools/list", headers={"Mcp-Method": "x"}),
     ]
-    assert [r.status_code for r in responses] == [200, 202, 200, 200, 200, 200, 400, 400]
+    assert [r.status_code for r in responses] == [200, 202, 200, 200, 200, 200, 200, 200]
     for response in responses:
         assert not any(name.lower() == "mcp-session-id" for name in response.headers.keys())
 

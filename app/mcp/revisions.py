@@ -38,9 +38,8 @@ ROUTING_HEADERS = (VERSION_HEADER, METHOD_HEADER, NAME_HEADER)
 
 HEADER_MISMATCH = -32020
 UNSUPPORTED_VERSION = -32022
-# The revision says both MUST travel with HTTP 400; every other failure keeps HTTP 200,
-# so a rejection reads the same in every revision.
-HTTP_400_CODES = frozenset({HEADER_MISMATCH, UNSUPPORTED_VERSION})
+# The revision asks for HTTP 400 with these two; SPEC.md ("Tool endpoint errors") fixes
+# HTTP 200 for every tool-endpoint error, and SPEC wins: they travel with 200 like the rest.
 
 # The tool list changes only with a deployment; a client may reuse it for five minutes.
 # "private": it was fetched with the caller's credential, so no shared cache may keep it.
@@ -144,10 +143,3 @@ def decorate(method: str, result: dict) -> dict:
         out["ttlMs"] = TTL_MS
         out["cacheScope"] = CACHE_SCOPE
     return out
-
-
-def http_status(reply: dict | None) -> int:
-    error = reply.get("error") if isinstance(reply, dict) else None
-    if isinstance(error, dict) and error.get("code") in HTTP_400_CODES:
-        return 400
-    return 200

@@ -7,7 +7,7 @@ No Mcp-Session-Id is ever issued (no revision served here has a session).
 
 from flask import Blueprint, jsonify, request
 
-from ..mcp import jsonrpc, revisions
+from ..mcp import jsonrpc
 from ..services.errors import UnsupportedMediaType
 from .support import principal, reads
 
@@ -27,4 +27,4 @@ def endpoint():
     reply = jsonrpc.handle(request.get_data(), caller, request.headers)
     if reply is None:
         return "", 202
-    return jsonify(reply), revisions.http_status(reply)
+    return jsonify(reply)
