@@ -177,13 +177,11 @@ def test_a_full_session_may_call_tools_but_only_with_a_json_body(session_client)
         assert "application/json" in refused.get_json()["error"]
 
 
-def test_unknown_method_is_32601_and_server_discover_is_refused_fast(rpc):
+def test_unknown_method_is_32601(rpc):
     assert error_of(rpc.request("resources/list"))[0] == -32601
-    started = time.monotonic()
-    code, message = error_of(rpc.request("server/discover", {"supportedVersions": ["x"]}))
-    assert time.monotonic() - started < 1.0
+    code, message = error_of(rpc.request("server/discover2", {}))
     assert code == -32601
-    assert "server/discover" in message
+    assert "server/discover2" in message
 
 
 def test_unknown_tool_is_32602(rpc):
@@ -479,3 +477,170 @@ def test_a_non_400_service_refusal_is_32603(rpc, monkeypatch):
 
     monkeypatch.setitem(tools.TOOLS["list_accounts"], "fn", refuse)
     assert error_of(rpc.call("list_accounts")) == (-32603, GENERIC_500)
+
+
+# --- the 2026-07-28 revision (CONTRACT "Tool endpoint: the 2026-07-28 revision") -----------
+
+MODERN = "2026-07-28"
+
+
+def modern(rpc, method, params=None, *, version=MODERN, headers=None, meta=None):
+    """A 2026-07-28 request (testkit.Rpc.post_2026); every response is JSON, sessionless."""
+    response = rpc.post_2026(method, params, version=version, headers=headers, meta=meta)
+    assert response.is_json, response.data
+    assert "Mcp-Session-Id" not in response.headers
+    return response
+
+
+def modern_result(rpc, method, params=None):
+    response = modern(rpc, method, params)
+    assert response.status_code == 200, response.data
+    reply = response.get_json()
+    assert "result" in reply, reply
+    return reply["result"]
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+def test_initialize_echoes_every_handshake_revision(rpc, version):
+    result = rpc.request("initialize", {"protocolVersion": version, "capabilities": {}})["result"]
+    assert result["protocolVersion"] == version
+    assert "resultType" not in result  # the handshake revisions get SPEC's shape exactly
+
+
+def test_server_discover_matches_the_sdk_schema(rpc):
+    from mcp_types import methods
+    from mcp_types._v2026_07_28 import DiscoverResultResponse
+
+    response = modern(rpc, "server/discover")
+    assert response.status_code == 200
+    reply = response.get_json()
+    parsed = DiscoverResultResponse.model_validate(reply)
+    methods.validate_server_result("server/discover", MODERN, reply["result"])
+    result = reply["result"]
+    assert result["supportedVersions"] == [MODERN]
+    assert result["capabilities"] == {"tools": {}}
+    assert result["resultType"] == "complete"
+    assert result["cacheScope"] == "private"
+    assert isinstance(result["ttlMs"], int) and result["ttlMs"] >= 0
+    assert "already sign-adjusted" in result["instructions"]
+    server_info = result["_meta"]["io.modelcontextprotocol/serverInfo"]
+    assert server_info["name"] == "ledger-service"
+    assert parsed.result.supported_versions == [MODERN]
+
+
+@pytest.mark.parametrize("version", ["2099-01-01", "2025-06-18", "draft"])
+def test_an_unsupported_meta_version_is_32022_listing_what_is_spoken(rpc, version):
+    for method in ("server/discover", "tools/list"):
+        response = modern(rpc, method, version=version)
+        assert response.status_code == 200  # SPEC: tool-endpoint errors are always HTTP 200
+        error = response.get_json()["error"]
+        assert error["code"] == -32022
+        assert error["data"] == {"supported": [MODERN], "requested": version}
+
+
+def test_a_request_without_the_envelope_keys_is_32602(rpc):
+    for meta in ({}, {"io.modelcontextprotocol/protocolVersion": MODERN}):
+        response = modern(rpc, "server/discover", meta=meta)
+        assert response.status_code == 200
+        code, message = error_of(response.get_json())
+        assert code == -32602 and "clientCapabilities" in message
+    # server/discover without any _meta (an old-style probe) is the same refusal, fast
+    started = time.monotonic()
+    code, _ = error_of(rpc.request("server/discover", {"supportedVersions": ["x"]}))
+    assert time.monotonic() - started < 1.0
+    assert code == -32602
+
+
+@pytest.mark.parametrize(
+    "method, params, headers",
+    [
+        ("tools/list", None, {"Mcp-Method": "tools/call"}),
+        ("tools/list", None, {"Mcp-Method": None}),
+        ("tools/list", None, {"MCP-Protocol-Version": "2025-06-18"}),
+        ("tools/list", None, {"MCP-Protocol-Version": None}),
+        ("server/discover", None, {"Mcp-Method": "initialize"}),
+        ("tools/call", {"name": "list_accounts"}, {"Mcp-Name": "record_transaction"}),
+        ("tools/call", {"name": "list_accounts"}, {"Mcp-Name": None}),
+    ],
+)
+def test_headers_that_disagree_with_the_body_are_32020(rpc, api, books, method, params, headers):
+    response = modern(rpc, method, params, headers=headers)
+    assert response.status_code == 200  # SPEC: tool-endpoint errors are always HTTP 200
+    assert response.get_json()["error"]["code"] == -32020
+
+
+def test_matching_headers_are_served_including_an_encoded_name(rpc, books):
+    from mcp.shared.inbound import encode_header_value
+
+    assert modern_result(rpc, "tools/list")["tools"]
+    listed = modern_result(rpc, "tools/call", {"name": "list_accounts"})
+    assert listed["resultType"] == "complete"
+    # a name HTTP cannot carry verbatim travels base64-wrapped; an unknown tool stays -32602
+    odd = "caf\u00e9"
+    response = modern(
+        rpc, "tools/call", {"name": odd}, headers={"Mcp-Name": encode_header_value(odd)}
+    )
+    assert response.status_code == 200
+    assert error_of(response.get_json())[0] == -32602
+
+
+def test_the_handshake_methods_are_not_part_of_2026_07_28(rpc):
+    for method in ("initialize", "ping"):
+        response = modern(rpc, method)
+        assert response.status_code == 200
+        assert error_of(response.get_json())[0] == -32601
+
+
+def test_tools_list_carries_cache_hints_in_a_deterministic_order(rpc):
+    from mcp_types import methods
+
+    first = modern_result(rpc, "tools/list")
+    methods.validate_server_result("tools/list", MODERN, first)
+    assert first["ttlMs"] >= 0 and first["cacheScope"] == "private"
+    assert first["resultType"] == "complete"
+    assert modern_result(rpc, "tools/list") == first
+    legacy = rpc.request("tools/list")["result"]
+    assert set(legacy) == {"tools"}  # the handshake revisions get no 2026 fields
+    assert first["tools"] == legacy["tools"]  # same tools, same order, same schemas
+    assert [t["name"] for t in first["tools"]] == [
+        "list_accounts",
+        "account_balances",
+        "income_statement",
+        "balance_sheet",
+        "list_transactions",
+        "record_transaction",
+    ]
+
+
+def test_no_response_ever_carries_a_session_id(rpc, books):
+    responses = [
+        rpc.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}),
+        rpc.post({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        rpc.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        rpc.post({"jsonrpc": "2.0", "id": 3, "method": "nope"}),
+        modern(rpc, "server/discover"),
+        modern(rpc, "tools/call", {"name": "list_accounts"}),
+        modern(rpc, "tools/list", version="1999-01-01"),
+        modern(rpc, "tools/list", headers={"Mcp-Method": "x"}),
+    ]
+    assert [r.status_code for r in responses] == [200, 202, 200, 200, 200, 200, 200, 200]
+    for response in responses:
+        assert not any(name.lower() == "mcp-session-id" for name in response.headers.keys())
+
+
+def test_a_rejected_recording_under_2026_07_28_stores_nothing(rpc, api, books):
+    arguments = {
+        "occurred_on": "2026-01-06",
+        "description": "Lopsided",
+        "entries": [
+            {"account_id": books["checking"], "amount_cents": 100},
+            {"account_id": books["salary"], "amount_cents": -99},
+        ],
+    }
+    response = modern(rpc, "tools/call", {"name": "record_transaction", "arguments": arguments})
+    assert response.status_code == 200
+    assert error_of(response.get_json()) == (
+        -32602,
+        "entries must sum to 0; the 2 entries sum to 1",
+    )
+    assert stored_transactions(api) == []

@@ -44,14 +44,14 @@ def wire(app):
     return seen
 
 
-async def session_with(url: str, token: str, checking: int, salary: int) -> dict:
+async def session_with(url: str, token: str, checking: int, salary: int, mode: str) -> dict:
     out: dict = {}
     headers = {"Authorization": f"Bearer {token}"}
     async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
         started = time.monotonic()
-        async with Client(streamable_http_client(url, http_client=http)) as client:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
             out["connect_seconds"] = time.monotonic() - started
-            out["server_name"] = client.server_info.name
+            out["server_info"] = client.server_info
             out["protocol_version"] = client.protocol_version
             out["instructions"] = client.instructions
             out["tools"] = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -91,28 +91,50 @@ async def session_with(url: str, token: str, checking: int, salary: int) -> dict
             out["balances_after"] = await client.call_tool(
                 "account_balances", {"from": "2026-01-01", "to": "2026-01-31"}
             )
+            out["accounts"] = await client.call_tool("list_accounts", {})
+            out["statement"] = await client.call_tool(
+                "income_statement", {"from": "2026-01-01", "to": "2026-01-31"}
+            )
+            out["sheet"] = await client.call_tool("balance_sheet", {"as_of": "2026-01-31"})
+            out["listing"] = await client.call_tool("list_transactions", {})
     return out
 
 
+# What the wire must show for each way the SDK may connect: the methods POSTed before the
+# first tools/list, and the protocol version the client ends on.
+MODES = {
+    # The 2.x default probes server/discover and stays on 2026-07-28: no initialize at all.
+    "auto": (["server/discover"], "2026-07-28"),
+    # Pinned to the revision: no probe, every request stands alone.
+    "2026-07-28": ([], "2026-07-28"),
+    # The handshake: initialize (echoed) then notifications/initialized (202).
+    "legacy": (["initialize", "notifications/initialized"], "2025-11-25"),
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 def test_official_sdk_lists_tools_reads_and_records(
-    app, live_server, make_user, service_account, wire, spec_tools
+    app, live_server, make_user, service_account, wire, spec_tools, mode
 ):
     make_user()
     checking = service_account("Checking", "asset")
     salary = service_account("Salary", "income")
     token = live_server.mint()
 
-    out = asyncio.run(session_with(live_server.url, token, checking, salary))
+    out = asyncio.run(session_with(live_server.url, token, checking, salary, mode))
 
-    # The 2.x SDK probes server/discover first; -32601 at once sends it to initialize.
+    opening, version = MODES[mode]
     assert out["connect_seconds"] < 10
     rpc_methods = [m for verb, m, status, code in wire if verb == "POST"]
-    assert rpc_methods[:2] == ["server/discover", "initialize"], wire
-    assert ("POST", "server/discover", 200, -32601) in wire
-    assert ("POST", "notifications/initialized", 202, None) in wire
-    assert out["server_name"] == "ledger-service"
-    assert out["protocol_version"]  # echoed back, so the SDK accepted it
-    assert "already sign-adjusted" in out["instructions"]
+    assert rpc_methods[: len(opening) + 1] == [*opening, "tools/list"], wire
+    assert out["protocol_version"] == version  # auto ends on the revision, not the fallback
+    if mode == "auto":
+        assert ("POST", "server/discover", 200, None) in wire
+    assert "initialize" not in rpc_methods or mode == "legacy"
+    assert all(status in (200, 202) and code != -32020 for _, _, status, code in wire), wire
+    if mode != "2026-07-28":  # a pinned client synthesizes its discover result
+        assert out["server_info"].name == "ledger-service"
+        assert "already sign-adjusted" in out["instructions"]
 
     assert set(out["tools"]) == spec_tools
     assert out["tools"]["balance_sheet"].input_schema["required"] == ["as_of"]
@@ -133,6 +155,14 @@ def test_official_sdk_lists_tools_reads_and_records(
             {"account": "Salary", "cents": 250000},
         ]
     }
+    assert [a["name"] for a in out["accounts"].structured_content["result"]] == [
+        "Checking",
+        "Salary",
+    ]
+    assert out["statement"].structured_content["net_cents"] == 250000
+    assert out["sheet"].structured_content["total_assets_cents"] == 250000
+    listing = out["listing"].structured_content["result"]
+    assert [t["id"] for t in listing] == [recorded["id"]]
 
     with app.app_context():
         stored = transactions.list_transactions(None, None)

@@ -233,3 +233,72 @@ def test_one_recording_through_each_interface_gives_the_same_figures(api, rpc, l
     assert after_both == http(api, "/reports/balances")
     groceries = {line["account"]: line["cents"] for line in after_http}["Groceries"]
     assert {line["account"]: line["cents"] for line in after_both}["Groceries"] == groceries + 1234
+
+
+# --- identical in every revision (CONTRACT "Tool endpoint: the 2026-07-28 revision") -------
+
+
+def _calls(ids):
+    """Successes and rejections of all six tools, each sent once per revision."""
+    good = {
+        "occurred_on": "2026-03-05",
+        "description": "Groceries",
+        "entries": [
+            {"account_id": ids["Groceries"], "amount_cents": 1000},
+            {"account_id": ids["Checking"], "amount_cents": -1000},
+        ],
+    }
+    return [
+        ("list_accounts", {}),
+        ("account_balances", {}),
+        ("account_balances", {"from": "2026-02-01", "to": "2026-02-28"}),
+        ("account_balances", {"from": "2026-13-01"}),
+        ("income_statement", {"from": "2026-01-01", "to": "2026-03-31"}),
+        ("income_statement", {"from": "2026-02-01", "to": "2026-01-31"}),
+        ("balance_sheet", {"as_of": "2026-02-28"}),
+        ("balance_sheet", {}),
+        ("list_transactions", {}),
+        ("list_transactions", {"to": "31-01-2026"}),
+        ("record_transaction", {**good, "entries": good["entries"][:1]}),
+        ("record_transaction", {**good, "description": 7}),
+        ("no_such_tool", {}),
+    ] + [("record_transaction", body) for body in _bodies(ids)]
+
+
+def test_every_revision_gets_the_same_results_and_rejections(rpc, ledger):
+    checked = 0
+    for tool, arguments in _calls(ledger):
+        legacy = rpc.call(tool, arguments)
+        modern = rpc.call_2026(tool, arguments)
+        if "error" in legacy:
+            assert modern["error"] == legacy["error"], (tool, arguments)
+        else:
+            assert modern["result"].pop("resultType") == "complete"
+            assert modern["result"] == legacy["result"], (tool, arguments)
+        checked += 1
+    assert checked == 13 + len(_bodies(ledger))
+    assert (
+        rpc.result("list_transactions")
+        == rpc.call_2026("list_transactions")["result"]["structuredContent"]["result"]
+    )  # and nothing was stored by any rejection
+
+
+def test_a_recording_under_2026_07_28_gives_the_figures_a_legacy_one_does(api, rpc, ledger):
+    body = {
+        "occurred_on": "2026-03-10",
+        "description": "Groceries",
+        "entries": [
+            {"account_id": ledger["Groceries"], "amount_cents": 1234},
+            {"account_id": ledger["Checking"], "amount_cents": -1234},
+        ],
+    }
+    before = http(api, "/transactions")
+    first = rpc.call("record_transaction", body)["result"]["structuredContent"]
+    second = rpc.call_2026("record_transaction", body)["result"]["structuredContent"]
+    assert first["recorded"] is second["recorded"] is True
+    assert second["id"] == first["id"] + 1
+    after = http(api, "/transactions")
+    assert len(after) == len(before) + 2
+    pair = {t["id"]: t for t in after if t["id"] in (first["id"], second["id"])}
+    strip = [{k: v for k, v in t.items() if k not in ("id", "created_at")} for t in pair.values()]
+    assert strip[0] == strip[1]

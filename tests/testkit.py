@@ -148,6 +148,41 @@ class Rpc:
             params["arguments"] = arguments
         return self.request("tools/call", params)
 
+    def post_2026(self, method, params=None, *, version="2026-07-28", headers=None, meta=None):
+        """A 2026-07-28 request as the official SDK sends it: the `_meta` envelope plus the
+        MCP-Protocol-Version / Mcp-Method / Mcp-Name headers (`headers` overrides them; a
+        None value leaves one out). Returns the HTTP response (-32020/-32022 come with 400).
+        """
+        from mcp.shared.inbound import encode_header_value
+
+        self.next_id += 1
+        params = dict(params or {})
+        params["_meta"] = (
+            meta
+            if meta is not None
+            else {
+                "io.modelcontextprotocol/protocolVersion": version,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
+            }
+        )
+        sent = {"MCP-Protocol-Version": version, "Mcp-Method": method}
+        if method == "tools/call":
+            sent["Mcp-Name"] = encode_header_value(params["name"])
+        sent.update(headers or {})
+        sent = {name: value for name, value in sent.items() if value is not None}
+        payload = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        return self.post(payload, headers=sent)
+
+    def call_2026(self, tool, arguments=None):
+        """tools/call under 2026-07-28; the whole reply, its HTTP status asserted 200."""
+        params = {"name": tool}
+        if arguments is not None:
+            params["arguments"] = arguments
+        response = self.post_2026("tools/call", params)
+        assert response.status_code == 200, response.data
+        return response.get_json()
+
     def result(self, tool, arguments=None):
         """tools/call that must succeed; returns structuredContent (lists unwrapped)."""
         reply = self.call(tool, arguments)

@@ -10,6 +10,10 @@ not a JSON-RPC 2.0 request object (batches included: MCP dropped batching in
 2025-06-18); -32601 unknown method; -32602 bad params, unknown tool, or a ledger
 rejection (a ServiceError that HTTP would answer with 400, same message); -32603
 anything else, with a fixed generic message and the details only in the server log.
+
+The 2026-07-28 revision (server/discover, `_meta` on every request, -32020 and -32022,
+resultType and cache hints) is decided in revisions.py; both eras dispatch to the same
+tools/list and tools/call functions below, so figures and rejections are identical.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ import json
 import logging
 from importlib import metadata
 
+from werkzeug.datastructures import Headers
+
 from .. import store
 from ..errors import GENERIC_500
 from ..json_provider import BodyNotJSON, parse_body
 from ..services.errors import ServiceError
-from . import tools
+from . import revisions, tools
 
 log = logging.getLogger("app.mcp")
 
@@ -80,12 +86,18 @@ def _valid_id(value) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def error(request_id, code: int, message: str) -> dict:
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+def error(request_id, code: int, message: str, data=None) -> dict:
+    body = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": body}
 
 
-def handle(body: bytes, principal) -> dict | None:
-    """One POST body in, one reply (or None for 202) out."""
+def handle(body: bytes, principal, headers=None) -> dict | None:
+    """One POST body in, one reply (or None for 202) out.
+
+    headers: the HTTP request headers (read only for 2026-07-28 requests).
+    """
     try:
         message = parse(body)
     except RpcError as err:
@@ -118,14 +130,35 @@ def handle(body: bytes, principal) -> dict | None:
         return None
     if echo_id is None:
         return error(None, INVALID_REQUEST, "invalid request: 'id' must be a string or an integer")
+    if revisions.is_modern(method, params):
+        return _dispatch_modern(echo_id, method, params, principal, headers)
     return _dispatch(echo_id, method, params, principal)
 
 
-def _dispatch(request_id, method: str, params, principal) -> dict:
-    handler = METHODS.get(method)
+def _not_found(request_id, method: str) -> dict:
+    shown = method if len(method) <= 80 else method[:80] + "..."
+    return error(request_id, METHOD_NOT_FOUND, f"method not found: {shown}")
+
+
+def _dispatch_modern(request_id, method: str, params, principal, headers) -> dict:
+    """A 2026-07-28 request: the revision's checks, the shared handler, its decoration."""
+    try:
+        revisions.check(method, params, headers if headers is not None else _NO_HEADERS)
+    except revisions.Rejection as rejection:
+        return error(request_id, rejection.code, rejection.message, rejection.data)
+    handler = MODERN_METHODS.get(method)
     if handler is None:
-        shown = method if len(method) <= 80 else method[:80] + "..."
-        return error(request_id, METHOD_NOT_FOUND, f"method not found: {shown}")
+        return _not_found(request_id, method)
+    reply = _dispatch(request_id, method, params, principal, handler)
+    if "result" in reply:
+        reply["result"] = revisions.decorate(method, reply["result"])
+    return reply
+
+
+def _dispatch(request_id, method: str, params, principal, handler=None) -> dict:
+    handler = handler or METHODS.get(method)
+    if handler is None:
+        return _not_found(request_id, method)
     if params is None:
         params = {}
     if not isinstance(params, dict):
@@ -140,15 +173,23 @@ def _dispatch(request_id, method: str, params, principal) -> dict:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
+def _server_info() -> dict:
+    return {"name": SERVER_NAME, "version": _server_version()}
+
+
 def initialize(params: dict, principal) -> dict:
     requested = params.get("protocolVersion")
     version = requested if isinstance(requested, str) and requested else DEFAULT_PROTOCOL_VERSION
     return {
         "protocolVersion": version,
         "capabilities": {"tools": {}},
-        "serverInfo": {"name": SERVER_NAME, "version": _server_version()},
+        "serverInfo": _server_info(),
         "instructions": INSTRUCTIONS,
     }
+
+
+def discover(params: dict, principal) -> dict:
+    return revisions.discover(_server_info(), INSTRUCTIONS)
 
 
 def ping(params: dict, principal) -> dict:
@@ -224,3 +265,13 @@ METHODS = {
     "tools/list": list_tools,
     "tools/call": call_tool,
 }
+"""The handshake revisions (2024-11-05 to 2025-11-25)."""
+
+MODERN_METHODS = {
+    "server/discover": discover,
+    "tools/list": list_tools,
+    "tools/call": call_tool,
+}
+"""2026-07-28: no initialize or ping (the revision removed both); the same tool functions."""
+
+_NO_HEADERS = Headers()

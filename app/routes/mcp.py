@@ -2,6 +2,7 @@
 
 GET /mcp (the optional server-to-client stream) and DELETE /mcp (session end) are not
 offered: with only POST routed, Flask answers them 405 with `Allow: POST, OPTIONS`.
+No Mcp-Session-Id is ever issued (no revision served here has a session).
 """
 
 from flask import Blueprint, jsonify, request
@@ -23,7 +24,7 @@ def endpoint():
     # A bearer token cannot be attached by a foreign page, so its body is parsed as is.
     if caller.via == "session" and not request.is_json:
         raise UnsupportedMediaType("the request body must be JSON (Content-Type: application/json)")
-    reply = jsonrpc.handle(request.get_data(), caller)
+    reply = jsonrpc.handle(request.get_data(), caller, request.headers)
     if reply is None:
         return "", 202
-    return jsonify(reply), 200
+    return jsonify(reply)
