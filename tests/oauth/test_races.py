@@ -271,6 +271,53 @@ def _blocked_or_done(app, dialect, thread) -> str:
     raise AssertionError("the password change neither finished nor waited on a lock")
 
 
+def _race_with_password_change(app, dialect, runner, monkeypatch, how, cookie, paused_at, first):
+    """Run first() in a thread until it reaches the call paused_at names (module, name),
+    change alice's password meanwhile (over HTTP with cookie, or by `user passwd`), and
+    let first() go on once the change has finished or (PostgreSQL) waits on a lock.
+    Returns first()'s answer and "done" or "blocked"."""
+    at, resume = threading.Event(), threading.Event()
+    module, name = paused_at
+    real = getattr(module, name)
+
+    def paused(*args, **kwargs):
+        if threading.current_thread().name == "first":
+            at.set()
+            assert resume.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, paused)
+    outcome, errors = {}, []
+
+    def run_first():
+        try:
+            outcome["answer"] = first()
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+            at.set()
+
+    def run_change():
+        try:
+            changer = app.test_client()
+            changer.set_cookie(SESSION_COOKIE, cookie, domain="localhost")
+            change_alice_password(how, changer, runner)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    first_thread = threading.Thread(target=run_first, name="first")
+    first_thread.start()
+    assert at.wait(30)
+    changer = threading.Thread(target=run_change, name="changer")
+    changer.start()
+    state = _blocked_or_done(app, dialect, changer)
+    resume.set()
+    first_thread.join(60)
+    changer.join(60)
+    assert not first_thread.is_alive() and not changer.is_alive()
+    assert not errors, errors
+    return outcome["answer"], state
+
+
 @pytest.mark.parametrize("how", ["http", "cli"])
 @pytest.mark.parametrize("moment", ["checked", "holding"])
 @pytest.mark.parametrize("grant", ["code", "device"])
@@ -299,49 +346,20 @@ def test_a_password_change_racing_an_approval_leaves_nothing_redeemable(
     refusal = approve(ended)
     assert refusal.status_code == 401
 
-    at, resume = threading.Event(), threading.Event()
     module = codes if grant == "code" else device
     name = "decide" if moment == "checked" else "mark_used"
-    real = getattr(module, name)
-
-    def paused(*args, **kwargs):
-        if threading.current_thread().name == "approver":
-            at.set()
-            assert resume.wait(30)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, paused)
-    outcome, errors = {}, []
-
-    def run_approval():
-        try:
-            outcome["approval"] = approve(oauth.client)
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-            at.set()
-
-    def run_change():
-        try:
-            changer = app.test_client()
-            changer.set_cookie(SESSION_COOKIE, second, domain="localhost")
-            change_alice_password(how, changer, runner)
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    approver = threading.Thread(target=run_approval, name="approver")
-    approver.start()
-    assert at.wait(30)
-    changer = threading.Thread(target=run_change, name="changer")
-    changer.start()
-    state = _blocked_or_done(app, dialect, changer)
-    resume.set()
-    approver.join(60)
-    changer.join(60)
-    assert not approver.is_alive() and not changer.is_alive()
-    assert not errors, errors
+    answer, state = _race_with_password_change(
+        app,
+        dialect,
+        runner,
+        monkeypatch,
+        how,
+        second,
+        (module, name),
+        lambda: approve(oauth.client),
+    )
 
     # Nothing the approval produced survives the password change.
-    answer = outcome["approval"]
     with app.app_context():
         assert db.session.query(AuthorizationCode).count() == 0
         assert db.session.query(DeviceRecord).filter_by(status="approved").count() == 0
@@ -381,46 +399,15 @@ def test_a_password_change_racing_a_login_ends_the_new_session(
         second = sessions.create(alice, mfa_complete=True)  # the password changer's session
         db.session.commit()
 
-    at, resume = threading.Event(), threading.Event()
-    real_clear = throttle.clear
+    def login():
+        return app.test_client().post(
+            "/auth/login", json={"email": "alice@example.com", "password": PASSWORD}
+        )
 
-    def paused(*args, **kwargs):  # runs right after the login's "password unchanged" check
-        if threading.current_thread().name == "login":
-            at.set()
-            assert resume.wait(30)
-        return real_clear(*args, **kwargs)
-
-    monkeypatch.setattr(throttle, "clear", paused)
-    outcome, errors = {}, []
-
-    def run_login():
-        try:
-            outcome["login"] = app.test_client().post(
-                "/auth/login", json={"email": "alice@example.com", "password": PASSWORD}
-            )
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-            at.set()
-
-    def run_change():
-        try:
-            changer = app.test_client()
-            changer.set_cookie(SESSION_COOKIE, second, domain="localhost")
-            change_alice_password(how, changer, runner)
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    login = threading.Thread(target=run_login, name="login")
-    login.start()
-    assert at.wait(30)
-    changer = threading.Thread(target=run_change, name="changer")
-    changer.start()
-    _blocked_or_done(app, dialect, changer)
-    resume.set()
-    login.join(60)
-    changer.join(60)
-    assert not login.is_alive() and not changer.is_alive()
-    assert not errors, errors
-    assert outcome["login"].status_code in (200, 401)
+    # throttle.clear runs right after the login's "password unchanged" check.
+    answer, _ = _race_with_password_change(
+        app, dialect, runner, monkeypatch, how, second, (throttle, "clear"), login
+    )
+    assert answer.status_code in (200, 401)
     with app.app_context():
         assert db.session.query(Session).filter_by(user_id=alice).count() == 0
