@@ -67,7 +67,7 @@ def is_modern(method: str, params) -> bool:
     return isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
 
 
-def decode_header(value: str | None) -> str | None:
+def unwrap_header(value: str | None) -> str | None:
     """The SDK's Mcp-Name encoding: `=?base64?...?=` wraps a value HTTP cannot carry."""
     if value is None:
         return None
@@ -77,7 +77,8 @@ def decode_header(value: str | None) -> str | None:
     payload = match.group("payload")
     try:
         raw = base64.b64decode(payload, validate=True)
-        if base64.b64encode(raw).decode("ascii") != payload:
+        canonical = base64.b64encode(raw).decode("ascii")
+        if canonical != payload:  # padding or alphabet the SDK would not produce
             return None
         return raw.decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
@@ -114,7 +115,7 @@ def check(method: str, params, headers) -> str:
         raise Rejection(HEADER_MISMATCH, f"the {METHOD_HEADER} header must equal the method")
     if method == "tools/call":
         name = params.get("name")
-        if name is not None and decode_header(headers.get(NAME_HEADER)) != name:
+        if name is not None and unwrap_header(headers.get(NAME_HEADER)) != name:
             raise Rejection(HEADER_MISMATCH, f"the {NAME_HEADER} header must equal params.name")
     if not isinstance(version, str):
         raise Rejection(-32602, "invalid params: the protocol version must be a string")
