@@ -167,7 +167,10 @@ class Human:
         redirect = decided.json()["redirect"]
         assert redirect.startswith(self.redirect_uri + "?"), redirect
         back = dict(parse_qsl(urlsplit(redirect).query))
-        return AuthorizationCodeResult(code=back["code"], state=back.get("state"))
+        # iss (RFC 9207) passed on as a real callback would: the SDK checks it.
+        return AuthorizationCodeResult(
+            code=back["code"], state=back.get("state"), iss=back.get("iss")
+        )
 
     async def redirect_handler(self, authorize_url: str) -> None:
         self.shown.append(authorize_url)

@@ -488,7 +488,7 @@ def test_consent_for_a_dynamic_client_ends_at_its_redirect_and_can_be_revoked(li
     page.click("#deny")
     page.wait_for_url(re.compile("^" + re.escape(redirect_uri + "?")))
     answer = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
-    assert answer == {"error": ["access_denied"], "state": ["second"]}
+    assert answer == {"error": ["access_denied"], "state": ["second"], "iss": [live.api]}
 
     # Security settings list the connection; revoking it ends the client's access.
     page.goto(live.web + "/security")

@@ -1,6 +1,6 @@
 """GET /oauth/authorize, GET /oauth/client_info, POST /oauth/authorize/approve."""
 
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -153,6 +153,7 @@ def test_approve_issues_a_code_bound_to_the_request(app, oauth, clock):
     assert redirect.startswith(REDIRECT + "?")
     params = query_of(redirect)
     assert params["state"] == "xyz" and params["code"]
+    assert params["iss"] == API_ORIGIN  # RFC 9207
     with app.app_context():
         row = db.session.query(AuthorizationCode).one()
         assert row.client_id == "svc-cli" and row.redirect_uri == REDIRECT
@@ -166,7 +167,8 @@ def test_approve_false_redirects_with_access_denied_and_stores_nothing(app, oaut
     oauth.human()
     response = oauth.approve(False)
     assert response.status_code == 200
-    assert response.get_json() == {"redirect": f"{REDIRECT}?error=access_denied&state=xyz"}
+    redirect = f"{REDIRECT}?error=access_denied&state=xyz&iss={quote(API_ORIGIN, safe='')}"
+    assert response.get_json() == {"redirect": redirect}
     with app.app_context():
         assert db.session.query(AuthorizationCode).count() == 0
         assert db.session.get(OAuthClient, "svc-cli").first_used_at is None
@@ -184,6 +186,7 @@ def test_approve_keeps_an_existing_query_on_the_redirect_uri(client, oauth):
     redirect = response.get_json()["redirect"]
     assert urlsplit(redirect).query.startswith("x=1&code=")
     assert "state" not in query_of(redirect)
+    assert query_of(redirect)["iss"] == API_ORIGIN
 
 
 def test_approve_revalidates_the_whole_request(app, oauth):

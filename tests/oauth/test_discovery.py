@@ -27,6 +27,7 @@ def test_authorization_server_document(client):
         "grant_types_supported": ["authorization_code", "refresh_token", DEVICE_GRANT],
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": ["none"],
+        "authorization_response_iss_parameter_supported": True,
     }
 
 

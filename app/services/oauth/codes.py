@@ -26,6 +26,7 @@ from datetime import timedelta
 from typing import cast
 from urllib.parse import urlencode
 
+from flask import current_app
 from sqlalchemy import CursorResult, delete, select
 
 from ...extensions import db
@@ -46,6 +47,12 @@ def _with_query(uri: str, params: dict) -> str:
     return uri + ("&" if "?" in uri else "?") + urlencode(params)
 
 
+def _answer(uri: str, params: dict) -> str:
+    """An authorization response: SPEC's parameters plus `iss` (RFC 9207), so a client
+    talking to several servers can tell which one answered (mix-up attacks)."""
+    return _with_query(uri, {**params, "iss": current_app.config["API_ORIGIN"]})
+
+
 def decide(request: AuthorizationRequest, *, user_id: int, session_id: str, approve: bool) -> str:
     """The human's answer; returns where the browser goes next (code or access_denied).
 
@@ -54,7 +61,7 @@ def decide(request: AuthorizationRequest, *, user_id: int, session_id: str, appr
     comes later waits for this code to commit and then kills it.
     """
     if not approve:
-        return _with_query(request.redirect_uri, {"error": "access_denied", "state": request.state})
+        return _answer(request.redirect_uri, {"error": "access_denied", "state": request.state})
     sessions.hold(session_id)
     code = crypto.new_secret()
     now = clock.now()
@@ -72,7 +79,7 @@ def decide(request: AuthorizationRequest, *, user_id: int, session_id: str, appr
     )
     mark_used(request.client_id)
     db.session.flush()
-    return _with_query(request.redirect_uri, {"code": code, "state": request.state})
+    return _answer(request.redirect_uri, {"code": code, "state": request.state})
 
 
 def kill_all_for_user(user_id: int) -> None:
