@@ -75,6 +75,14 @@ def user_group():
     """Manage users (never possible over HTTP)."""
 
 
+def _password_or_generated(password_opt) -> tuple[str, bool]:
+    """The password read from stdin (--password -), or a generated one (and True)."""
+    password = read_password(password_opt)
+    if password is None:
+        return users.generate_password(), True
+    return password, False
+
+
 @user_group.command("add")
 @click.argument("email")
 @click.option("--password", "password_opt", metavar="-", help="read the password from stdin")
@@ -83,10 +91,7 @@ def user_group():
 def user_add(email, password_opt):
     """Create a user; prints a generated password once unless --password - is given."""
     upgrade_schema()
-    password = read_password(password_opt)
-    generated = password is None
-    if generated:
-        password = users.generate_password()
+    password, generated = _password_or_generated(password_opt)
     user = run(users.add_user, email, password)
     if generated:
         click.echo(password)
@@ -112,10 +117,7 @@ def user_list():
 def user_passwd(email, password_opt):
     """Reset a password; ends every session and revokes every token of the user."""
     upgrade_schema()
-    password = read_password(password_opt)
-    generated = password is None
-    if generated:
-        password = users.generate_password()
+    password, generated = _password_or_generated(password_opt)
     run(users.set_password, email, password)
     if generated:
         click.echo(password)

@@ -24,8 +24,14 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
     from app import create_app, store
     from app.extensions import db
     from app.services.identity import credentials, users
-    from app.services.ledger import accounts, transactions
-    from tests.fuzzing import ServerThread, leak_pattern, load_description, only_routed, run_fuzz
+    from tests.fuzzing import (
+        ServerThread,
+        leak_pattern,
+        load_description,
+        only_routed,
+        run_fuzz,
+        seed_ledger,
+    )
 
     origin = "http://localhost:38081"
     with databases.throwaway(dialect, admin_url) as url:
@@ -37,26 +43,8 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
             token = credentials.mint_token(
                 "fuzz@example.com", label="fuzz", days=1, audience=origin
             )
-            ids = [
-                accounts.create_account(name, kind)["id"]
-                for name, kind in (
-                    ("Checking", "asset"),
-                    ("Card", "liability"),
-                    ("Opening", "equity"),
-                    ("Salary", "income"),
-                    ("Groceries", "expense"),
-                )
-            ]
-            transactions.record_transaction(
-                "2026-01-31",
-                "Seed",
-                [
-                    {"account_id": ids[0], "amount_cents": 100},
-                    {"account_id": ids[3], "amount_cents": -100},
-                ],
-                None,
-            )
             store.commit()
+            seed_ledger()
             leak = leak_pattern()
         description, not_routed = only_routed(load_description(), app)
         with ServerThread(app) as server:

@@ -330,3 +330,32 @@ class ServerThread:
         self.thread.join(timeout=10)
         self.server.task_dispatcher.shutdown()
         wasyncore.close_all(self.server._map)
+
+
+SEED_ACCOUNTS = (
+    ("Checking", "asset"),
+    ("Card", "liability"),
+    ("Opening", "equity"),
+    ("Salary", "income"),
+    ("Groceries", "expense"),
+)
+
+
+def seed_ledger() -> None:
+    """A small ledger (one account of each kind, one posting), so generated ids and
+    bodies meet real rows now and then. Call inside an app context; commits."""
+    from app import store
+    from app.services.ledger import accounts, transactions
+
+    with store.writing():
+        ids = [accounts.create_account(name, kind)["id"] for name, kind in SEED_ACCOUNTS]
+        transactions.record_transaction(
+            "2026-01-31",
+            "Seed",
+            [
+                {"account_id": ids[0], "amount_cents": 100},
+                {"account_id": ids[3], "amount_cents": -100},
+            ],
+            None,
+        )
+        store.commit()

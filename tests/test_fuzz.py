@@ -15,42 +15,21 @@ response must:
 
 from __future__ import annotations
 
-from tests.fuzzing import ServerThread, leak_pattern, load_description, only_routed, run_fuzz
+from tests.fuzzing import (
+    ServerThread,
+    leak_pattern,
+    load_description,
+    only_routed,
+    run_fuzz,
+    seed_ledger,
+)
 
 
-def seed_ledger(service_account, app):
-    """A small ledger, so generated ids and bodies meet real rows now and then."""
-    from app import store
-    from app.services.ledger import transactions
-
-    ids = [
-        service_account(name, kind)
-        for name, kind in (
-            ("Checking", "asset"),
-            ("Card", "liability"),
-            ("Opening", "equity"),
-            ("Salary", "income"),
-            ("Groceries", "expense"),
-        )
-    ]
-    with app.app_context():
-        store.write_intent.set(True)
-        transactions.record_transaction(
-            "2026-01-31",
-            "Seed",
-            [
-                {"account_id": ids[0], "amount_cents": 100},
-                {"account_id": ids[3], "amount_cents": -100},
-            ],
-            None,
-        )
-        store.commit()
-
-
-def test_fuzz_every_operation(app, make_user, mint, service_account):
+def test_fuzz_every_operation(app, make_user, mint):
     make_user()
     token = mint()
-    seed_ledger(service_account, app)
+    with app.app_context():
+        seed_ledger()
     description, not_routed = only_routed(load_description(), app)
     with app.app_context():
         leak = leak_pattern()
