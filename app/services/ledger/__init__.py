@@ -5,6 +5,8 @@ transactions  record, list and delete transactions (the balance rule at the serv
 reports       account_sums (the one per-account SUM), the one sign rule, three reports
 settings      the book style
 validate      THE argument parsers HTTP and MCP share (dates, windows, cents, text)
+audit         the hash-chained audit trail: record() one event per change
+lock          the lock date: refuse_if_locked(day) before any dated change
 derived       the per-day and per-month balance tables: kept, checked, rebuilt
 
 May call: services.errors, services.clock, models, extensions. No other service package.
