@@ -6,6 +6,7 @@ reports       account_sums (the one per-account SUM), the one sign rule, three r
 settings      the book style
 validate      THE argument parsers HTTP and MCP share (dates, windows, cents, text)
 audit         the hash-chained audit trail: record() one event per change
+duplicates    possible_duplicates: the look-alike rule (record_transaction, import preview)
 lock          the lock date: refuse_if_locked(day) before any dated change
 derived       the per-day and per-month balance tables: kept, checked, rebuilt
 
