@@ -161,6 +161,7 @@ def _download(url: str, *, allow_private: bool) -> tuple[http.client.HTTPMessage
             return response.headers, _read_body(response)
         finally:
             connection.close()
+            tls.close()
     except Unusable:
         raise
     except (OSError, http.client.HTTPException, ValueError, UnicodeError) as exc:
@@ -247,16 +248,18 @@ def is_public_address(text: str) -> bool:
         address = ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
         return False
-    candidates: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [address]
     if isinstance(address, ipaddress.IPv6Address):
+        # An IPv4 address written as IPv6 (mapped, or NAT64) is judged as that address.
         if address.ipv4_mapped is not None:
-            candidates.append(address.ipv4_mapped)
+            address = address.ipv4_mapped
+        elif address in _NAT64:
+            address = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    candidates: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [address]
+    if isinstance(address, ipaddress.IPv6Address):  # tunnels name an IPv4 address too
         if address.sixtofour is not None:
             candidates.append(address.sixtofour)
         if address.teredo is not None:
             candidates.extend(address.teredo)
-        if address in _NAT64:
-            candidates.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
     return all(
         a.is_global
         and not (
@@ -293,7 +296,8 @@ class _DeadlineSocket:
         return io.BufferedReader(_DeadlineReader(self))
 
     def close(self) -> None:
-        self.sock.close()
+        """http.client closes its connection once the response holds it (Connection:
+        close); the socket is closed by _download when the body has been read."""
 
 
 class _DeadlineReader(io.RawIOBase):
