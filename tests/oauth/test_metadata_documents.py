@@ -432,6 +432,27 @@ def test_a_document_that_turns_unusable_makes_the_client_unknown(app, client, oa
     assert url in client_rows(app)
 
 
+def test_document_clients_do_not_count_towards_the_registration_cap(app, client, oauth, docs):
+    url = docs.document(DOC, redirect_uris=[REDIRECT])
+    oauth.human()
+    assert client_info(client, url).status_code == 200
+    for _ in range(20):
+        assert client.post("/oauth/register", json={"redirect_uris": [REDIRECT]}).status_code == 201
+    full = client.post("/oauth/register", json={"redirect_uris": [REDIRECT]})
+    assert_oauth_error(full, "temporarily_unavailable", 429)
+
+
+def test_an_unused_document_client_is_reaped_and_fetched_again(app, client, oauth, docs, clock):
+    url = docs.document(DOC, redirect_uris=[REDIRECT], headers={"Cache-Control": "max-age=600"})
+    oauth.human()
+    assert client_info(client, url).status_code == 200
+    clock.advance(hours=24, seconds=1)
+    assert client.post("/oauth/register", json={"redirect_uris": [REDIRECT]}).status_code == 201
+    assert url not in client_rows(app) and stored_copy(app, url) is None
+    assert client_info(client, url).get_json()["first_use"] is True
+    assert docs.requests == [DOC, DOC]
+
+
 # --- caching ------------------------------------------------------------------------
 
 
