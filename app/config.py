@@ -18,6 +18,7 @@ ENV_KEYS = (
     "WEB_ORIGIN",
     "SESSION_TTL_DAYS",
     "OAUTH_CLIENT_COMPAT",
+    "OAUTH_CIMD_ALLOW_PRIVATE",
     "TRUSTED_PROXIES",
     "MAX_BODY_BYTES",
     "WORKERS",
@@ -31,6 +32,9 @@ DEFAULTS = {
     "WEB_ORIGIN": "http://localhost:38080",
     "SESSION_TTL_DAYS": 30,
     "OAUTH_CLIENT_COMPAT": False,
+    # Client ID metadata documents may be fetched from loopback, private and other
+    # non-global addresses (tests, intranets); off: only global addresses are reached.
+    "OAUTH_CIMD_ALLOW_PRIVATE": False,
     # How many reverse proxies in front are trusted to set X-Forwarded-* (0: none).
     "TRUSTED_PROXIES": 0,
     # Largest request body accepted; larger ones get 413 in the ledger error shape.
@@ -92,9 +96,9 @@ def load(app, test_config=None) -> None:
     cfg["SESSION_TTL_DAYS"] = int(cfg["SESSION_TTL_DAYS"])
     cfg["TRUSTED_PROXIES"] = int(cfg["TRUSTED_PROXIES"])
     cfg["MAX_CONTENT_LENGTH"] = int(cfg["MAX_BODY_BYTES"])
-    compat = cfg["OAUTH_CLIENT_COMPAT"]
-    if isinstance(compat, str):
-        cfg["OAUTH_CLIENT_COMPAT"] = compat.strip().lower() in TRUE_WORDS
+    for switch in ("OAUTH_CLIENT_COMPAT", "OAUTH_CIMD_ALLOW_PRIVATE"):
+        if isinstance(cfg[switch], str):
+            cfg[switch] = cfg[switch].strip().lower() in TRUE_WORDS
 
     cfg["SQLALCHEMY_DATABASE_URI"] = cfg["DATABASE_URL"]
     engine_options: dict[str, Any] = {"pool_pre_ping": True}

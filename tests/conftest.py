@@ -14,6 +14,7 @@ from app import create_app, store
 from app.extensions import db
 from app.services.identity import credentials, users
 from app.services.ledger import accounts
+from tests.document_server import DocumentServer
 from tests.support import (
     API_ORIGIN,
     PASSWORD,
@@ -166,6 +167,15 @@ def session_client(app, client, make_user):
         return client
 
     return make
+
+
+@pytest.fixture
+def document_server(tmp_path):
+    """A local HTTPS server for client ID metadata documents (tests/document_server.py);
+    give the service its CA with SSL_CERT_FILE."""
+    server = DocumentServer(tmp_path)
+    yield server
+    server.stop()
 
 
 @pytest.fixture

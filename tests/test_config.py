@@ -48,6 +48,7 @@ def test_contract_defaults(monkeypatch, tmp_path):
         "BIND_ADDR",
         "SESSION_TTL_DAYS",
         "OAUTH_CLIENT_COMPAT",
+        "OAUTH_CIMD_ALLOW_PRIVATE",
     ):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("LEDGER_INSTANCE_PATH", str(tmp_path))
@@ -57,6 +58,7 @@ def test_contract_defaults(monkeypatch, tmp_path):
     assert app.config["BIND_ADDR"] == "0.0.0.0:38081"
     assert app.config["SESSION_TTL_DAYS"] == 30
     assert app.config["OAUTH_CLIENT_COMPAT"] is False
+    assert app.config["OAUTH_CIMD_ALLOW_PRIVATE"] is False
     assert app.config["DATABASE_URL"] == f"sqlite:///{tmp_path}/ledger.db"
 
 
@@ -66,10 +68,12 @@ def test_environment_overrides(monkeypatch, tmp_path):
     monkeypatch.setenv("WEB_ORIGIN", "https://app.example.org/")
     monkeypatch.setenv("SESSION_TTL_DAYS", "7")
     monkeypatch.setenv("OAUTH_CLIENT_COMPAT", "true")
+    monkeypatch.setenv("OAUTH_CIMD_ALLOW_PRIVATE", "1")
     monkeypatch.setenv("DATABASE_URL", "postgresql://postgres@127.0.0.1/none")
     app = create_app()
     assert app.config["API_ORIGIN"] == "https://books.example.org"
     assert app.config["WEB_ORIGIN"] == "https://app.example.org"
     assert app.config["SESSION_TTL_DAYS"] == 7
     assert app.config["OAUTH_CLIENT_COMPAT"] is True
+    assert app.config["OAUTH_CIMD_ALLOW_PRIVATE"] is True
     assert app.config["SQLALCHEMY_DATABASE_URI"] == "postgresql+psycopg://postgres@127.0.0.1/none"

@@ -553,3 +553,123 @@ def test_sdk_refuses_a_server_whose_canonical_origin_is_another_host(
         ("GET", "/.well-known/oauth-protected-resource", 200),
     ]
     assert human.shown == [] and storage.client_info is None
+
+
+def test_official_sdk_signs_in_with_a_client_id_metadata_document(
+    app,
+    traffic,
+    live_server,
+    make_user,
+    authenticator,
+    service_account,
+    document_server,
+    monkeypatch,
+):
+    """The SDK's `client_metadata_url` (CIMD): the metadata says
+    client_id_metadata_document_supported, so the SDK does not register; its client_id is
+    the URL of a document served by a local HTTPS server (throwaway CA given to the service
+    as SSL_CERT_FILE; OAUTH_CIMD_ALLOW_PRIVATE lets it reach 127.0.0.1). The service
+    fetches the document once, the human approves, and the SDK (checking `iss`) gets in."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(document_server.ca_file))
+    app.config["OAUTH_CIMD_ALLOW_PRIVATE"] = True
+    document_url = document_server.document(
+        "/sdk/assistant.json",
+        client_name="SDK assistant (metadata document)",
+        redirect_uris=[REDIRECT_URI],
+        token_endpoint_auth_method="none",
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+    )
+    origin = live_server.origin
+    make_user()
+    service_account("Checking", "asset")
+    browser = Browser(origin)
+    SignIn(browser, authenticator).full()
+    del traffic[:]
+    human = Human(browser)
+    storage = MemoryStorage()
+    provider = OAuthClientProvider(
+        server_url=live_server.url,
+        client_metadata=OAuthClientMetadata(
+            client_name="SDK assistant", redirect_uris=[REDIRECT_URI]
+        ),
+        storage=storage,
+        redirect_handler=human.redirect_handler,
+        callback_handler=human.callback_handler,
+        client_metadata_url=document_url,
+    )
+
+    listed = asyncio.run(connect_and_list(live_server.url, provider))
+
+    assert [a["name"] for a in listed["result"]] == ["Checking"]
+    steps = [(verb, path, status) for verb, path, status, _ in traffic]
+    assert steps[:7] == [
+        ("POST", "/mcp", 401),
+        ("GET", "/.well-known/oauth-protected-resource", 200),
+        ("GET", "/.well-known/oauth-authorization-server", 200),
+        ("GET", "/oauth/authorize", 303),
+        ("POST", "/oauth/authorize/approve", 200),
+        ("POST", "/oauth/token", 200),
+        ("POST", "/mcp", 200),
+    ], steps
+    assert "/oauth/register" not in [path for _, path, _ in steps]
+    assert storage.client_info is not None and storage.client_info.client_id == document_url
+    asked = dict(parse_qsl(urlsplit(human.shown[0]).query))
+    assert asked["client_id"] == document_url
+    exchange = traffic[5][3]["form"]
+    assert exchange["client_id"] == document_url and "client_secret" not in exchange
+    # The service fetched the document exactly once (cached: no caching header, one hour).
+    assert document_server.requests == ["/sdk/assistant.json"]
+    rows = token_rows(app)
+    assert {row.client_id for row in rows.values()} == {document_url}
+    # The human's consent page and token list name the client as its document says.
+    info = browser.http.get(
+        origin + "/oauth/client_info", params={"client_id": document_url}, timeout=30
+    ).json()
+    assert info == {
+        "id": document_url,
+        "name": "SDK assistant (metadata document)",
+        "dynamic": True,
+        "first_use": False,
+        "redirect_uris": [REDIRECT_URI],
+    }
+    connections = browser.http.get(origin + "/auth/tokens", timeout=30).json()
+    assert {c["client_name"] for c in connections if c["client_id"] == document_url} == {
+        "SDK assistant (metadata document)"
+    }
+
+
+def test_sdk_with_a_client_id_metadata_document_the_service_cannot_use(
+    app, traffic, live_server, make_user, authenticator, document_server, monkeypatch
+):
+    """The same SDK set-up with OAUTH_CIMD_ALLOW_PRIVATE off: the document sits on a
+    loopback address, so the service never asks for it; the authorization request is
+    refused as an unknown client and the human is never asked."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(document_server.ca_file))
+    document_url = document_server.document("/sdk/assistant.json", redirect_uris=[REDIRECT_URI])
+    make_user()
+    browser = Browser(live_server.origin)
+    SignIn(browser, authenticator).full()
+    del traffic[:]
+    refused: list = []
+
+    class Refusing(Human):
+        def approve(self, authorize_url):
+            hop = self.browser.http.get(authorize_url, allow_redirects=False, timeout=30)
+            refused.append((hop.status_code, hop.json()))
+            raise RuntimeError("the service refused the authorization request")
+
+    human = Refusing(browser)
+    storage = MemoryStorage()
+    provider = OAuthClientProvider(
+        server_url=live_server.url,
+        client_metadata=OAuthClientMetadata(client_name="SDK", redirect_uris=[REDIRECT_URI]),
+        storage=storage,
+        redirect_handler=human.redirect_handler,
+        callback_handler=human.callback_handler,
+        client_metadata_url=document_url,
+    )
+    failure_of(connect_and_list(live_server.url, provider))
+    assert refused == [(401, {"error": "invalid_client", "error_description": "unknown client_id"})]
+    assert document_server.connections == 0 and document_server.requests == []
+    assert storage.tokens is None

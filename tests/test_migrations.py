@@ -1,8 +1,10 @@
 """Migrations: the models and the migrations agree, and the chain goes down and up."""
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from flask_migrate import downgrade, upgrade
+from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
 
@@ -46,4 +48,109 @@ def test_0005_adds_and_removes_the_device_rate_table(scratch_database_url):
         ]
         downgrade(revision="0004_entries_listing_index")
         assert "device_starts" not in db.inspect(db.engine).get_table_names()
+        db.engine.dispose()
+
+
+def test_0006_widens_client_ids_and_keeps_every_row(scratch_database_url):
+    """Existing clients, codes, tokens and device records survive the widening on both
+    dialects (SQLite rebuilds the tables), their foreign keys still hold, a 2,000-character
+    client id fits, and the downgrade drops only the clients that no longer fit."""
+    from sqlalchemy import text
+
+    from app import create_app, store
+
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+    long_id = "https://app.example/" + "c" * 1980
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0005_device_starts")
+        with db.engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, email, password_hash, webauthn_handle, created_at)"
+                    " VALUES (1, 'a@example.com', 'x', :handle, '2026-01-01 00:00:00')"
+                ),
+                {"handle": b"h" * 64},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO oauth_clients (id, name, dynamic, redirect_uris, created_at)"
+                    " VALUES ('dyn_old', 'Old', true, '[]', '2026-01-01 00:00:00')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO tokens (id, user_id, client_id, kind, label, audience,"
+                    " created_at, expires_at) VALUES ('t1', 1, 'dyn_old', 'access', '',"
+                    " 'http://x', '2026-01-01 00:00:00', '2027-01-01 00:00:00')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO device_records (id, user_code, client_id, resource, status,"
+                    " interval, created_at, expires_at) VALUES ('d1', 'ABCD-EFGH', 'svc-cli',"
+                    " 'http://x', 'pending', 5, '2026-01-01 00:00:00', '2026-01-01 00:10:00')"
+                )
+            )
+        upgrade(revision="0006_cimd_client_ids")
+        inspector = db.inspect(db.engine)
+        for table, column in [
+            ("oauth_clients", "id"),
+            ("tokens", "client_id"),
+            ("authorization_codes", "client_id"),
+            ("device_records", "client_id"),
+            ("device_starts", "client_id"),
+        ]:
+            (width,) = [
+                c["type"].length for c in inspector.get_columns(table) if c["name"] == column
+            ]
+            assert width == 2000, (table, column)
+        assert "ix_device_starts_client_address" in [
+            i["name"] for i in inspector.get_indexes("device_starts")
+        ]
+        with db.engine.begin() as conn:
+            assert conn.execute(text("SELECT client_id FROM tokens")).scalars().all() == ["dyn_old"]
+            assert conn.execute(text("SELECT client_id FROM device_records")).scalars().all() == [
+                "svc-cli"
+            ]
+            assert (
+                conn.execute(
+                    text("SELECT application_type FROM oauth_clients WHERE id = 'dyn_old'")
+                ).scalar_one()
+                == "native"
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO oauth_clients (id, name, dynamic, redirect_uris, created_at)"
+                    " VALUES (:id, 'Doc', true, '[]', '2026-01-01 00:00:00')"
+                ),
+                {"id": long_id},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO tokens (id, user_id, client_id, kind, label, audience,"
+                    " created_at, expires_at) VALUES ('t2', 1, :id, 'access', '',"
+                    " 'http://x', '2026-01-01 00:00:00', '2027-01-01 00:00:00')"
+                ),
+                {"id": long_id},
+            )
+        # The foreign keys still hold after the rebuild: an unknown client is refused.
+        with db.engine.connect() as conn:
+            with pytest.raises(IntegrityError):
+                conn.execute(
+                    text(
+                        "INSERT INTO tokens (id, user_id, client_id, kind, label, audience,"
+                        " created_at, expires_at) VALUES ('t3', 1, 'nobody', 'access', '',"
+                        " 'http://x', '2026-01-01 00:00:00', '2027-01-01 00:00:00')"
+                    )
+                )
+            conn.rollback()
+        downgrade(revision="0005_device_starts")
+        with db.engine.begin() as conn:
+            assert conn.execute(text("SELECT id FROM tokens")).scalars().all() == ["t1"]
+            assert sorted(conn.execute(text("SELECT id FROM oauth_clients")).scalars()) == [
+                "dyn_old",
+                "svc-cli",
+                "svc-desktop",
+            ]
         db.engine.dispose()

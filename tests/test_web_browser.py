@@ -753,3 +753,75 @@ def test_keeping_the_books(live, person):
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
     assert page.locator("#title").inner_text() == "Club accounts"  # stored, not just shown
+
+
+def test_a_metadata_document_client_is_shown_by_its_host(
+    live, person, document_server, monkeypatch
+):
+    """A client whose id is the URL of its metadata document (served by a local HTTPS
+    server the API trusts): the consent and device pages put the document's host first
+    ("<host> says it is <name>") and warn as for a first-use dynamic client."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(document_server.ca_file))
+    live.app.config["OAUTH_CIMD_ALLOW_PRIVATE"] = True
+    live.add_user()
+    page = person.page
+    redirect_uri = f"http://127.0.0.1:{free_port()}/callback"
+    client_id = document_server.document(
+        "/apps/helper.json", client_name="Your Bank <i>Official</i>", redirect_uris=[redirect_uri]
+    )
+    host = f"127.0.0.1:{document_server.port}"
+    _, challenge = _pkce()
+    query = urllib.parse.urlencode(
+        {
+            "client_id": client_id,
+            "redirect_uri": redirect_uri,
+            "response_type": "code",
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "resource": live.api,
+            "state": "s",
+        }
+    )
+    page.goto(live.api + "/oauth/authorize?" + query)
+    page.wait_for_url(re.compile(re.escape(live.web + "/signin?next=%2Fauthorize%3F")))
+    person.first_sign_in()
+    page.wait_for_url(live.web + "/authorize?" + query)
+    page.wait_for_selector("#consent:not([hidden])")
+    assert page.locator("#client-origin").is_visible()
+    assert page.locator("#client-origin").inner_text() == (
+        f"{host} says it is Your Bank <i>Official</i>."
+    )
+    assert page.locator("#client-host").inner_text() == host
+    assert page.locator("#client-id").inner_text() == client_id
+    warning = page.locator("#first-use-warning")
+    assert warning.is_visible()
+    assert f"described by a document on {host}" in warning.inner_text()
+    assert "never been approved" in warning.inner_text()
+    person.shot("consent-metadata-document")
+
+    # The device page, for the same client.
+    status, grant = live.call(
+        "POST", "/oauth/device_authorization", form={"client_id": client_id, "resource": live.api}
+    )
+    assert status == 200, grant
+    page.goto(grant["verification_uri_complete"])
+    page.wait_for_selector("#device-request:not([hidden])")
+    assert page.locator("#device-client-origin").inner_text() == (
+        f"{host} says it is Your Bank <i>Official</i>."
+    )
+    device_warning = page.locator("#device-first-use-warning")
+    assert device_warning.is_visible()
+    assert f"described by a document on {host}" in device_warning.inner_text()
+    person.shot("device-metadata-document")
+    assert document_server.requests == ["/apps/helper.json"]  # one fetch, cached since
+
+    # A first-party client on the same page shows no host line and no warning.
+    status, other = live.call(
+        "POST", "/oauth/device_authorization", form={"client_id": "svc-cli", "resource": live.api}
+    )
+    assert status == 200, other
+    page.fill("#user-code", other["user_code"])
+    page.click("#lookup")
+    _expect_text(page, "#device-code-shown", "^" + other["user_code"] + "$")
+    assert page.locator("#device-client-origin").is_hidden()
+    assert page.locator("#device-first-use-warning").is_hidden()

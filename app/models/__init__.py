@@ -3,15 +3,27 @@
 from .derived import AccountDayBalance, AccountMonthBalance
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
 from .ledger import ACCOUNT_KINDS, BOOK_STYLES, Account, Entry, Settings, Transaction
-from .oauth import AuthorizationCode, DeviceRecord, DeviceStart, OAuthClient, Token
+from .oauth import (
+    APPLICATION_TYPES,
+    CLIENT_ID_LENGTH,
+    AuthorizationCode,
+    ClientDocument,
+    DeviceRecord,
+    DeviceStart,
+    OAuthClient,
+    Token,
+)
 
 __all__ = [
+    "APPLICATION_TYPES",
+    "CLIENT_ID_LENGTH",
     "ACCOUNT_KINDS",
     "AccountDayBalance",
     "AccountMonthBalance",
     "BOOK_STYLES",
     "Account",
     "AuthorizationCode",
+    "ClientDocument",
     "DeviceRecord",
     "DeviceStart",
     "Entry",

@@ -1,5 +1,8 @@
 """OAuth state: clients, bearer tokens (access and refresh), authorization codes, device records.
 
+Client ids are up to 2,000 characters (CLIENT_ID_LENGTH): a client ID metadata document's id
+is its URL. Every column naming a client has that width.
+
 Every token and code is stored only as the SHA-256 hex digest of what was handed out.
 Tokens form families: a refresh token records its parent; the access token issued
 with a refresh token records that refresh token as its parent; `family_id` is the
@@ -25,17 +28,48 @@ from sqlalchemy.orm import Mapped, mapped_column
 from ..extensions import Model
 from .types import UTCDateTime
 
+CLIENT_ID_LENGTH = 2000
+APPLICATION_TYPES = ("native", "web")
+
 
 class OAuthClient(Model):
     __tablename__ = "oauth_clients"
 
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    # "dyn_..." when registered, the document's URL for a metadata-document client.
+    id: Mapped[str] = mapped_column(String(CLIENT_ID_LENGTH), primary_key=True)
     name: Mapped[str] = mapped_column(String(200), nullable=False)
     dynamic: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     redirect_uris: Mapped[str] = mapped_column(Text, nullable=False)  # JSON array
+    application_type: Mapped[str] = mapped_column(
+        String(16), nullable=False, default="native", server_default="native"
+    )
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
     first_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (
+        CheckConstraint("application_type IN ('native', 'web')", name="application_type"),
+    )
+
+
+class ClientDocument(Model):
+    """The last usable copy of a client ID metadata document (services/oauth/metadata_documents.py).
+
+    One row per document URL, beside the client's row in oauth_clients (same id, which
+    gives codes, tokens and device records their foreign key). `document` is the cleaned
+    metadata as JSON; `expires_at` is when HTTP caching says to fetch it again (equal to
+    `fetched_at` for no-store). A fetch that fails deletes the row: while no row exists
+    the client is unknown. Goes with its client (ON DELETE CASCADE).
+    """
+
+    __tablename__ = "oauth_client_documents"
+
+    url: Mapped[str] = mapped_column(
+        ForeignKey("oauth_clients.id", ondelete="CASCADE"), primary_key=True
+    )
+    document: Mapped[str] = mapped_column(Text, nullable=False)
+    fetched_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
 
 
 class Token(Model):

@@ -4,6 +4,10 @@ Every response of this blueprint carries `Cache-Control: no-store`, except the 3
 GET /oauth/authorize, which carries only its Location. The plain-text rejections that
 SPEC places "before the handlers" (a missing query parameter, a token request with the
 wrong content type or no grant_type) are answered here and change nothing.
+
+The four requests that name a client by its id (authorize, client_info, approve,
+device_authorization) first make sure a metadata-document client's stored copy is
+fresh (fresh_document): the fetch runs between units of work, never inside one.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from .. import store
-from ..services.oauth import authorize, clients, codes, device, refresh, revoke
+from ..services.oauth import authorize, clients, codes, device, metadata_documents, refresh, revoke
 from ..services.oauth.errors import InvalidRequest, UnsupportedGrantType, session_only_refusal
 from ..services.oauth.metadata import DEVICE_GRANT
 from .support import json_body, open_route, principal, session_only, writes
@@ -36,6 +40,22 @@ def form_or_415() -> Response | None:
     return None
 
 
+def fresh_document(client_id) -> None:
+    """A client id naming a metadata document whose stored copy is missing or stale:
+    fetch it with no database transaction open (the unit begun by the credential
+    lookup, which wrote nothing, is ended first; a 5-second fetch must not hold the
+    SQLite writer lock or a PostgreSQL snapshot), then store the outcome in a unit of
+    its own. The handler's unit that follows finds the client, or an unknown one."""
+    if not metadata_documents.is_document_url(client_id):
+        return
+    if not metadata_documents.needs_fetch(client_id):
+        return
+    store.commit()
+    outcome = metadata_documents.fetch(client_id)
+    with store.writing():
+        store.run_unit(metadata_documents.remember, client_id, outcome)
+
+
 @bp.after_request
 def no_store(response: Response) -> Response:
     if response.status_code != 303:
@@ -51,6 +71,7 @@ def authorize_redirect():
         return plain("Failed to deserialize query string: missing field `" + missing[0] + "`", 400)
     if not authorize.raw_query_is_printable(request.query_string):
         raise InvalidRequest("the query string may contain only printable ASCII characters")
+    fresh_document(request.args.get("client_id"))
     authorize.validate(request.args.to_dict())
     query = request.query_string.decode("ascii")
     response = Response(status=303)
@@ -63,6 +84,7 @@ def client_info():
     client_id = request.args.get("client_id")
     if not client_id:
         raise InvalidRequest("client_id is required")
+    fresh_document(client_id)
     return jsonify(clients.client_info(clients.get_client(client_id)))
 
 
@@ -71,6 +93,7 @@ def client_info():
 def approve():
     body = json_body()
     decision = body.get("approve")
+    fresh_document(body.get("client_id"))
     auth_request = authorize.validate(body)
     if not isinstance(decision, bool):
         raise InvalidRequest("approve must be true or false")
@@ -106,6 +129,7 @@ def device_authorization():
     refused = form_or_415()
     if refused:
         return refused
+    fresh_document(request.form.get("client_id"))
     # remote_addr is the caller's address after ProxyFix (TRUSTED_PROXIES), if set up.
     result = device.start(request.form, address=request.remote_addr)
     store.commit()

@@ -81,3 +81,28 @@ test("whatever safeNext returns resolves to the web origin with one leading slas
     assert.equal(new URL(got, origin).origin, origin, JSON.stringify(got));
   }
 });
+
+// documentHost: the host the consent and device pages show for a client whose id
+// is the URL of its metadata document; null for every other id.
+import { documentHost } from "../../app/web/static/js/paths.js";
+
+const hosts = [
+  ["https://app.example/client.json", "app.example"],
+  ["https://App.Example:8443/a/b?c=d", "app.example:8443"],
+  ["https://127.0.0.1:4443/c.json", "127.0.0.1:4443"],
+  ["https://app.example/", null],
+  ["https://app.example", null],
+  ["http://app.example/client.json", null],
+  ["svc-cli", null],
+  ["dyn_0123abcd", null],
+  ["https://", null],
+  ["", null],
+  [null, null],
+  [42, null],
+];
+
+for (const [id, expected] of hosts) {
+  test(`documentHost(${JSON.stringify(id)}) is ${JSON.stringify(expected)}`, () => {
+    assert.equal(documentHost(id), expected);
+  });
+}

@@ -40,8 +40,38 @@ def test_registration_answers_rfc7591_without_a_secret(app, client, clock):
         "token_endpoint_auth_method": "none",
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
+        "application_type": "native",
     }
     assert dynamic_ids(app) == {body["client_id"]}
+
+
+def stored_application_type(app, client_id: str) -> str:
+    with app.app_context():
+        return db.session.get(OAuthClient, client_id).application_type
+
+
+@pytest.mark.parametrize("given", ["native", "web"])
+def test_application_type_is_accepted_stored_and_returned(app, client, given):
+    response = register(client, application_type=given)
+    assert response.status_code == 201
+    body = response.get_json()
+    assert body["application_type"] == given
+    assert stored_application_type(app, body["client_id"]) == given
+
+
+@pytest.mark.parametrize("body", [{}, {"application_type": None}], ids=["absent", "null"])
+def test_application_type_defaults_to_native(app, client, body):
+    response = register(client, **body)
+    assert response.status_code == 201
+    assert response.get_json()["application_type"] == "native"
+    assert stored_application_type(app, response.get_json()["client_id"]) == "native"
+
+
+@pytest.mark.parametrize("given", ["browser", "Native", "WEB", "", " web", 1, True, ["web"], {}])
+def test_other_application_types_are_invalid_client_metadata(app, client, given):
+    body = assert_oauth_error(register(client, application_type=given), "invalid_client_metadata")
+    assert "application_type" in body["error_description"]
+    assert dynamic_ids(app) == set()
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,8 @@
 """The OAuth 2.0 authorization server: one module per flow, in RFC vocabulary.
 
 clients   registration (RFC 7591), redirect matching, resource canonicalisation
+metadata_documents  clients identified by the URL of their metadata: the guarded
+          fetch, HTTP caching in the database
 authorize the authorization request (RFC 6749 4.1 + PKCE RFC 7636), shared by
           GET /oauth/authorize and POST /oauth/authorize/approve
 codes     the authorization-code state machine

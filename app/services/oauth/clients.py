@@ -11,6 +11,13 @@ registered, unused  any registration attempt             older than 24 h  delete
 
 All clients are public (no secret). "Used" is `first_used_at` being set; `first_use`
 in client info is true while it is not.
+
+A client id that is an https URL with a path names a client ID metadata document
+(metadata_documents.py). Such a client has a row here too, written from the document
+(dynamic, name and redirect URIs as the document says, cleaned by the same rules as a
+registration), so codes, tokens and device records reference it as any other; it is
+known only while a usable copy of its document is stored. It is reaped like a
+registered client and does not count towards the 20 registered ones.
 """
 
 from __future__ import annotations
@@ -25,13 +32,28 @@ from flask import current_app
 from sqlalchemy import delete, exists, func, select, text, update
 
 from ...extensions import db
-from ...models import AuthorizationCode, DeviceRecord, OAuthClient, Token
+from ...models import (
+    APPLICATION_TYPES,
+    AuthorizationCode,
+    ClientDocument,
+    DeviceRecord,
+    OAuthClient,
+    Token,
+)
 from .. import clock
-from .errors import InvalidClient, InvalidRedirectUri, InvalidRequest, TemporarilyUnavailable
+from .errors import (
+    InvalidClient,
+    InvalidClientMetadata,
+    InvalidRedirectUri,
+    InvalidRequest,
+    TemporarilyUnavailable,
+)
 
 MAX_DYNAMIC_CLIENTS = 20
 MAX_REDIRECT_URIS = 5
 MAX_NAME_LENGTH = 60
+REGISTERED_PREFIX = "dyn_"  # SPEC: dynamically registered ids start with dyn_
+DOCUMENT_PREFIX = "https://"
 UNUSED_CLIENT_TTL = timedelta(hours=24)
 PLACEHOLDER_NAME = "Unnamed client"
 LOOPBACK_HOSTS = ("127.0.0.1", "[::1]")
@@ -58,8 +80,22 @@ def printable_ascii(value: str) -> bool:
 
 
 def get_client(client_id) -> OAuthClient:
-    """The client with this id, or 401 invalid_client."""
+    """The client a request names, or 401 invalid_client.
+
+    A metadata-document client is known only while a usable copy of its document is
+    stored (the route fetched it first when the copy was missing or stale).
+    """
     client = db.session.get(OAuthClient, client_id) if isinstance(client_id, str) else None
+    if client is None:
+        raise InvalidClient("unknown client_id")
+    if client.id.startswith(DOCUMENT_PREFIX) and db.session.get(ClientDocument, client.id) is None:
+        raise InvalidClient("unknown client_id")
+    return client
+
+
+def stored_client(client_id: str) -> OAuthClient:
+    """The client row a code or device record references (it exists: foreign key)."""
+    client = db.session.get(OAuthClient, client_id)
     if client is None:
         raise InvalidClient("unknown client_id")
     return client
@@ -239,13 +275,8 @@ def reap_unused() -> int:
     return len(ids)
 
 
-def register(body: dict) -> dict:
-    """RFC 7591 registration of a public client; reaps first, then caps at 20."""
-    if db.session.get_bind().dialect.name == "postgresql":
-        # Serialise registrations so two at 19 clients cannot both pass the cap.
-        db.session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _REGISTRATION_LOCK})
-    reap_unused()  # every attempt reaps, so refusals below still commit it
-    uris = body.get("redirect_uris")
+def check_redirect_uris(uris) -> list[str]:
+    """The registration rules for `redirect_uris` (also applied to metadata documents)."""
     if not isinstance(uris, list) or not uris:
         raise InvalidRedirectUri("redirect_uris must be a non-empty array", commit=True)
     if len(uris) > MAX_REDIRECT_URIS:
@@ -260,18 +291,52 @@ def register(body: dict) -> dict:
                 + (", or http://localhost" if compat() else ""),
                 commit=True,
             )
-    name = clean_name(body.get("client_name"))
+    return uris
+
+
+def check_application_type(value) -> str:
+    """RFC 7591 `application_type`: native (the default; also for null) or web."""
+    if value is None:
+        return "native"
+    if not isinstance(value, str) or value not in APPLICATION_TYPES:
+        raise InvalidClientMetadata("application_type must be native or web", commit=True)
+    return value
+
+
+def client_metadata(body: dict) -> dict:
+    """Self-asserted client metadata, checked and cleaned by the registration rules:
+    {client_name, redirect_uris, application_type}. Registration and metadata
+    documents both use it."""
+    uris = check_redirect_uris(body.get("redirect_uris"))
+    return {
+        "client_name": clean_name(body.get("client_name")),
+        "redirect_uris": uris,
+        "application_type": check_application_type(body.get("application_type")),
+    }
+
+
+def register(body: dict) -> dict:
+    """RFC 7591 registration of a public client; reaps first, then caps at 20."""
+    if db.session.get_bind().dialect.name == "postgresql":
+        # Serialise registrations so two at 19 clients cannot both pass the cap.
+        db.session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _REGISTRATION_LOCK})
+    reap_unused()  # every attempt reaps, so refusals below still commit it
+    metadata = client_metadata(body)
+    name, uris = metadata["client_name"], metadata["redirect_uris"]
     count = db.session.execute(
-        select(func.count()).select_from(OAuthClient).where(OAuthClient.dynamic.is_(True))
+        select(func.count())
+        .select_from(OAuthClient)
+        .where(OAuthClient.dynamic.is_(True), OAuthClient.id.startswith(REGISTERED_PREFIX))
     ).scalar_one()
     if count >= MAX_DYNAMIC_CLIENTS:
         raise TemporarilyUnavailable("too many registered clients; try again later", commit=True)
     now = clock.now()
     client = OAuthClient(
-        id="dyn_" + secrets.token_hex(16),
+        id=REGISTERED_PREFIX + secrets.token_hex(16),
         name=name,
         dynamic=True,
         redirect_uris=json.dumps(uris),
+        application_type=metadata["application_type"],
         created_at=now,
     )
     db.session.add(client)
@@ -284,4 +349,5 @@ def register(body: dict) -> dict:
         "token_endpoint_auth_method": "none",
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
+        "application_type": client.application_type,
     }

@@ -47,7 +47,7 @@ from ...extensions import db
 from ...models import DeviceRecord, DeviceStart, Session
 from .. import clock, crypto
 from ..identity import sessions
-from .clients import check_resource, client_info, get_client, mark_used, require
+from .clients import check_resource, client_info, get_client, mark_used, require, stored_client
 from .errors import (
     AccessDenied,
     AuthorizationPending,
@@ -266,7 +266,7 @@ def info(user_code, *, session_id: str) -> dict:
     if row is None or row.status != "pending":
         raise _spend_attempt(session_id)
     remaining = int((row.expires_at - clock.now()).total_seconds())
-    return {"client": client_info(get_client(row.client_id)), "expires_in": remaining}
+    return {"client": client_info(stored_client(row.client_id)), "expires_in": remaining}
 
 
 def decide(user_code, approve, *, session_id: str, user_id: int) -> None:

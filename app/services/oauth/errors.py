@@ -50,6 +50,11 @@ class InvalidRedirectUri(OAuthError):
     status = 400
 
 
+class InvalidClientMetadata(OAuthError):
+    error = "invalid_client_metadata"  # RFC 7591 3.2.2
+    status = 400
+
+
 class UnsupportedGrantType(OAuthError):
     error = "unsupported_grant_type"
     status = 400

@@ -30,4 +30,6 @@ def authorization_server() -> dict:
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": ["none"],
         "authorization_response_iss_parameter_supported": True,  # RFC 9207
+        # A client_id may be the https URL of its metadata (services/oauth/metadata_documents)
+        "client_id_metadata_document_supported": True,
     }

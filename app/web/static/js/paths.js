@@ -47,3 +47,18 @@ export function normaliseUserCode(text) {
   const kept = String(text ?? "").replace(/[^0-9A-Za-z]/g, "").toUpperCase();
   return kept.length === 8 ? `${kept.slice(0, 4)}-${kept.slice(4)}` : kept;
 }
+
+// The host of a client id that is the https URL of a client ID metadata document
+// (SPEC CONTRACT: https, a path beyond "/"), else null. The pages show it: the
+// document's name is self-asserted, its host is the one thing the URL proves.
+export function documentHost(clientId) {
+  if (typeof clientId !== "string" || !clientId.startsWith("https://")) return null;
+  let url;
+  try {
+    url = new URL(clientId);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "https:" || url.pathname === "/" || url.pathname === "") return null;
+  return url.host;
+}

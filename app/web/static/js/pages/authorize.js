@@ -4,6 +4,7 @@
 import { api, ApiError, orSignIn } from "../api.js";
 import { byId, say } from "../dom.js";
 import { renderNav } from "../nav.js";
+import { documentHost } from "../paths.js";
 
 const message = byId("message");
 const params = Object.fromEntries(new URLSearchParams(window.location.search));
@@ -54,6 +55,18 @@ async function main() {
   byId("client-id").textContent = client.id;
   byId("client-redirect").textContent = params.redirect_uri;
   byId("first-use-warning").hidden = !(client.dynamic && client.first_use);
+  // A client named by the URL of its metadata document: the host is what the id
+  // proves, the name is only what that host claims.
+  const host = documentHost(client.id);
+  if (host) {
+    byId("client-host").textContent = host;
+    byId("client-claimed-name").textContent = client.name;
+    byId("client-origin").hidden = false;
+    byId("first-use-lead").textContent =
+      `This application is described by a document on ${host} and has never been approved before.`;
+    byId("first-use-detail").textContent =
+      `Its name is whatever ${host} chooses to say and proves nothing else.`;
+  }
   byId("consent").hidden = false;
   byId("approve").addEventListener("click", () => decide(true));
   byId("deny").addEventListener("click", () => decide(false));

@@ -4,7 +4,7 @@
 import { api, ApiError, orSignIn } from "../api.js";
 import { busy, byId, say } from "../dom.js";
 import { renderNav } from "../nav.js";
-import { normaliseUserCode } from "../paths.js";
+import { documentHost, normaliseUserCode } from "../paths.js";
 
 const BUDGET = 10;
 const message = byId("message");
@@ -52,6 +52,7 @@ async function lookUp(code) {
     current = code;
     byId("device-client-name").textContent = info.client.name;
     byId("device-first-use-warning").hidden = !(info.client.dynamic && info.client.first_use);
+    showDocumentHost(documentHost(info.client.id), info.client.name);
     byId("device-code-shown").textContent = code;
     const minutes = Math.max(Math.ceil(info.expires_in / 60), 1);
     byId("device-expires").textContent = minutes === 1 ? "about a minute" : `${minutes} minutes`;
@@ -59,6 +60,20 @@ async function lookUp(code) {
   } catch (err) {
     failure(err);
   }
+}
+
+// A client named by the URL of its metadata document: show the host (what the id
+// proves) beside the name (what that host claims). Reset for every lookup.
+function showDocumentHost(host, name) {
+  byId("device-client-origin").hidden = !host;
+  byId("device-client-host").textContent = host ?? "";
+  byId("device-client-claimed-name").textContent = host ? name : "";
+  byId("device-first-use-lead").textContent = host
+    ? `This application is described by a document on ${host} and has never been approved before.`
+    : "This application registered itself and has never been approved before.";
+  byId("device-first-use-detail").textContent = host
+    ? `Its name is whatever ${host} chooses to say and proves nothing else.`
+    : "Its name proves nothing.";
 }
 
 async function decide(approve) {
