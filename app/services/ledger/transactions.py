@@ -31,7 +31,7 @@ from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
 from ..errors import BadRequest, NotFound
-from . import validate
+from . import lock, validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
@@ -71,6 +71,7 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     description = validate.text("description", description, max_length=DESCRIPTION_MAX)
     parsed = validate.entries(entries)
     check_balanced(parsed)
+    lock.refuse_if_locked(day)
 
     connection = db.session.connection()
     if connection.dialect.name == "postgresql" and len(parsed) <= ENTRY_CHUNK:
@@ -172,6 +173,7 @@ def delete_transaction(tx_id: int) -> None:
     """Delete a transaction and (by cascade) its entries."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise NotFound("no such transaction")
+    lock.refuse_deleting(tx_id)
     result = typing.cast(
         CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
     )
