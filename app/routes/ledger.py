@@ -16,7 +16,7 @@ def list_accounts():
 
 def _created_once(operation: str, body: dict, fn, *args):
     """201 and fn's data, once per Idempotency-Key (services/ledger/idempotency.py)."""
-    key = idempotency.header_key(request.headers.getlist(idempotency.HEADER))
+    key = idempotency.header_key(request.headers.get(idempotency.HEADER))
     answer = store.run_unit(
         idempotency.once, principal().user_id, key, operation, body, 201, fn, *args
     )

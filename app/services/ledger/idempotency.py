@@ -75,11 +75,10 @@ def check_key(name: str, value) -> str | None:
     return value
 
 
-def header_key(values: list[str]) -> str | None:
-    """The Idempotency-Key header's value (all its occurrences given): one, or none."""
-    if len(values) > 1:
-        raise BadRequest(f"send the {HEADER} header at most once")
-    return check_key(HEADER, values[0] if values else None)
+def header_key(value: str | None) -> str | None:
+    """The Idempotency-Key header (a header sent twice arrives joined by ", ", as HTTP
+    combines repeated fields: one key)."""
+    return check_key(HEADER, value)
 
 
 def fingerprint(operation: str, request) -> str:
