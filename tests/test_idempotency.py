@@ -89,6 +89,16 @@ def test_the_same_key_with_another_body_is_422_and_stores_nothing(app, api, book
     assert post(api, body(books), "k-2").get_json() == first.get_json()  # still the first
 
 
+def test_any_json_body_can_carry_a_key(app, api, books):
+    """Python's JSON reads NaN and Infinity in an ignored field; the fingerprint takes them."""
+    raw = json.dumps(body(books))[:-1] + ', "note": NaN}'
+    headers = {"Idempotency-Key": "k-nan", "Content-Type": "application/json"}
+    first = api.post("/transactions", data=raw, headers=headers)
+    assert first.status_code == 201
+    assert api.post("/transactions", data=raw, headers=headers).data == first.data
+    assert count(app) == 1
+
+
 def test_a_key_is_bound_to_its_route(app, api, books):
     assert post(api, body(books), "shared").status_code == 201
     response = post(api, {"name": "Cash", "kind": "asset"}, "shared", path="/accounts")

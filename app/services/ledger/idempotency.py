@@ -84,9 +84,7 @@ def header_key(value: str | None) -> str | None:
 def fingerprint(operation: str, request) -> str:
     """SHA-256 of the operation and the request's canonical JSON (key order and
     whitespace do not count: two bodies that are equal as JSON match)."""
-    canonical = json.dumps(
-        request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    canonical = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(f"{operation}\n{canonical}".encode()).hexdigest()
 
 
