@@ -98,6 +98,7 @@ def test_security_tiers_follow_the_spec():
         ("POST", "/oauth/authorize/approve"),
         ("GET", "/oauth/device_info"),
         ("POST", "/oauth/device/approve"),
+        ("PUT", "/books/lock"),
         ("POST", "/auth/webauthn/register/begin"),
         ("POST", "/auth/webauthn/register/finish"),
         ("POST", "/auth/webauthn/auth/begin"),

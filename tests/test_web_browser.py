@@ -825,3 +825,49 @@ def test_a_metadata_document_client_is_shown_by_its_host(
     _expect_text(page, "#device-code-shown", "^" + other["user_code"] + "$")
     assert page.locator("#device-client-origin").is_hidden()
     assert page.locator("#device-first-use-warning").is_hidden()
+
+
+def test_a_person_locks_the_books_and_a_post_inside_the_lock_is_refused(live, person):
+    live.add_user()
+    page = person.page
+    page.goto(live.web + "/")
+    person.first_sign_in()
+    page.wait_for_url(live.web + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    for name, kind in [("Bank", "asset"), ("Rent", "expense")]:
+        page.fill("#account-name", name)
+        page.select_option("#account-kind", kind)
+        page.click("#account-submit")
+        _expect_text(page, "#account-message", rf"^Created {name}\.$")
+
+    _expect_text(page, "#lock-status", r"^The books are not locked")
+    page.fill("#lock-date", "2026-03-31")
+    page.click("#lock-submit")
+    _expect_text(page, "#lock-status", r"^The books are locked through 2026-03-31\.$")
+    with live.app.app_context():
+        from app.services.ledger import lock
+
+        assert lock.get_lock() == {"locked_through": "2026-03-31"}
+        db.session.rollback()
+
+    def record(on, description):
+        page.check("input[name=mode][value=out]")
+        page.fill("#occurred-on", on)
+        page.fill("#description", description)
+        page.fill("#amount", "12.00")
+        page.select_option("#credit", label="Bank")
+        page.select_option("#debit", label="Rent")
+        page.click("#record-submit")
+
+    record("2026-03-15", "March rent, late")
+    _expect_text(page, "#record-message", r"^Not recorded: the books are locked through 2026-03-31")
+    assert live.transactions() == []
+    record("2026-04-01", "April rent")
+    _expect_text(page, "#record-message", r"^Recorded: April rent, 12\.00\.$")
+    assert [tx["description"] for tx in live.transactions()] == ["April rent"]
+
+    page.click("#lock-clear")
+    _expect_text(page, "#lock-status", r"^The books are not locked")
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#lock-section")).to_be_visible()
+    person.shot("books-lock")

@@ -51,7 +51,7 @@ def reset_database() -> None:
                 conn.execute(text(sql))
         conn.execute(text("DELETE FROM oauth_clients WHERE dynamic"))
         conn.execute(text("UPDATE oauth_clients SET first_used_at = NULL, last_used_at = NULL"))
-        conn.execute(text("UPDATE settings SET book_style = 'personal'"))
+        conn.execute(text("UPDATE settings SET book_style = 'personal', locked_through = NULL"))
 
 
 class ApiClient:

@@ -231,7 +231,9 @@ def run_tool(name: str, tool: dict, arguments: dict, principal):
             return store.run_unit(tool["fn"], arguments, principal)
     except ServiceError as err:
         _end_quietly(err)
-        if err.status == 400:  # a ledger rejection: what HTTP answers with 400, same words
+        # A ledger rejection: what HTTP answers with 400 (or a refusal of the arguments
+        # such as the lock date, which HTTP answers 409), same words.
+        if err.status == 400 or err.invalid_params:
             raise RpcError(INVALID_PARAMS, err.message) from err
         log.warning("tool %s refused with status %s: %s", name, err.status, err.message)
         raise RpcError(INTERNAL_ERROR, GENERIC_500) from err

@@ -11,7 +11,7 @@ marked readOnlyHint reads, on SQLite without a write transaction or the writer l
 
 from __future__ import annotations
 
-from ..services.ledger import accounts, reports, transactions, validate
+from ..services.ledger import accounts, duplicates, idempotency, reports, transactions, validate
 
 # Told to the model in every report tool: figures leave reports.py already signed for reading.
 _SIGNS = (
@@ -71,15 +71,40 @@ def list_transactions(args: dict, principal) -> list[dict]:
 
 
 def record_transaction(args: dict, principal) -> dict:
+    key = idempotency.check_key(idempotency.ARGUMENT, args.get(idempotency.ARGUMENT))
+    request = {k: v for k, v in args.items() if k != idempotency.ARGUMENT}
+    answer = idempotency.once(
+        principal.user_id,
+        key,
+        "tools/call record_transaction",
+        request,
+        200,
+        _record,
+        args,
+        principal,
+    )
+    return answer.data
+
+
+def _record(args: dict, principal) -> dict:
     tx_id = transactions.record_transaction(
         args.get("occurred_on"),
         args.get("description"),
         args.get("entries"),
         created_by=principal.user_id,
     )
-    return {"recorded": True, "id": tx_id}
+    # Valid by now: record_transaction parsed the same values.
+    day = validate.date_value("occurred_on", args.get("occurred_on"))
+    entries = validate.entries(args.get("entries"))
+    return {
+        "recorded": True,
+        "id": tx_id,
+        "possible_duplicates": duplicates.possible_duplicates(day, entries, exclude_id=tx_id),
+    }
 
 
+# Every tool carries annotations (CONTRACT "Trust"): the five readers are read-only, and
+# jsonrpc runs them without a write transaction (writes() below).
 _READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
 RECORD_DESCRIPTION = (
@@ -98,7 +123,14 @@ RECORD_DESCRIPTION = (
     "Example: paying $42.50 for groceries from Checking (id 1) into Groceries (id 7): "
     'entries [{"account_id": 7, "amount_cents": 4250}, {"account_id": 1, "amount_cents": -4250}]. '
     "Call list_accounts first for the account ids and kinds. A transaction cannot be edited "
-    "here; returns {recorded: true, id}."
+    "here. Returns {recorded: true, id, possible_duplicates}: possible_duplicates lists the "
+    "ids of other transactions within 3 days with exactly the same entries (newest first, "
+    "at most 5); when it is not empty, tell the person, who may have recorded this already.\n"
+    "Retries: send an idempotency_key (any new unique string, e.g. a UUID) with each new "
+    "transaction. If a call times out or its answer is lost, retry with the SAME "
+    "idempotency_key and the same arguments: the transaction is then recorded only once and "
+    "you get the first answer again. Never reuse a key for a different transaction (that is "
+    "refused). A date on or before the books' lock date is refused: tell the person."
 )
 
 TOOLS: dict[str, dict] = {
@@ -191,6 +223,16 @@ TOOLS: dict[str, dict] = {
                         "required": ["account_id", "amount_cents"],
                         "additionalProperties": False,
                     },
+                },
+                "idempotency_key": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": idempotency.MAX_LENGTH,
+                    "pattern": "^[ -~]+$",
+                    "description": (
+                        "Optional, 1 to 255 printable ASCII characters: a new unique key per "
+                        "transaction; reuse the same key (and arguments) when you retry."
+                    ),
                 },
             },
             "required": ["occurred_on", "description", "entries"],

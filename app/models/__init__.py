@@ -1,6 +1,7 @@
 """Every model, imported so that Alembic and the tests see the full metadata."""
 
 from .derived import AccountDayBalance, AccountMonthBalance
+from .idempotency import IdempotencyKey
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
 from .ledger import ACCOUNT_KINDS, BOOK_STYLES, Account, Entry, Settings, Transaction
 from .oauth import (
@@ -27,6 +28,7 @@ __all__ = [
     "DeviceRecord",
     "DeviceStart",
     "Entry",
+    "IdempotencyKey",
     "LoginThrottle",
     "OAuthClient",
     "Passkey",

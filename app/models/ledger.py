@@ -104,6 +104,8 @@ class Settings(Model):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     book_style: Mapped[str] = mapped_column(String(16), nullable=False)
+    # The lock date (services/ledger/lock.py): nothing dated on or before it changes.
+    locked_through: Mapped[date | None] = mapped_column(Date, nullable=True)
 
     __table_args__ = (
         CheckConstraint("id = 1", name="single_row"),

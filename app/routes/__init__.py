@@ -16,6 +16,7 @@ def health():
 def register_blueprints(app) -> None:
     from . import (
         auth,
+        books,
         export,
         ledger,
         mcp,
@@ -35,5 +36,6 @@ def register_blueprints(app) -> None:
         oauth.bp,
         well_known.bp,
         export.bp,
+        books.bp,
     ):
         app.register_blueprint(bp)

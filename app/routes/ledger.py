@@ -3,7 +3,7 @@
 from flask import Blueprint, current_app, jsonify, request
 
 from .. import store
-from ..services.ledger import accounts, settings, transactions, validate
+from ..services.ledger import accounts, idempotency, settings, transactions, validate
 from .support import json_body, principal
 
 bp = Blueprint("ledger", __name__)
@@ -14,12 +14,25 @@ def list_accounts():
     return jsonify(accounts.list_accounts())
 
 
+def _created_once(operation: str, body: dict, fn, *args):
+    """201 and fn's data, once per Idempotency-Key (services/ledger/idempotency.py)."""
+    key = idempotency.header_key(request.headers.get(idempotency.HEADER))
+    answer = store.run_unit(
+        idempotency.once, principal().user_id, key, operation, body, 201, fn, *args
+    )
+    response = jsonify(answer.data)
+    response.status_code = answer.status
+    if answer.replayed:
+        response.headers["Idempotency-Replayed"] = "true"
+    return response
+
+
 @bp.post("/accounts")
 def create_account():
     body = json_body()
-    account = accounts.create_account(body.get("name"), body.get("kind"))
-    store.commit()
-    return jsonify(account), 201
+    return _created_once(
+        "POST /accounts", body, accounts.create_account, body.get("name"), body.get("kind")
+    )
 
 
 @bp.get("/transactions")
@@ -33,14 +46,19 @@ def list_transactions():
 @bp.post("/transactions")
 def record_transaction():
     body = json_body()
-    tx_id = store.run_unit(
-        transactions.record_transaction,
+    return _created_once(
+        "POST /transactions",
+        body,
+        _post,
         body.get("occurred_on"),
         body.get("description"),
         body.get("entries"),
-        created_by=principal().user_id,
+        principal().user_id,
     )
-    return jsonify({"id": tx_id}), 201
+
+
+def _post(occurred_on, description, entries, user_id: int) -> dict:
+    return {"id": transactions.record_transaction(occurred_on, description, entries, user_id)}
 
 
 @bp.delete("/transactions/<int:tx_id>")

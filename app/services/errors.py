@@ -1,7 +1,9 @@
 """Domain errors raised by services and mapped once per interface.
 
 HTTP: app.errors turns a ServiceError into `{error}` with its status.
-MCP: the JSON-RPC layer turns a 400-class ServiceError into -32602, others into -32603.
+MCP: the JSON-RPC layer turns a 400-class ServiceError into -32602, others into -32603;
+an error whose `invalid_params` is true is -32602 whatever its HTTP status (a refusal of
+the call's arguments the model can act on, such as the lock date or a reused key).
 
 A rejection that is itself a state change (a login failure counted, a code killed,
 a device attempt spent, a slow_down poll time stored) sets `commit = True`: the
@@ -14,6 +16,7 @@ from __future__ import annotations
 class ServiceError(Exception):
     status = 400
     commit = False
+    invalid_params = False  # MCP -32602 with this message, though HTTP answers `status`
 
     def __init__(self, message: str, *, commit: bool | None = None):
         super().__init__(message)
@@ -48,6 +51,24 @@ class UnsupportedMediaType(ServiceError):
 
 class Unprocessable(ServiceError):
     status = 422
+
+
+class BooksLocked(Conflict):
+    """Something dated on or before the lock date: 409 over HTTP, -32602 over MCP."""
+
+    invalid_params = True
+
+
+class KeyReused(Unprocessable):
+    """An idempotency key sent again with another request: 422 over HTTP, -32602 over MCP."""
+
+    invalid_params = True
+
+
+class KeyInFlight(Conflict):
+    """An idempotency key whose first request has not finished: 409; MCP -32602."""
+
+    invalid_params = True
 
 
 class TooManyAttempts(ServiceError):

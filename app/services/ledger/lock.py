@@ -1,23 +1,105 @@
 """The lock date (issue 19): nothing dated on or before it may change.
 
-INTERFACE SHARED BY SEVERAL BRANCHES (being built in parallel this session; the
-body below is filled in by the lock/idempotency branch before anything lands).
-
 Every service that posts, deletes, clears or reconciles something dated `day` calls
 
     lock.refuse_if_locked(day)
 
-inside its unit of work, before it writes. It raises services.errors.Conflict (409
-{error} naming the lock date; MCP -32602; import: the line number) when day <= the
-lock date. It reads the lock so that a concurrent PUT /books/lock cannot slip
-between the check and the write.
+inside its unit of work, before it writes. It raises services.errors.BooksLocked (a
+Conflict: 409 {error} naming the lock date; MCP -32602; import: the line number)
+when day <= the lock date. It reads the lock so that a concurrent PUT /books/lock
+cannot slip between the check and the write.
+
+Where the lock lives: settings.locked_through on the single settings row (seeded by
+the first migration; null means unlocked). A backup carries it and a restore brings
+it back with the books it locked; restore itself is not refused, because it only
+fills an empty database (it changes no books that exist).
+
+Concurrency (PostgreSQL; SQLite runs one writer at a time, so reading is enough):
+a writer reads the row FOR KEY SHARE, which many writers hold at once and which
+PUT /books/lock's FOR UPDATE waits for. So the lock moves only once every posting
+that read the old date has committed, and a posting that reads after the move waits
+for it and sees the new date (READ COMMITTED re-reads a row it had to wait for).
 """
 
 from __future__ import annotations
 
 from datetime import date
 
+from sqlalchemy import select, update
+
+from ...extensions import db
+from ...models import Settings, Transaction
+from ..errors import BadRequest, BooksLocked
+from . import audit, validate
+
+FIELD = "locked_through"
+
+
+def message(day: date, locked: date) -> str:
+    return (
+        f"the books are locked through {locked.isoformat()}: nothing dated on or before "
+        f"it can be changed (this is dated {day.isoformat()})"
+    )
+
+
+def _read(lock_mode: str | None) -> date | None:
+    query = select(Settings.locked_through).where(Settings.id == 1)
+    if db.session.get_bind().dialect.name == "postgresql":
+        if lock_mode == "share":
+            query = query.with_for_update(read=True, key_share=True)
+        elif lock_mode == "update":
+            query = query.with_for_update()
+    return db.session.execute(query).scalar()
+
+
+def locked_through() -> date | None:
+    """The lock date, or None when the books are not locked."""
+    return _read(None)
+
 
 def refuse_if_locked(day: date) -> None:
     """Raise Conflict when `day` is on or before the books' lock date."""
-    return None
+    locked = _read("share")
+    if locked is not None and day <= locked:
+        raise BooksLocked(message(day, locked))
+
+
+def refuse_deleting(tx_id: int) -> None:
+    """refuse_if_locked for the date of transaction tx_id (nothing when there is none)."""
+    day = db.session.execute(
+        select(Transaction.occurred_on).where(Transaction.id == tx_id)
+    ).scalar()
+    if day is not None:
+        refuse_if_locked(day)
+
+
+def get_lock() -> dict:
+    """GET /books/lock: {locked_through: date | null}."""
+    locked = locked_through()
+    return {FIELD: locked.isoformat() if locked else None}
+
+
+def parse(body: dict) -> date | None:
+    """The PUT body's locked_through: a date, or null to clear; anything else is a 400."""
+    if FIELD not in body:
+        raise BadRequest(f"{FIELD} is required: a date (YYYY-MM-DD), or null to unlock")
+    value = body[FIELD]
+    if value is None:
+        return None
+    return validate.date_value(FIELD, value)
+
+
+def set_lock(body: dict) -> dict:
+    """PUT /books/lock: set (a date) or clear (null) the lock date; one audit event."""
+    new = parse(body)
+    previous = _read("update")
+    if previous != new:
+        db.session.execute(update(Settings).where(Settings.id == 1).values(locked_through=new))
+        audit.record(
+            "books.locked",
+            {
+                FIELD: new.isoformat() if new else None,
+                "previous": previous.isoformat() if previous else None,
+            },
+        )
+    return {FIELD: new.isoformat() if new else None}

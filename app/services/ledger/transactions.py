@@ -31,7 +31,7 @@ from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
 from ..errors import BadRequest, NotFound
-from . import validate
+from . import lock, validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
@@ -77,7 +77,8 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
         tx_id = _insert_checked_postgresql(connection, day, description, created_by, parsed)
         if tx_id is not None:
             return tx_id
-        # Nothing was written: an account is missing (named by the check below).
+        # Nothing was written: the day is locked or an account is missing (named below).
+    lock.refuse_if_locked(day)
     check_accounts_exist({account_id for account_id, _ in parsed})
 
     # Core statements on the session's connection: the same transaction, without
@@ -116,19 +117,25 @@ def _insert_entries(connection, rows: list[dict]) -> None:
         connection.execute(_INSERT_ENTRIES.values(rows))
 
 
-# PostgreSQL: the account check, the header and its entries in ONE statement (one
-# round trip instead of three). The header is inserted only if every account exists;
-# the entries' INSERT reads the header's id from the first CTE, in posting order
+# PostgreSQL: the lock date, the account check, the header and its entries in ONE
+# statement (one round trip instead of four). The lock row is read FOR KEY SHARE, as
+# lock.refuse_if_locked reads it (so a PUT /books/lock waits for this posting, and this
+# posting, waiting for a PUT, reads the new date); the header is inserted only if the
+# day is after the lock date and every account exists;
+# the entries' INSERT reads the header's id from the tx CTE, in posting order
 # (so entry ids follow the order the entries were sent). Data-modifying CTEs run
 # exactly once whatever the outer SELECT reads; every trigger (balance check at
 # commit, derived balances per statement) fires as for separate statements.
 _INSERT_CHECKED = text(
     """
-    WITH tx AS (
+    WITH books AS (
+        SELECT locked_through FROM settings WHERE id = 1 FOR KEY SHARE
+    ), tx AS (
         INSERT INTO transactions (occurred_on, description, created_by, created_at)
         SELECT :occurred_on, :description, :created_by, :created_at
         WHERE (SELECT count(*) FROM accounts
                WHERE id = ANY (CAST(:account_set AS bigint[]))) = :account_count
+          AND NOT EXISTS (SELECT 1 FROM books WHERE locked_through >= :occurred_on)
         RETURNING id
     ), posted AS (
         INSERT INTO entries (transaction_id, account_id, amount_cents)
@@ -172,6 +179,7 @@ def delete_transaction(tx_id: int) -> None:
     """Delete a transaction and (by cascade) its entries."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise NotFound("no such transaction")
+    lock.refuse_deleting(tx_id)
     result = typing.cast(
         CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
     )

@@ -7,6 +7,7 @@ import { renderNav } from "../nav.js";
 import { buildTransaction, MODES, toForm } from "../recording.js";
 import { renderBalanceSheet, renderIncomeStatement } from "../reports.js";
 import { applyVocab, KINDS, words } from "../vocab.js";
+import { mountLock } from "../lock.js";
 
 const state = { style: "personal", accounts: [], byId: new Map(), transactions: [], editing: null };
 const form = byId("record-form");
@@ -320,7 +321,7 @@ async function main() {
   byId("is-to").value = now;
   byId("bs-as-of").value = now;
   applyStyle(settings.book_style);
-  await refresh();
+  await Promise.all([refresh(), mountLock(document.querySelector("main"))]);
   document.body.dataset.ready = "true";
 }
 
