@@ -11,7 +11,8 @@ marked readOnlyHint reads, on SQLite without a write transaction or the writer l
 
 from __future__ import annotations
 
-from ..services.ledger import accounts, listing, reports, transactions, validate
+from ..services.ledger import accounts, reports, transactions, validate
+from ..services.ledger import listing as tx_listing
 
 # Told to the model in every report tool: figures leave reports.py already signed for reading.
 _SIGNS = (
@@ -66,8 +67,8 @@ def balance_sheet(args: dict, principal) -> dict:
 
 
 def list_transactions(args: dict, principal) -> list[dict] | dict:
-    result = listing.listing(validate.listing_query(args))
-    if isinstance(result, listing.Page):
+    result = tx_listing.listing(validate.listing_query(args))
+    if isinstance(result, tx_listing.Page):
         return result.data()
     return result.rows()
 

@@ -131,9 +131,7 @@ def update_account(account_id: int, body: dict) -> dict:
     if values:
         try:
             with db.session.begin_nested():
-                db.session.execute(
-                    update(Account).where(Account.id == account.id).values(**values)
-                )
+                db.session.execute(update(Account).where(Account.id == account.id).values(**values))
         except IntegrityError as exc:  # lost a race with a concurrent write of the same name
             raise _duplicate(name) from exc
         db.session.refresh(account)

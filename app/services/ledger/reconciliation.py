@@ -153,4 +153,3 @@ def refuse_if_reconciled(tx_id: int) -> None:
             f"transaction {tx_id} has a reconciled entry ({reconciled}); "
             "reconciled entries cannot be deleted"
         )
-

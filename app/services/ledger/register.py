@@ -47,9 +47,7 @@ def _raw_before(account_id: int, day: date) -> int:
         select(month.cents).where(month.account_id == account_id, month.month < first)
     ).scalars()
     days = db.session.execute(
-        select(dayt.cents).where(
-            dayt.account_id == account_id, dayt.day >= first, dayt.day < day
-        )
+        select(dayt.cents).where(dayt.account_id == account_id, dayt.day >= first, dayt.day < day)
     ).scalars()
     return sum(months) + sum(days)  # in Python: exact beyond 64 bits
 
@@ -97,9 +95,7 @@ def _lowest_day(account_id: int, start, top: date | None, limit: int) -> date | 
         query = query.where(dayt.day >= start)
     if top is not None:
         query = query.where(dayt.day <= top)
-    return db.session.execute(
-        query.order_by(dayt.day.desc()).offset(limit + 1).limit(1)
-    ).scalar()
+    return db.session.execute(query.order_by(dayt.day.desc()).offset(limit + 1).limit(1)).scalar()
 
 
 def _entries(account_id: int, start, end, after, lowest, limit: int) -> list:
@@ -180,4 +176,3 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
 
 def _day(value) -> date:
     return value if isinstance(value, date) else date.fromisoformat(value)
-

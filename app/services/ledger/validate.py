@@ -202,9 +202,7 @@ class ListingQuery:
 
     def filtered(self) -> bool:
         """Anything beyond SPEC's date window?"""
-        return any(
-            v is not None for v in (self.q, self.account_id, self.min_cents, self.max_cents)
-        )
+        return any(v is not None for v in (self.q, self.account_id, self.min_cents, self.max_cents))
 
 
 def cursor_text(value) -> str | None:
