@@ -36,7 +36,8 @@ def check_year(key: str, day: date) -> None:
     """The year rule alone, for parsers that read other date spellings (import files)."""
     if not FIRST_YEAR <= day.year <= LAST_YEAR:
         raise BadRequest(
-            f"'{key}' must be a date in the years {FIRST_YEAR} to {LAST_YEAR}; got {day.isoformat()}"
+            f"'{key}' must be a date in the years {FIRST_YEAR} to {LAST_YEAR};"
+            f" got {day.isoformat()}"
         )
 
 
