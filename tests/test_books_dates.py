@@ -66,12 +66,14 @@ def test_mcp_report_arguments_outside_the_years_are_32602(rpc):
     [
         (
             "hledger",
-            "2026-01-01 ok\n    assets:Bank  1.00\n    income:Gift\n\n0202-01-01 typo\n    assets:Bank  1.00\n    income:Gift\n",
+            "2026-01-01 ok\n    assets:Bank  1.00\n    income:Gift\n\n"
+            "0202-01-01 typo\n    assets:Bank  1.00\n    income:Gift\n",
             5,
         ),
         (
             "beancount",
-            '2026-01-01 open Assets:Bank\n2026-01-01 open Income:Gift\n2201-01-01 * "typo"\n  Assets:Bank  1.00 USD\n  Income:Gift\n',
+            "2026-01-01 open Assets:Bank\n2026-01-01 open Income:Gift\n"
+            '2201-01-01 * "typo"\n  Assets:Bank  1.00 USD\n  Income:Gift\n',
             3,
         ),
         (
