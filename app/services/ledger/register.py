@@ -21,13 +21,17 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import select, tuple_
+from sqlalchemy import Boolean, ColumnElement, Date, bindparam, literal_column, select, text
+from sqlalchemy.sql.elements import BindParameter
 
 from ...extensions import db
 from ...models import AccountDayBalance, AccountMonthBalance, Entry, Transaction
 from . import accounts, cursors, reports
 
 DEFAULT_LIMIT = 100
+# Written as the partial index ix_entries_cleared says it (WHERE cleared): SQLite uses
+# that index only for this very term, not for SQLAlchemy's "cleared = 1".
+CLEARED: ColumnElement[bool] = literal_column("entries.cleared", Boolean())
 
 
 def _kind(account_id: int) -> str:
@@ -62,7 +66,7 @@ def _raw_total(account_id: int) -> int:
 def _raw_cleared(account_id: int) -> int:
     return sum(
         db.session.execute(
-            select(Entry.amount_cents).where(Entry.account_id == account_id, Entry.cleared)
+            select(Entry.amount_cents).where(Entry.account_id == account_id, CLEARED)
         ).scalars()
     )
 
@@ -98,32 +102,38 @@ def _lowest_day(account_id: int, start, top: date | None, limit: int) -> date | 
     return db.session.execute(query.order_by(dayt.day.desc()).offset(limit + 1).limit(1)).scalar()
 
 
+_ENTRIES = """
+    SELECT e.id, e.transaction_id, t.occurred_on, t.description, e.amount_cents,
+           e.cleared, e.reconciled
+    FROM transactions AS t {join} entries AS e ON e.transaction_id = t.id
+    WHERE e.account_id = :account_id {conditions}
+    ORDER BY t.occurred_on DESC, e.id DESC
+    LIMIT :n
+"""
+
+
 def _entries(account_id: int, start, end, after, lowest, limit: int) -> list:
-    query = (
-        select(
-            Entry.id,
-            Entry.transaction_id,
-            Transaction.occurred_on,
-            Transaction.description,
-            Entry.amount_cents,
-            Entry.cleared,
-            Entry.reconciled,
-        )
-        .select_from(Transaction)
-        .join(Entry, Entry.transaction_id == Transaction.id)
-        .where(Entry.account_id == account_id)
-        .order_by(Transaction.occurred_on.desc(), Entry.id.desc())
-        .limit(limit + 1)
-    )
-    if start is not None:
-        query = query.where(Transaction.occurred_on >= start)
-    if end is not None:
-        query = query.where(Transaction.occurred_on <= end)
-    if lowest is not None:
-        query = query.where(Transaction.occurred_on >= lowest)
+    """The page's entries: the transactions of the bounded date range, newest first,
+    each probed for the account's entries through (account_id, transaction_id).
+
+    SQLite is told the join order (CROSS JOIN): by its statistics one account looks
+    selective, and starting from its entries means sorting all of them.
+    """
+    conditions: list[str] = []
+    params: dict = {"account_id": account_id, "n": limit + 1}
+    binds: list[BindParameter] = [bindparam("account_id"), bindparam("n")]
+    for name, op, value in (("start", ">=", start), ("end", "<=", end), ("lowest", ">=", lowest)):
+        if value is not None:
+            conditions.append(f"AND t.occurred_on {op} :{name}")
+            params[name] = value
+            binds.append(bindparam(name, type_=Date()))
     if after is not None:
-        query = query.where(tuple_(Transaction.occurred_on, Entry.id) < after)
-    return db.session.execute(query).all()
+        conditions.append("AND (t.occurred_on, e.id) < (:after_day, :after_id)")
+        params.update(after_day=after[0], after_id=after[1])
+        binds += [bindparam("after_day", type_=Date()), bindparam("after_id")]
+    join = "CROSS JOIN" if db.session.get_bind().dialect.name == "sqlite" else "JOIN"
+    statement = text(_ENTRIES.format(join=join, conditions=" ".join(conditions))).bindparams(*binds)
+    return list(db.session.execute(statement, params).all())
 
 
 def register(account_id: int, start, end, limit: int | None, cursor: str | None) -> dict:
