@@ -272,3 +272,22 @@ def test_deleting_while_reconciling_never_loses_a_counted_entry(app, api, card_b
         assert -sum(i["amount_cents"] for i in reconciled) == total
     else:
         assert results["del"] == 204 and reconciled == []
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 7])
+def test_register_pages_over_days_emptied_by_deletions(api, make_account, post_tx, limit):
+    """Deleted postings leave day rows of 0 with no entries: pages still hold every entry."""
+    bank = make_account("Bank", "asset")
+    gift = make_account("Gifts", "income")
+    ids = []
+    for i in range(40):
+        r = post_tx(f"2026-02-{1 + i % 20:02d}", f"g{i}", (bank, 10 + i), (gift, -(10 + i)))
+        ids.append(r.get_json()["id"])
+    for i, tx_id in enumerate(ids):
+        if i % 20 in (3, 4, 5, 6, 7, 8, 9, 10, 15):  # whole days emptied
+            assert api.delete(f"/transactions/{tx_id}").status_code == 204
+    items, _ = walk(api, bank, limit)
+    expected = expected_register(api, bank, 1)
+    assert [(i["transaction_id"], i["balance_cents"]) for i in items] == [
+        (e[1], e[3]) for e in expected
+    ]

@@ -12,7 +12,7 @@ Paging is by key (occurred_on, entry id), as the transaction listing. Without
 
 Speed, at any depth: the page's date range is bounded first from the account's
 active days (account_day_balances, by its (account_id, day) index), so the entries
-read are those of a few days; the running balance of the page's newest entry is the
+read are those of a few days (_page_rows); the running balance of the page's newest entry is the
 derived month and day balances before its day plus that day's earlier entries,
 never a scan of the account's history.
 """
@@ -85,13 +85,9 @@ def _raw_through(account_id: int, day: date, entry_id: int) -> int:
     return _raw_before(account_id, day) + sum(same_day)
 
 
-def _lowest_day(account_id: int, start, top: date | None, limit: int) -> date | None:
-    """A day early enough that [it, top] holds the next limit + 1 entries, if known.
-
-    The limit + 2nd newest active day at or before `top` (top itself may hold only
-    entries of earlier pages): each active day holds at least one entry, or held one
-    (a row may be 0 after deletions, so the caller reads again without the bound
-    when it finds too few).
+def _lowest_day(account_id: int, start, top: date | None, offset: int) -> date | None:
+    """The account's active day `offset` days before its newest one at or before `top`
+    (None: there are not that many), from account_day_balances' (account_id, day) index.
     """
     dayt = AccountDayBalance
     query = select(dayt.day).where(dayt.account_id == account_id)
@@ -99,7 +95,31 @@ def _lowest_day(account_id: int, start, top: date | None, limit: int) -> date | 
         query = query.where(dayt.day >= start)
     if top is not None:
         query = query.where(dayt.day <= top)
-    return db.session.execute(query.order_by(dayt.day.desc()).offset(limit + 1).limit(1)).scalar()
+    return db.session.execute(query.order_by(dayt.day.desc()).offset(offset).limit(1)).scalar()
+
+
+def _page_rows(account_id: int, start, end, after, limit: int) -> list:
+    """limit + 1 entries (or all that are left), reading as few days as it can.
+
+    The date range read starts small (the newest 3 active days at or before the page's
+    top) and widens fourfold while it holds too few entries. Every active day holds at
+    least one entry (or held one: a row may be 0 after deletions), so a range of
+    limit + 2 active days always suffices, except after such deletions, when the last
+    attempt reads without a bound.
+    """
+    top = end
+    if after is not None and (top is None or after[0] < top):
+        top = after[0]
+    offset = 2
+    while True:
+        offset = min(offset, limit + 1)
+        lowest = _lowest_day(account_id, start, top, offset)
+        rows = _entries(account_id, start, end, after, lowest, limit)
+        if lowest is None or len(rows) > limit:
+            return rows
+        if offset == limit + 1:
+            return _entries(account_id, start, end, after, None, limit)
+        offset *= 4
 
 
 _ENTRIES = """
@@ -143,13 +163,7 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
     kind = _kind(account.id)
     scope = cursors.scope_of(kind, start, end)
     after = cursors.decode(cursor, kind, scope) if cursor is not None else None
-    top = end
-    if after is not None and (top is None or after[0] < top):
-        top = after[0]
-    lowest = _lowest_day(account.id, start, top, limit)
-    rows = _entries(account.id, start, end, after, lowest, limit)
-    if lowest is not None and len(rows) <= limit:
-        rows = _entries(account.id, start, end, after, None, limit)
+    rows = _page_rows(account.id, start, end, after, limit)
     more = len(rows) > limit
     rows = rows[:limit]
     sign = reports.sign_for(account.kind)
