@@ -148,6 +148,9 @@ def _entries(account_id: int, start, end, after, lowest, limit: int) -> list:
             params[name] = value
             binds.append(bindparam(name, type_=Date()))
     if after is not None:
+        # The plain bound on the date lets PostgreSQL start its index scan at the cursor's
+        # day (the row comparison spans two tables, so it cannot bound the scan itself).
+        conditions.append("AND t.occurred_on <= :after_day")
         conditions.append("AND (t.occurred_on, e.id) < (:after_day, :after_id)")
         params.update(after_day=after[0], after_id=after[1])
         binds += [bindparam("after_day", type_=Date()), bindparam("after_id")]
