@@ -25,7 +25,7 @@ from sqlalchemy import Boolean, ColumnElement, Date, bindparam, literal_column, 
 from sqlalchemy.sql.elements import BindParameter
 
 from ...extensions import db
-from ...models import AccountDayBalance, AccountMonthBalance, Entry, Transaction
+from ...models import AccountDayBalance, AccountMonthBalance, Entry
 from . import accounts, cursors, reports
 
 DEFAULT_LIMIT = 100
@@ -71,18 +71,28 @@ def _raw_cleared(account_id: int) -> int:
     )
 
 
+_SAME_DAY = """
+    SELECT e.amount_cents
+    FROM transactions AS t {join} entries AS e ON e.transaction_id = t.id
+    WHERE t.occurred_on = :day AND e.account_id = :account_id AND e.id <= :entry_id
+"""
+
+
 def _raw_through(account_id: int, day: date, entry_id: int) -> int:
-    """The raw balance after entry `entry_id` dated `day` (entries in (date, id) order)."""
+    """The raw balance after entry `entry_id` dated `day` (entries in (date, id) order).
+
+    That day's entries are found from the day's transactions (SQLite: CROSS JOIN, as
+    in _entries; from the account's side it would probe all of its entries).
+    """
+    statement = text(_SAME_DAY.format(join=_join())).bindparams(bindparam("day", type_=Date()))
     same_day = db.session.execute(
-        select(Entry.amount_cents)
-        .join(Transaction, Transaction.id == Entry.transaction_id)
-        .where(
-            Transaction.occurred_on == day,
-            Entry.account_id == account_id,
-            Entry.id <= entry_id,
-        )
+        statement, {"day": day, "account_id": account_id, "entry_id": entry_id}
     ).scalars()
     return _raw_before(account_id, day) + sum(same_day)
+
+
+def _join() -> str:
+    return "CROSS JOIN" if db.session.get_bind().dialect.name == "sqlite" else "JOIN"
 
 
 def _lowest_day(account_id: int, start, top: date | None, offset: int) -> date | None:
@@ -154,8 +164,9 @@ def _entries(account_id: int, start, end, after, lowest, limit: int) -> list:
         conditions.append("AND (t.occurred_on, e.id) < (:after_day, :after_id)")
         params.update(after_day=after[0], after_id=after[1])
         binds += [bindparam("after_day", type_=Date()), bindparam("after_id")]
-    join = "CROSS JOIN" if db.session.get_bind().dialect.name == "sqlite" else "JOIN"
-    statement = text(_ENTRIES.format(join=join, conditions=" ".join(conditions))).bindparams(*binds)
+    statement = text(_ENTRIES.format(join=_join(), conditions=" ".join(conditions))).bindparams(
+        *binds
+    )
     return list(db.session.execute(statement, params).all())
 
 
