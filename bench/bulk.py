@@ -28,9 +28,9 @@ def load_postgresql(url: str, n: int, seed: int) -> None:
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as conn:
         conn.execute("SET session_replication_role = replica")
         with conn.cursor() as cur:
-            with cur.copy("COPY accounts (id, name, kind) FROM STDIN") as copy:
+            with cur.copy("COPY accounts (id, name, kind, name_key) FROM STDIN") as copy:
                 for row in ledger_gen.accounts():
-                    copy.write_row(row)
+                    copy.write_row((*row, row[1].casefold()))
             entry_id = 0
             tx_buf, entry_buf = io.StringIO(), io.StringIO()
             for tx_id, day, description, legs in ledger_gen.transactions(n, seed):
@@ -69,7 +69,8 @@ def load_sqlite(url: str, n: int, seed: int) -> None:
     for name, _ in triggers:
         conn.execute(f'DROP TRIGGER "{name}"')
     conn.executemany(
-        "INSERT INTO accounts (id, name, kind) VALUES (?, ?, ?)", ledger_gen.accounts()
+        "INSERT INTO accounts (id, name, kind, name_key) VALUES (?, ?, ?, ?)",
+        [(*row, row[1].casefold()) for row in ledger_gen.accounts()],
     )
     tx_rows, entry_rows = [], []
     for tx_id, day, description, legs in ledger_gen.transactions(n, seed):

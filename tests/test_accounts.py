@@ -15,7 +15,7 @@ def test_create_returns_the_account(api):
     response = api.post("/accounts", json={"name": "  Bank  ", "kind": "asset"})
     assert response.status_code == 201
     body = response.get_json()
-    assert body == {"id": body["id"], "name": "Bank", "kind": "asset"}
+    assert body == {"id": body["id"], "name": "Bank", "kind": "asset", "archived": False}
     assert isinstance(body["id"], int)
     assert api.get("/accounts").get_json() == [body]
 

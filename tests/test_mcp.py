@@ -267,9 +267,9 @@ def test_result_shape_is_pretty_text_plus_structured_content(rpc, books):
     assert set(result) == {"content", "structuredContent"}
     assert result["structuredContent"] == {
         "result": [
-            {"id": books["checking"], "name": "Checking", "kind": "asset"},
-            {"id": books["groceries"], "name": "Groceries", "kind": "expense"},
-            {"id": books["salary"], "name": "Salary", "kind": "income"},
+            {"id": books["checking"], "name": "Checking", "kind": "asset", "archived": False},
+            {"id": books["groceries"], "name": "Groceries", "kind": "expense", "archived": False},
+            {"id": books["salary"], "name": "Salary", "kind": "income", "archived": False},
         ]
     }
     [content] = result["content"]

@@ -3,7 +3,15 @@
 from .derived import AccountDayBalance, AccountMonthBalance
 from .idempotency import IdempotencyKey
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
-from .ledger import ACCOUNT_KINDS, BOOK_STYLES, Account, Entry, Settings, Transaction
+from .ledger import (
+    ACCOUNT_KINDS,
+    BOOK_STYLES,
+    Account,
+    Entry,
+    Reconciliation,
+    Settings,
+    Transaction,
+)
 from .oauth import (
     APPLICATION_TYPES,
     CLIENT_ID_LENGTH,
@@ -32,6 +40,7 @@ __all__ = [
     "LoginThrottle",
     "OAuthClient",
     "Passkey",
+    "Reconciliation",
     "Session",
     "Settings",
     "Token",

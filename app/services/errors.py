@@ -17,6 +17,8 @@ class ServiceError(Exception):
     status = 400
     commit = False
     invalid_params = False  # MCP -32602 with this message, though HTTP answers `status`
+    # Further members of the HTTP error body beside `error` (e.g. difference_cents).
+    extra: dict | None = None
 
     def __init__(self, message: str, *, commit: bool | None = None):
         super().__init__(message)

@@ -31,7 +31,7 @@ from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
 from ..errors import BadRequest, NotFound
-from . import lock, validate
+from . import lock, reconciliation, validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
@@ -49,18 +49,21 @@ def check_balanced(entries: list[tuple[int, int]]) -> None:
 # Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
 # (not an "integer out of range" error). The accounts table is small. Built once
 # (an expanding IN): constructing the statement per request cost more than running it.
-_EXISTING_ACCOUNTS = select(Account.id).where(
+_EXISTING_ACCOUNTS = select(Account.id, Account.archived).where(
     cast(Account.id, BigInteger).in_(bindparam("ids", expanding=True))
 )
 
 
 def check_accounts_exist(account_ids: set[int]) -> None:
-    found = set(
-        db.session.connection().execute(_EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).scalars()
+    """Every account exists and is open: an archived account takes no new entries."""
+    found = dict(
+        db.session.connection().execute(_EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).all()
     )
-    missing = sorted(account_ids - found)
-    if missing:
-        raise BadRequest(f"unknown account_id {missing[0]}")
+    for account_id in sorted(account_ids):
+        if account_id not in found:
+            raise BadRequest(f"unknown account_id {account_id}")
+        if found[account_id]:
+            raise BadRequest(f"account_id {account_id} is archived and takes no new entries")
 
 
 def record_transaction(occurred_on, description, entries, created_by: int | None) -> int:
@@ -77,7 +80,8 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
         tx_id = _insert_checked_postgresql(connection, day, description, created_by, parsed)
         if tx_id is not None:
             return tx_id
-        # Nothing was written: the day is locked or an account is missing (named below).
+        # Nothing was written: the day is locked or an account is missing or archived
+        # (named below).
     lock.refuse_if_locked(day)
     check_accounts_exist({account_id for account_id, _ in parsed})
 
@@ -121,7 +125,9 @@ def _insert_entries(connection, rows: list[dict]) -> None:
 # statement (one round trip instead of four). The lock row is read FOR KEY SHARE, as
 # lock.refuse_if_locked reads it (so a PUT /books/lock waits for this posting, and this
 # posting, waiting for a PUT, reads the new date); the header is inserted only if the
-# day is after the lock date and every account exists;
+# day is after the lock date and every account exists and is not archived (the
+# accounts are read FOR SHARE: an archive or rename waits for this posting, and this
+# posting, waiting for an archive, sees the account archived);
 # the entries' INSERT reads the header's id from the tx CTE, in posting order
 # (so entry ids follow the order the entries were sent). Data-modifying CTEs run
 # exactly once whatever the outer SELECT reads; every trigger (balance check at
@@ -133,8 +139,10 @@ _INSERT_CHECKED = text(
     ), tx AS (
         INSERT INTO transactions (occurred_on, description, created_by, created_at)
         SELECT :occurred_on, :description, :created_by, :created_at
-        WHERE (SELECT count(*) FROM accounts
-               WHERE id = ANY (CAST(:account_set AS bigint[]))) = :account_count
+        WHERE (SELECT count(*) FROM (
+                   SELECT 1 FROM accounts
+                   WHERE id = ANY (CAST(:account_set AS bigint[])) AND NOT archived
+                   FOR SHARE) AS usable) = :account_count
           AND NOT EXISTS (SELECT 1 FROM books WHERE locked_through >= :occurred_on)
         RETURNING id
     ), posted AS (
@@ -158,7 +166,7 @@ def _int_array(values) -> str:
 
 
 def _insert_checked_postgresql(connection, day, description, created_by, parsed):
-    """Insert the posting if all its accounts exist; its id, or None (nothing written)."""
+    """Insert the posting if all its accounts exist and are open; its id, or None."""
     accounts = {account_id for account_id, _ in parsed}
     return connection.execute(
         _INSERT_CHECKED,
@@ -180,6 +188,7 @@ def delete_transaction(tx_id: int) -> None:
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise NotFound("no such transaction")
     lock.refuse_deleting(tx_id)
+    reconciliation.refuse_if_reconciled(tx_id)
     result = typing.cast(
         CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
     )
@@ -231,7 +240,11 @@ def transaction_listing(start: date | None, end: date | None) -> Listing:
     if end is not None:
         query = query.where(Transaction.occurred_on <= end)
     connection = db.session.connection()
-    headers = _tuples(connection, query)
+    return render_listing(connection, _tuples(connection, query))
+
+
+def render_listing(connection, headers: list[tuple]) -> Listing:
+    """The Listing of (id, occurred_on, description, email) header rows, entries added."""
     if not headers:
         return Listing("[]")
     # Each account's entry prefix, written once: an entry is then prefix + cents + "}".
