@@ -28,15 +28,15 @@ def challenge_header() -> str:
     return f'Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource"'
 
 
-def error_response(message: str, status: int):
-    response = jsonify({"error": message})
+def error_response(message: str, status: int, extra: dict | None = None):
+    response = jsonify({"error": message, **(extra or {})})
     response.status_code = status
     return response
 
 
 def handle_service_error(err: ServiceError):
     store.finish(err)
-    response = error_response(err.message, err.status)
+    response = error_response(err.message, err.status, err.extra)
     if isinstance(err, Unauthenticated):
         response.headers["WWW-Authenticate"] = challenge_header()
     if isinstance(err, TooManyAttempts):

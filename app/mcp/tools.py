@@ -11,7 +11,7 @@ marked readOnlyHint reads, on SQLite without a write transaction or the writer l
 
 from __future__ import annotations
 
-from ..services.ledger import accounts, reports, transactions, validate
+from ..services.ledger import accounts, listing, reports, transactions, validate
 
 # Told to the model in every report tool: figures leave reports.py already signed for reading.
 _SIGNS = (
@@ -65,9 +65,49 @@ def balance_sheet(args: dict, principal) -> dict:
     return reports.balance_sheet(as_of)
 
 
-def list_transactions(args: dict, principal) -> list[dict]:
-    start, end = validate.window(args.get("from"), args.get("to"))
-    return transactions.transaction_listing(start, end).rows()
+def list_transactions(args: dict, principal) -> list[dict] | dict:
+    result = listing.listing(validate.listing_query(args))
+    if isinstance(result, listing.Page):
+        return result.data()
+    return result.rows()
+
+
+def _listing_schema() -> dict:
+    schema = _window_schema(required=False)
+    schema["properties"].update(
+        {
+            "q": {
+                "type": "string",
+                "description": "Only transactions whose description contains this text "
+                "(case-insensitive).",
+            },
+            "account_id": {
+                "type": "integer",
+                "description": "Only transactions with an entry in this account.",
+            },
+            "min_cents": {
+                "type": "integer",
+                "description": "Only transactions whose amount (the sum of their positive "
+                "entries, in cents) is at least this.",
+            },
+            "max_cents": {
+                "type": "integer",
+                "description": "Only transactions whose amount is at most this.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": validate.PAGE_MAX,
+                "description": "Page size. With it the result is {items, next_cursor}; "
+                "without it every matching transaction comes as one list.",
+            },
+            "cursor": {
+                "type": "string",
+                "description": "The next_cursor of the previous page (same filters, with limit).",
+            },
+        }
+    )
+    return schema
 
 
 def record_transaction(args: dict, principal) -> dict:
@@ -105,8 +145,9 @@ TOOLS: dict[str, dict] = {
     "list_accounts": {
         "title": "List accounts",
         "description": (
-            "Every account in the ledger with its id, name and kind (asset, liability, equity, "
-            "income or expense), ordered by kind then name. Use the ids with record_transaction."
+            "Every account in the ledger with its id, name, kind (asset, liability, equity, "
+            "income or expense) and archived flag, ordered by kind then name. Use the ids with "
+            "record_transaction; an archived account takes no new entries."
         ),
         "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
         "annotations": _READ_ONLY,
@@ -156,10 +197,15 @@ TOOLS: dict[str, dict] = {
         "title": "List transactions",
         "description": (
             "Transactions with their entries, newest first, over an optional inclusive window "
-            "(from, to). Entry amounts are the raw signed cents as stored: debit positive, "
-            "credit negative; each transaction's entries sum to 0."
+            "(from, to), optionally filtered (all filters combine with AND): q (text in the "
+            "description, case-insensitive), account_id, min_cents/max_cents (the amount: "
+            "the sum of the positive entries). On a big ledger pass limit (1-500): the "
+            "result is then {items, next_cursor}; call again with cursor=next_cursor and the "
+            "same filters for the next page, until next_cursor is null. Entry amounts are "
+            "the raw signed cents as stored: debit positive, credit negative; each "
+            "transaction's entries sum to 0."
         ),
-        "inputSchema": _window_schema(required=False),
+        "inputSchema": _listing_schema(),
         "annotations": _READ_ONLY,
         "fn": list_transactions,
     },

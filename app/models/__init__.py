@@ -2,7 +2,7 @@
 
 from .derived import AccountDayBalance, AccountMonthBalance
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
-from .ledger import ACCOUNT_KINDS, BOOK_STYLES, Account, Entry, Settings, Transaction
+from .ledger import ACCOUNT_KINDS, BOOK_STYLES, Account, Entry, Reconciliation, Settings, Transaction
 from .oauth import AuthorizationCode, DeviceRecord, DeviceStart, OAuthClient, Token
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "LoginThrottle",
     "OAuthClient",
     "Passkey",
+    "Reconciliation",
     "Session",
     "Settings",
     "Token",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import BigInteger, Date, ForeignKey, Integer
+from sqlalchemy import BigInteger, Date, ForeignKey, Index, Integer
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..extensions import Model
@@ -32,7 +32,11 @@ class AccountDayBalance(Model):
     )
     cents: Mapped[int] = mapped_column(BigInteger, nullable=False)
 
-    __table_args__ = ({"info": {"derived": True}, "sqlite_with_rowid": False},)
+    __table_args__ = (
+        # One account's active days, newest first: the account register (migration 0009).
+        Index("ix_account_day_balances_account_day", "account_id", "day"),
+        {"info": {"derived": True}, "sqlite_with_rowid": False},
+    )
 
 
 class AccountMonthBalance(Model):

@@ -23,6 +23,7 @@ from datetime import date, datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     Date,
     ForeignKey,
@@ -30,6 +31,8 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    false,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -49,12 +52,18 @@ class Account(Model):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), nullable=False, unique=True)
     kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    # The name trimmed, case-folded, inner spaces collapsed (services.ledger.accounts.
+    # name_key): unique, so two names that differ only so are refused by the database
+    # even when two requests race (migration 0009).
+    name_key: Mapped[str] = mapped_column(String(200), nullable=False, server_default="")
+    archived: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
 
     __table_args__ = (
         CheckConstraint(
             "kind IN ('asset', 'liability', 'equity', 'income', 'expense')", name="kind"
         ),
         Index("ix_accounts_kind_name", "kind", "name"),
+        Index("uq_accounts_name_key", "name_key", unique=True),
     )
 
 
@@ -87,8 +96,12 @@ class Entry(Model):
         ForeignKey("accounts.id", ondelete="RESTRICT"), nullable=False
     )
     amount_cents: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    # Reconciliation marks (migration 0009): a reconciled entry is always cleared.
+    cleared: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
+    reconciled: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
 
     __table_args__ = (
+        CheckConstraint("cleared OR NOT reconciled", name="reconciled_is_cleared"),
         # A transaction's entries in id order, with what a listing shows of them: an
         # index-only read (migration 0004).
         Index(
@@ -96,6 +109,37 @@ class Entry(Model):
         ),
         # Covers the per-account sum without touching the table.
         Index("ix_entries_account_id_amount", "account_id", "transaction_id", "amount_cents"),
+        # The cleared balance of an account reads only its cleared entries.
+        Index(
+            "ix_entries_cleared",
+            "account_id",
+            "amount_cents",
+            postgresql_where=text("cleared"),
+            sqlite_where=text("cleared"),
+        ),
+    )
+
+
+class Reconciliation(Model):
+    """One bank statement an account was reconciled against (the history of statements)."""
+
+    __tablename__ = "reconciliations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="RESTRICT"), nullable=False
+    )
+    statement_date: Mapped[date] = mapped_column(Date, nullable=False)
+    closing_balance_cents: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    entry_count: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_by: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+
+    __table_args__ = (
+        Index("ix_reconciliations_account_date", "account_id", "statement_date"),
+        Index("ix_reconciliations_created_by", "created_by"),
     )
 
 

@@ -3,7 +3,15 @@
 from flask import Blueprint, current_app, jsonify, request
 
 from .. import store
-from ..services.ledger import accounts, settings, transactions, validate
+from ..services.ledger import (
+    accounts,
+    listing,
+    reconciliation,
+    register,
+    settings,
+    transactions,
+    validate,
+)
 from .support import json_body, principal
 
 bp = Blueprint("ledger", __name__)
@@ -22,12 +30,53 @@ def create_account():
     return jsonify(account), 201
 
 
+@bp.put("/accounts/<int:account_id>")
+def update_account(account_id: int):
+    body = json_body()
+    account = store.run_unit(accounts.update_account, account_id, body)
+    return jsonify(account)
+
+
+@bp.get("/accounts/<int:account_id>/register")
+def account_register(account_id: int):
+    start, end = validate.window(request.args.get("from"), request.args.get("to"))
+    page = register.register(
+        account_id,
+        start,
+        end,
+        validate.page_limit(request.args.get("limit")),
+        validate.cursor_text(request.args.get("cursor")),
+    )
+    return jsonify(page)
+
+
+@bp.post("/accounts/<int:account_id>/cleared")
+def mark_cleared(account_id: int):
+    body = json_body()
+    store.run_unit(
+        reconciliation.set_cleared, account_id, body.get("entry_ids"), body.get("cleared")
+    )
+    return "", 204
+
+
+@bp.post("/accounts/<int:account_id>/reconciliations")
+def reconcile(account_id: int):
+    body = json_body()
+    result = store.run_unit(
+        reconciliation.reconcile,
+        account_id,
+        body.get("statement_date"),
+        body.get("closing_balance_cents"),
+        created_by=principal().user_id,
+    )
+    return jsonify(result), 201
+
+
 @bp.get("/transactions")
 def list_transactions():
-    start, end = validate.window(request.args.get("from"), request.args.get("to"))
-    listing = transactions.transaction_listing(start, end)
+    result = listing.listing(validate.listing_query(request.args))
     # The listing is already JSON text: sent as it is, like jsonify's compact output.
-    return current_app.response_class(listing.json() + b"\n", mimetype="application/json")
+    return current_app.response_class(result.json() + b"\n", mimetype="application/json")
 
 
 @bp.post("/transactions")

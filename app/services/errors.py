@@ -14,6 +14,8 @@ from __future__ import annotations
 class ServiceError(Exception):
     status = 400
     commit = False
+    # Further members of the HTTP error body beside `error` (e.g. difference_cents).
+    extra: dict | None = None
 
     def __init__(self, message: str, *, commit: bool | None = None):
         super().__init__(message)

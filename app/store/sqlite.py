@@ -64,7 +64,13 @@ def _first_unbalanced(rows) -> int | None:
     return None
 
 
+def ledger_lower(value):
+    """SQLite's lower() folds ASCII only: the listing's q filter folds every letter."""
+    return value.lower() if isinstance(value, str) else value
+
+
 def _sqlite_connect_pragmas(dbapi_conn, _record):
+    dbapi_conn.create_function("ledger_lower", 1, ledger_lower, deterministic=True)
     cur = dbapi_conn.cursor()
     # busy_timeout first: switching to WAL needs the database lock, which another
     # process may hold for a while (a migration at start); with the driver's 5 s

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from ..errors import BadRequest
+from ..ledger import validate
 from .parsed import Parsed, ParsedTx, Posting, parse_amount, refuse_costs_and_checks
 from .plaintext import ParseProblem, account_from_hledger, lines_of, percent_decode
 
@@ -39,11 +41,17 @@ _REFUSED = {
 
 
 def journal_date(text: str, line: int) -> str:
+    """A file's date as YYYY-MM-DD, in the years the books accept (validate.check_year)."""
     try:
         y, m, d = (int(part) for part in re.split(r"[-/.]", text))
-        return date(y, m, d).isoformat()
+        day = date(y, m, d)
     except ValueError:
         raise ParseProblem(line, f"'{text}' is not a valid date") from None
+    try:
+        validate.check_year("date", day)
+    except BadRequest as err:
+        raise ParseProblem(line, err.message) from None
+    return day.isoformat()
 
 
 def _posting(text: str, line: int) -> Posting:

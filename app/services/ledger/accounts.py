@@ -1,42 +1,145 @@
-"""Accounts: listing and creation."""
+"""Accounts: listing, creation, rename and archive.
+
+Names are unique after normalisation (name_key): trimmed, case-folded, inner runs of
+spaces collapsed, so "Cash box" and "cash  box" are the same name. The database holds
+the key in a unique column, so two racing requests cannot both win.
+An archived account refuses new entries (transactions.check_accounts_exist) and keeps
+its history and its report lines.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import Account
-from ..errors import BadRequest
-from . import validate
+from ..errors import BadRequest, NotFound
+from . import audit, validate
 
 NAME_MAX = 200
+ACCOUNT_ID_MAX = 2**31 - 1
+
+
+def name_key(name: str) -> str:
+    """The form two names are compared in: trimmed, case-folded, inner spaces collapsed."""
+    return " ".join(name.casefold().split())
 
 
 def as_dict(account: Account) -> dict:
-    return {"id": account.id, "name": account.name, "kind": account.kind}
+    return {
+        "id": account.id,
+        "name": account.name,
+        "kind": account.kind,
+        "archived": bool(account.archived),
+    }
 
 
 def list_accounts() -> list[dict]:
-    """Every account, ordered by kind then name (SPEC)."""
+    """Every account, ordered by kind then name (SPEC), archived ones included."""
     rows = db.session.execute(
-        select(Account.id, Account.name, Account.kind).order_by(Account.kind, Account.name)
+        select(Account.id, Account.name, Account.kind, Account.archived).order_by(
+            Account.kind, Account.name
+        )
     )
-    return [{"id": r.id, "name": r.name, "kind": r.kind} for r in rows]
+    return [
+        {"id": r.id, "name": r.name, "kind": r.kind, "archived": bool(r.archived)} for r in rows
+    ]
 
 
-def create_account(name, kind) -> dict:
-    """Create an account; the name is trimmed, non-empty and unique."""
-    name = validate.text("name", name, max_length=NAME_MAX)
-    kind = validate.kind(kind)
-    exists = db.session.execute(select(Account.id).where(Account.name == name)).first()
-    if exists:
-        raise BadRequest(f"an account named '{name}' already exists")
-    account = Account(name=name, kind=kind)
-    db.session.add(account)
+def _duplicate(name: str) -> BadRequest:
+    return BadRequest(f"an account named '{name}' already exists")
+
+
+def _refuse_taken(key: str, name: str, except_id: int | None = None) -> None:
+    query = select(Account.name).where(Account.name_key == key)
+    if except_id is not None:
+        query = query.where(Account.id != except_id)
+    existing = db.session.execute(query).scalar()
+    if existing is not None:
+        raise _duplicate(existing)
+
+
+def _flush_or_duplicate(name: str) -> None:
     try:
         with db.session.begin_nested():
             db.session.flush()
-    except IntegrityError as exc:  # lost a race with a concurrent create of the same name
-        raise BadRequest(f"an account named '{name}' already exists") from exc
+    except IntegrityError as exc:  # lost a race with a concurrent write of the same name
+        raise _duplicate(name) from exc
+
+
+def create_account(name, kind) -> dict:
+    """Create an account; the name is trimmed, non-empty and unique after normalisation."""
+    name = validate.text("name", name, max_length=NAME_MAX)
+    kind = validate.kind(kind)
+    key = name_key(name)
+    _refuse_taken(key, name)
+    account = Account(name=name, kind=kind, name_key=key, archived=False)
+    db.session.add(account)
+    _flush_or_duplicate(name)
     return as_dict(account)
+
+
+def get_account(account_id: int) -> Account:
+    """The account, or NotFound."""
+    account = None
+    if 0 < account_id <= ACCOUNT_ID_MAX:  # beyond PostgreSQL's INTEGER: simply unknown
+        account = db.session.get(Account, account_id)
+    if account is None:
+        raise NotFound("no such account")
+    return account
+
+
+def lock_account(account_id: int) -> Account:
+    """The account, its row locked until the unit ends (PostgreSQL; SQLite has one writer).
+
+    FOR NO KEY UPDATE: postings (whose foreign-key check takes KEY SHARE) go on; another
+    clearing, reconciliation or deletion touching the account waits.
+    """
+    get_account(account_id)
+    return db.session.execute(
+        select(Account)
+        .where(Account.id == account_id)
+        .with_for_update(key_share=True)
+        .execution_options(populate_existing=True)
+    ).scalar_one()
+
+
+def update_account(account_id: int, body: dict) -> dict:
+    """PUT /accounts/{id}: rename and/or (un)archive; a field left out keeps its value."""
+    account = get_account(account_id)
+    if "kind" in body and body["kind"] != account.kind:
+        if body["kind"] is None or isinstance(body["kind"], str):
+            raise BadRequest("an account's kind cannot change")
+        raise BadRequest("'kind' must be a string")
+    name = account.name
+    if "name" in body:
+        name = validate.text("name", body["name"], max_length=NAME_MAX)
+    archived = bool(account.archived)
+    if "archived" in body:
+        archived = validate.boolean("archived", body["archived"])
+    previous_name = account.name
+    renamed = name != account.name
+    archive_changed = archived != bool(account.archived)
+    values: dict = {}
+    if renamed:
+        key = name_key(name)
+        _refuse_taken(key, name, except_id=account.id)
+        values.update(name=name, name_key=key)
+    if archive_changed:
+        values["archived"] = archived
+    if values:
+        try:
+            with db.session.begin_nested():
+                db.session.execute(
+                    update(Account).where(Account.id == account.id).values(**values)
+                )
+        except IntegrityError as exc:  # lost a race with a concurrent write of the same name
+            raise _duplicate(name) from exc
+        db.session.refresh(account)
+    shown = as_dict(account)
+    if renamed:
+        audit.record("account.renamed", {"account": shown, "previous_name": previous_name})
+    if archive_changed:
+        audit.record("account.archived" if archived else "account.unarchived", {"account": shown})
+    return shown

@@ -31,7 +31,7 @@ from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
 from ..errors import BadRequest, NotFound
-from . import validate
+from . import reconciliation, validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
@@ -49,18 +49,21 @@ def check_balanced(entries: list[tuple[int, int]]) -> None:
 # Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
 # (not an "integer out of range" error). The accounts table is small. Built once
 # (an expanding IN): constructing the statement per request cost more than running it.
-_EXISTING_ACCOUNTS = select(Account.id).where(
+_EXISTING_ACCOUNTS = select(Account.id, Account.archived).where(
     cast(Account.id, BigInteger).in_(bindparam("ids", expanding=True))
 )
 
 
 def check_accounts_exist(account_ids: set[int]) -> None:
-    found = set(
-        db.session.connection().execute(_EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).scalars()
+    """Every account exists and is open: an archived account takes no new entries."""
+    found = dict(
+        db.session.connection().execute(_EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).all()
     )
-    missing = sorted(account_ids - found)
-    if missing:
-        raise BadRequest(f"unknown account_id {missing[0]}")
+    for account_id in sorted(account_ids):
+        if account_id not in found:
+            raise BadRequest(f"unknown account_id {account_id}")
+        if found[account_id]:
+            raise BadRequest(f"account_id {account_id} is archived and takes no new entries")
 
 
 def record_transaction(occurred_on, description, entries, created_by: int | None) -> int:
@@ -77,7 +80,7 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
         tx_id = _insert_checked_postgresql(connection, day, description, created_by, parsed)
         if tx_id is not None:
             return tx_id
-        # Nothing was written: an account is missing (named by the check below).
+        # Nothing was written: an account is missing or archived (named by the check below).
     check_accounts_exist({account_id for account_id, _ in parsed})
 
     # Core statements on the session's connection: the same transaction, without
@@ -128,7 +131,7 @@ _INSERT_CHECKED = text(
         INSERT INTO transactions (occurred_on, description, created_by, created_at)
         SELECT :occurred_on, :description, :created_by, :created_at
         WHERE (SELECT count(*) FROM accounts
-               WHERE id = ANY (CAST(:account_set AS bigint[]))) = :account_count
+               WHERE id = ANY (CAST(:account_set AS bigint[])) AND NOT archived) = :account_count
         RETURNING id
     ), posted AS (
         INSERT INTO entries (transaction_id, account_id, amount_cents)
@@ -151,7 +154,7 @@ def _int_array(values) -> str:
 
 
 def _insert_checked_postgresql(connection, day, description, created_by, parsed):
-    """Insert the posting if all its accounts exist; its id, or None (nothing written)."""
+    """Insert the posting if all its accounts exist and are open; its id, or None."""
     accounts = {account_id for account_id, _ in parsed}
     return connection.execute(
         _INSERT_CHECKED,
@@ -172,6 +175,7 @@ def delete_transaction(tx_id: int) -> None:
     """Delete a transaction and (by cascade) its entries."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise NotFound("no such transaction")
+    reconciliation.refuse_if_reconciled(tx_id)
     result = typing.cast(
         CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
     )
@@ -223,7 +227,11 @@ def transaction_listing(start: date | None, end: date | None) -> Listing:
     if end is not None:
         query = query.where(Transaction.occurred_on <= end)
     connection = db.session.connection()
-    headers = _tuples(connection, query)
+    return render_listing(connection, _tuples(connection, query))
+
+
+def render_listing(connection, headers: list[tuple]) -> Listing:
+    """The Listing of (id, occurred_on, description, email) header rows, entries added."""
     if not headers:
         return Listing("[]")
     # Each account's entry prefix, written once: an entry is then prefix + cents + "}".

@@ -4,6 +4,7 @@ return the same messages for the same bad input. Each raises BadRequest."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date
 
 from ...models import ACCOUNT_KINDS
@@ -12,16 +13,31 @@ from ..errors import BadRequest
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# Books hold dates of years 1900 to 2200: a year typed as 0202 or 20260 is a typo,
+# refused on every path (HTTP, MCP, import) by this one parser.
+FIRST_YEAR = 1900
+LAST_YEAR = 2200
 
 
 def date_value(key: str, value) -> date:
-    """A required date in YYYY-MM-DD form."""
+    """A required date in YYYY-MM-DD form, in the years FIRST_YEAR to LAST_YEAR."""
     if isinstance(value, str) and _DATE_RE.match(value):
         try:
-            return date.fromisoformat(value)
+            day = date.fromisoformat(value)
         except ValueError:
             pass
+        else:
+            check_year(key, day)
+            return day
     raise BadRequest(f"'{key}' must be a date like 2026-01-31 (YYYY-MM-DD)")
+
+
+def check_year(key: str, day: date) -> None:
+    """The year rule alone, for parsers that read other date spellings (import files)."""
+    if not FIRST_YEAR <= day.year <= LAST_YEAR:
+        raise BadRequest(
+            f"'{key}' must be a date in the years {FIRST_YEAR} to {LAST_YEAR}; got {day.isoformat()}"
+        )
 
 
 def optional_date(key: str, value) -> date | None:
@@ -108,3 +124,111 @@ def entries(value) -> list[tuple[int, int]]:
             )
         )
     return parsed
+
+
+_INTEGER_TEXT = re.compile(r"^-?[0-9]{1,19}$")
+
+
+def query_integer(key: str, value) -> int | None:
+    """An optional integer argument: a JSON integer (MCP) or its decimal text (a query string)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        if not _INTEGER_TEXT.match(value):
+            raise BadRequest(f"'{key}' must be an integer")
+        value = int(value)
+    return integer(key, value)
+
+
+def query_text(key: str, value, *, max_length: int) -> str | None:
+    """An optional search text; None when absent or blank."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise BadRequest(f"'{key}' must be a string")
+    value = value.strip()
+    if not value:
+        return None
+    if len(value) > max_length:
+        raise BadRequest(f"'{key}' must be at most {max_length} characters")
+    if "\x00" in value:
+        raise BadRequest(f"'{key}' must not contain NUL characters")
+    return value
+
+
+PAGE_MAX = 500
+
+
+def page_limit(value) -> int | None:
+    """`limit`: None (no paging) or 1..PAGE_MAX."""
+    limit = query_integer("limit", value)
+    if limit is not None and not 1 <= limit <= PAGE_MAX:
+        raise BadRequest(f"'limit' must be between 1 and {PAGE_MAX}")
+    return limit
+
+
+def boolean(key: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise BadRequest(f"'{key}' must be true or false")
+    return value
+
+
+def id_list(key: str, value, *, max_items: int) -> list[int]:
+    """A JSON array of integer ids (duplicates dropped, order kept)."""
+    if not isinstance(value, list):
+        raise BadRequest(f"'{key}' must be an array of integers")
+    if len(value) > max_items:
+        raise BadRequest(f"'{key}' may hold at most {max_items} ids")
+    ids = [integer(f"{key}[{i}]", item) for i, item in enumerate(value)]
+    return list(dict.fromkeys(ids))
+
+
+Q_MAX = 200
+CURSOR_MAX = 512
+
+
+@dataclass(frozen=True)
+class ListingQuery:
+    """The arguments of a transaction listing (GET /transactions, list_transactions)."""
+
+    start: date | None = None
+    end: date | None = None
+    q: str | None = None
+    account_id: int | None = None
+    min_cents: int | None = None
+    max_cents: int | None = None
+    limit: int | None = None
+    cursor: str | None = None
+
+    def filtered(self) -> bool:
+        """Anything beyond SPEC's date window?"""
+        return any(
+            v is not None for v in (self.q, self.account_id, self.min_cents, self.max_cents)
+        )
+
+
+def cursor_text(value) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or len(value) > CURSOR_MAX:
+        raise BadRequest("'cursor' is not a cursor this service issued")
+    return value
+
+
+def listing_query(args) -> ListingQuery:
+    """Parse a listing's arguments from a mapping (query string or MCP arguments)."""
+    start, end = window(args.get("from"), args.get("to"))
+    min_cents = query_integer("min_cents", args.get("min_cents"))
+    max_cents = query_integer("max_cents", args.get("max_cents"))
+    if min_cents is not None and max_cents is not None and max_cents < min_cents:
+        raise BadRequest("'max_cents' must not be below 'min_cents'")
+    return ListingQuery(
+        start=start,
+        end=end,
+        q=query_text("q", args.get("q"), max_length=Q_MAX),
+        account_id=query_integer("account_id", args.get("account_id")),
+        min_cents=min_cents,
+        max_cents=max_cents,
+        limit=page_limit(args.get("limit")),
+        cursor=cursor_text(args.get("cursor")),
+    )

@@ -1,0 +1,74 @@
+"""Paging cursors: opaque to clients, recognisable as the service's own.
+
+A cursor names the last row of the page it ends (a keyset position: a date and an
+id) and is bound to the listing it came from (its kind, e.g. the transactions or
+one account's register, and its filters). Its text is
+
+    c1.<base64url of the JSON [kind, scope, "YYYY-MM-DD", id]>.<check>
+
+where check is a truncated SHA-256 over the payload with a fixed label. The check is
+no secret (a cursor grants nothing: it only says where a page starts, within what
+the caller may read anyway); it makes every cursor the service did not issue, or
+that was cut, edited or taken from another listing, a clean 400 instead of a page
+from somewhere else. All state is in the cursor: nothing is kept between requests.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+from datetime import date
+
+from ..errors import BadRequest
+from . import validate
+
+VERSION = "c1"
+_LABEL = b"ledger-service paging cursor v1\x00"
+NOT_OURS = "'cursor' is not a cursor this service issued"
+OTHER_LISTING = "'cursor' belongs to a listing with other filters; start again without it"
+
+
+def _check(payload: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(_LABEL + payload).digest()[:12]).decode()
+
+
+def scope_of(*parts) -> str:
+    """A short fingerprint of a listing's filters (which the cursor must be used with)."""
+    text = json.dumps([str(p) if isinstance(p, date) else p for p in parts], ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def encode(kind: str, scope: str, day: date, row_id: int) -> str:
+    payload = json.dumps([kind, scope, day.isoformat(), row_id], separators=(",", ":")).encode()
+    body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
+    return f"{VERSION}.{body}.{_check(payload)}"
+
+
+def decode(text: str, kind: str, scope: str) -> tuple[date, int]:
+    """The (date, id) a cursor names; BadRequest unless this listing issued it."""
+    parts = text.split(".")
+    if len(parts) != 3 or parts[0] != VERSION:
+        raise BadRequest(NOT_OURS)
+    try:
+        payload = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
+    except (binascii.Error, ValueError):
+        raise BadRequest(NOT_OURS) from None
+    if not hmac.compare_digest(_check(payload), parts[2]):
+        raise BadRequest(NOT_OURS)
+    try:
+        found_kind, found_scope, day_text, row_id = json.loads(payload)
+        day = date.fromisoformat(day_text)
+    except (ValueError, TypeError):
+        raise BadRequest(NOT_OURS) from None
+    if (
+        not isinstance(row_id, int)
+        or isinstance(row_id, bool)
+        or not 0 < row_id <= validate.INT64_MAX
+    ):
+        raise BadRequest(NOT_OURS)
+    if found_kind != kind or found_scope != scope:
+        raise BadRequest(OTHER_LISTING)
+    return day, row_id

@@ -1,0 +1,156 @@
+"""Reconciliation: entries marked cleared, then reconciled against a bank statement.
+
+- set_cleared marks some of one account's entries cleared (or not). An entry of
+  another account refuses the whole request (400, nothing changed); a reconciled
+  entry cannot be uncleared (409).
+- reconcile(account, statement_date, closing): when the sign-adjusted balance of the
+  account's cleared entries dated on or before the statement date equals the closing
+  balance, those entries become reconciled and the statement is kept (table
+  reconciliations); otherwise 409 with difference_cents (closing minus that balance)
+  and nothing changes.
+- A transaction with a reconciled entry cannot be deleted (409).
+
+Concurrency: each of the three first locks the account rows involved
+(accounts.lock_account: FOR NO KEY UPDATE on PostgreSQL, the one writer on SQLite),
+so a deletion cannot remove an entry a concurrent reconciliation has just counted, and
+two reconciliations of one account run one after the other.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select, update
+
+from ...extensions import db
+from ...models import Account, Entry, Reconciliation, Transaction
+from .. import clock
+from ..errors import BadRequest, Conflict
+from . import accounts, audit, lock, reports, validate
+
+CLEAR_MAX = 10_000
+_CHUNK = 900  # ids per IN list (SQLite's oldest parameter limit is 999)
+
+
+class StatementMismatch(Conflict):
+    """The cleared balance does not equal the statement's closing balance."""
+
+    def __init__(self, difference: int):
+        super().__init__(
+            f"the cleared balance differs from the closing balance by {difference} cents; "
+            "nothing was reconciled"
+        )
+        self.extra = {"difference_cents": difference}
+
+
+def _chunks(ids: list[int]):
+    for i in range(0, len(ids), _CHUNK):
+        yield ids[i : i + _CHUNK]
+
+
+def set_cleared(account_id: int, entry_ids, cleared) -> None:
+    """POST /accounts/{id}/cleared: mark the account's entries cleared or not."""
+    account = accounts.get_account(account_id)
+    ids = validate.id_list("entry_ids", entry_ids, max_items=CLEAR_MAX)
+    cleared = validate.boolean("cleared", cleared)
+    accounts.lock_account(account.id)
+    rows = {}
+    for chunk in _chunks(ids):
+        query = (
+            select(Entry.id, Entry.account_id, Entry.reconciled, Transaction.occurred_on)
+            .join(Transaction, Transaction.id == Entry.transaction_id)
+            .where(Entry.id.in_(chunk))
+        )
+        rows.update({r.id: r for r in db.session.execute(query)})
+    for entry_id in ids:
+        row = rows.get(entry_id)
+        if row is None or row.account_id != account.id:
+            raise BadRequest(f"entry {entry_id} is not an entry of account {account.id}")
+    if not cleared:
+        for entry_id in ids:
+            if rows[entry_id].reconciled:
+                raise Conflict(f"entry {entry_id} is reconciled; it cannot be uncleared")
+    for day in sorted({row.occurred_on for row in rows.values()}):
+        lock.refuse_if_locked(day)
+    for chunk in _chunks(ids):
+        db.session.execute(update(Entry).where(Entry.id.in_(chunk)).values(cleared=cleared))
+    audit.record(
+        "entries.cleared", {"account_id": account.id, "entry_ids": ids, "cleared": cleared}
+    )
+
+
+def reconcile(account_id: int, statement_date, closing_balance_cents, created_by) -> dict:
+    """POST /accounts/{id}/reconciliations: reconcile the cleared entries to a statement."""
+    account = accounts.get_account(account_id)
+    if statement_date is None:
+        raise BadRequest("statement_date is required")
+    day = validate.date_value("statement_date", statement_date)
+    if closing_balance_cents is None:
+        raise BadRequest("closing_balance_cents is required")
+    closing = validate.integer("closing_balance_cents", closing_balance_cents)
+    account = accounts.lock_account(account.id)
+    lock.refuse_if_locked(day)
+    rows = db.session.execute(
+        select(Entry.id, Entry.amount_cents, Entry.reconciled)
+        .join(Transaction, Transaction.id == Entry.transaction_id)
+        .where(Entry.account_id == account.id, Entry.cleared, Transaction.occurred_on <= day)
+        .order_by(Entry.id)
+    ).all()
+    balance = reports.sign_for(account.kind) * sum(r.amount_cents for r in rows)
+    if balance != closing:
+        raise StatementMismatch(closing - balance)
+    newly = [r.id for r in rows if not r.reconciled]
+    for chunk in _chunks(newly):
+        db.session.execute(update(Entry).where(Entry.id.in_(chunk)).values(reconciled=True))
+    db.session.add(
+        Reconciliation(
+            account_id=account.id,
+            statement_date=day,
+            closing_balance_cents=closing,
+            entry_count=len(newly),
+            created_by=created_by,
+            created_at=clock.now(),
+        )
+    )
+    db.session.flush()
+    audit.record(
+        "entries.reconciled",
+        {
+            "account_id": account.id,
+            "statement_date": day.isoformat(),
+            "closing_balance_cents": closing,
+            "entry_ids": newly,
+        },
+    )
+    return {"statement_date": day.isoformat(), "closing_balance_cents": closing, "entries": newly}
+
+
+def refuse_if_reconciled(tx_id: int) -> None:
+    """409 when the transaction holds a reconciled entry (called before deleting it)."""
+    account_ids = sorted(
+        set(
+            db.session.execute(
+                select(Entry.account_id).where(Entry.transaction_id == tx_id)
+            ).scalars()
+        )
+    )
+    if not account_ids:
+        return  # no such transaction: the deletion answers 404
+    if db.session.get_bind().dialect.name == "postgresql":
+        # In id order, so two deletions never wait on each other crosswise.
+        db.session.execute(
+            select(Account.id)
+            .where(Account.id.in_(account_ids))
+            .order_by(Account.id)
+            .with_for_update(key_share=True)
+        ).all()
+    reconciled = db.session.execute(
+        select(Entry.id)
+        .where(Entry.transaction_id == tx_id, Entry.reconciled)
+        .order_by(Entry.id)
+        .limit(1)
+    ).scalar()
+    if reconciled is not None:
+        raise Conflict(
+            f"transaction {tx_id} has a reconciled entry ({reconciled}); "
+            "reconciled entries cannot be deleted"
+        )
+
