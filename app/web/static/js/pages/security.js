@@ -137,6 +137,7 @@ async function main() {
   const me = await requireSession();
   renderNav("security", me.email);
   await Promise.all([loadPasskeys(), loadConnections()]);
+  document.body.dataset.ready = "true";
 }
 
 main().catch((err) => say(connectionMessage, err.message));
