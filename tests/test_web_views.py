@@ -18,13 +18,12 @@ from pathlib import Path
 import pytest
 
 from app import store
-from tests.test_web_browser import (  # noqa: F401  (fixtures)
-    Person,
-    _expect_text,
-    browser,
-    expect,
-    live,
-)
+from tests import test_web_browser as browser_tests
+from tests.test_web_browser import Person, _expect_text, expect
+
+# The Chromium and live-server fixtures of the browser tests, shared.
+browser = browser_tests.browser
+live = browser_tests.live
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -42,8 +41,8 @@ OVERFLOW_JS = """() => {
     const style = getComputedStyle(el);
     if (style.visibility === "hidden" || style.clip === "rect(0px, 0px, 0px, 0px)") continue;
     if (box.right > width + 0.5 || box.left < -0.5) {
-      const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
-        (el.className && typeof el.className === "string" ? "." + el.className.split(" ").join(".") : "");
+      const cls = typeof el.className === "string" && el.className ? "." + el.className : "";
+      const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + cls;
       bad.push(`${name} [${Math.round(box.left)}, ${Math.round(box.right)}]`);
     }
   }
@@ -72,7 +71,7 @@ def size(request):
 
 
 @pytest.fixture
-def treasurer(browser, live, size):  # noqa: F811
+def treasurer(browser, live, size):
     someone = Person(browser, live)
     someone.context.close()
     someone.context = browser.new_context(viewport=SIZES[size], accept_downloads=True)
@@ -150,7 +149,7 @@ def go(page, live, path):
     page.wait_for_selector("body[data-ready=true]")
 
 
-def test_signed_out_pages_fit_the_screen(browser, live, size):  # noqa: F811
+def test_signed_out_pages_fit_the_screen(browser, live, size):
     context = browser.new_context(viewport=SIZES[size])
     page = context.new_page()
     try:

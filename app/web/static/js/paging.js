@@ -69,7 +69,12 @@ export function nextRequest(list, limit = PAGE_SIZE) {
 // Items already shown (same `key`) are not shown twice.
 export function addPage(list, page, key = (item) => item.id) {
   const seen = new Set(list.items.map(key));
-  const fresh = page.items.filter((item) => !seen.has(key(item)));
+  const fresh = page.items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
   return {
     ...list,
     items: [...list.items, ...fresh],
