@@ -60,9 +60,7 @@ def shot(page, name, size):
     folder = ROOT / "docs" if target == "docs" else ROOT / "build" / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     suffix = "" if size == "desktop" else "-phone"
-    page.screenshot(
-        path=str(folder / f"screenshot-{name}{suffix}.png"), full_page=size != "desktop"
-    )
+    page.screenshot(path=str(folder / f"screenshot-{name}{suffix}.png"))
 
 
 @pytest.fixture(params=sorted(SIZES))
