@@ -190,7 +190,7 @@ def list_connections(user_id: int) -> list[dict]:
     result = []
     for token, client_name in rows:
         used = [u for u in (token.last_used_at, child_use.get(token.id)) if u is not None]
-        created = began.get(token.family_id) or token.created_at
+        created = began.get(token.family_id or "") or token.created_at
         result.append(
             {
                 "id": token.id,
