@@ -83,6 +83,8 @@ def test_one_row_per_connection(signin, client, mint, grant, clock):
             "label": "backup script",
             "last_used_at": None,
             "expires_at": "2027-11-21T12:00:00Z",
+            "created_at": "2026-11-21T12:00:00Z",
+            "source": "script",
         },
         {
             "id": crypto.digest(g["r2"]),
@@ -92,6 +94,8 @@ def test_one_row_per_connection(signin, client, mint, grant, clock):
             "label": "desktop app",
             "last_used_at": "2026-11-21T12:02:00Z",
             "expires_at": "2027-01-20T12:00:00Z",
+            "created_at": "2026-11-21T12:00:00Z",
+            "source": "app",
         },
     ]
 
@@ -189,3 +193,29 @@ def test_revoke_with_an_oversized_id_is_404(signin, client):
     signin.full()
     response = client.delete("/auth/tokens/" + "f" * 500)
     assert response.status_code == 404 and set(response.get_json()) == {"error"}
+
+
+def test_a_connection_says_what_holds_it_and_since_when(signin, client, app, clock):
+    """source: script (minted), device (device-flow grant), app (other OAuth grants);
+    created_at: when the grant began, kept through refresh-token rotations."""
+    from app.services.identity.credentials import DEVICE_GRANT_LABEL
+    from app.services.oauth import tokens
+
+    assert tokens.DEVICE_LABEL == DEVICE_GRANT_LABEL
+    signin.full()
+    with app.app_context():
+        first = tokens.issue_pair(1, "svc-cli", label=tokens.DEVICE_LABEL)
+        store.commit()
+    clock.advance(3600)
+    with app.app_context():
+        parent = db.session.get(Token, crypto.digest(first["refresh_token"]))
+        parent.retired_at = service_clock.now()
+        tokens.issue_pair(1, "svc-cli", parent=parent)
+        tokens.issue_pair(1, "svc-desktop")
+        store.commit()
+    listed = client.get("/auth/tokens").get_json()
+    by_source = {row["source"]: row for row in listed}
+    assert sorted(by_source) == ["app", "device"]
+    assert by_source["device"]["created_at"] == "2026-11-21T12:00:00Z"  # not the rotation's
+    assert by_source["device"]["label"] == "device sign-in"
+    assert by_source["app"]["created_at"] == "2026-11-21T13:00:00Z"

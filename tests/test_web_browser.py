@@ -619,6 +619,8 @@ def test_keeping_the_books(live, person):
         ),
     )
 
+    page.goto(live.web + "/accounts")
+    page.wait_for_selector("body[data-ready=true]")
     for name, kind in [
         ("Bank", "asset"),
         ("Cash", "asset"),
@@ -628,11 +630,13 @@ def test_keeping_the_books(live, person):
         page.fill("#account-name", name)
         page.select_option("#account-kind", kind)
         page.click("#account-submit")
-        _expect_text(page, "#account-message", rf"^Created {name}\.$")
+        _expect_text(page, "#new-account-message", rf"^Created {name}\.$")
     page.fill("#account-name", "Bank")
     page.click("#account-submit")
-    _expect_text(page, "#account-message", r"\w")  # the API's duplicate-name refusal
-    assert "error" in page.locator("#account-message").get_attribute("class")
+    _expect_text(page, "#new-account-message", r"\w")  # the API's duplicate-name refusal
+    assert "error" in page.locator("#new-account-message").get_attribute("class")
+    page.goto(live.web + "/")
+    page.wait_for_selector("body[data-ready=true]")
 
     def record(mode, on, description, amount, source, destination):
         page.check(f"input[name=mode][value={mode}]")
@@ -672,12 +676,16 @@ def test_keeping_the_books(live, person):
     _expect_text(page, "#record-message", r"Commas may only separate thousands")
     assert len(writes) == sent and len(live.transactions()) == 3
 
+    page.goto(live.web + "/accounts")
+    page.wait_for_selector("body[data-ready=true]")
     rows = page.locator("#account-groups tr[data-account]")
     expect(rows).to_have_count(4)
     balances = {
         row.get_attribute("data-account"): row.locator(".num").inner_text() for row in rows.all()
     }
     assert balances == {"Bank": "1,222.43", "Cash": "12.00", "Dues": "1,234.50", "Rent": "0.07"}
+    page.goto(live.web + "/")
+    page.wait_for_selector("body[data-ready=true]")
 
     # Newest first, and the date filter.
     descriptions = page.locator("#transactions tbody tr td:nth-child(2)")
@@ -688,6 +696,7 @@ def test_keeping_the_books(live, person):
     expect(descriptions).to_have_text(["Dues from Ann"])
     page.click("#tx-clear")
     expect(descriptions).to_have_text(["Stamps", "Dues from Ann", "Float to cash"])
+    assert page.locator("#tx-count").inner_text() == "3 transactions."
 
     # Edit: the replacement is recorded first, then the original deleted.
     old_id = next(tx["id"] for tx in live.transactions() if tx["description"] == "Stamps")
@@ -718,31 +727,42 @@ def test_keeping_the_books(live, person):
     expect(descriptions).to_have_text(["Stamps and envelopes", "Dues from Ann"])
 
     # Reports as given: a period with only spending shows a negative net, unflipped.
+    page.goto(live.web + "/reports")
+    page.wait_for_selector("body[data-ready=true]")
     page.fill("#is-from", "2026-03-05")
     page.fill("#is-to", "2026-03-05")
-    page.click("#is-form button")
+    page.click("#is-form button[type=submit]")
     _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+-0\.70$")
     assert page.locator("#is-chart rect.bar.negative").count() == 1
     page.fill("#is-from", "2026-01-01")
     page.fill("#is-to", "2026-12-31")
-    page.click("#is-form button")
+    page.click("#is-form button[type=submit]")
     _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+1,233\.80$")
     page.fill("#bs-as-of", "2026-12-31")
-    page.click("#bs-form button")
+    page.click("#bs-form button[type=submit]")
     _expect_text(page, "#balance-sheet-table tr.grand", r"Net worth\s+1,233\.80$")
     assert page.locator("#bs-chart rect.bar").count() == 3
     person.shot("books")
 
-    # The club wording: other words, the very same figures.
-    figures = page.locator("#account-groups .num, #income-statement .num, #balance-sheet .num")
+    # The club wording (switched on the books page): other words, the very same figures.
+    figures = page.locator("#income-statement .num, #balance-sheet .num")
     before = figures.all_inner_texts()
     assert "1,233.80" in before and "1,234.50" in before
+    page.goto(live.web + "/")
+    page.wait_for_selector("body[data-ready=true]")
     page.select_option("#book-style", "club")
     _expect_text(page, "#title", r"^Club accounts$")
+    assert page.locator("label:has(input[value=out]) span").inner_text() == "Payment"
+    page.goto(live.web + "/reports")
+    page.wait_for_selector("body[data-ready=true]")
+    for selector, value in [("#is-from", "2026-01-01"), ("#is-to", "2026-12-31")]:
+        page.fill(selector, value)
+    page.click("#is-form button[type=submit]")
+    page.fill("#bs-as-of", "2026-12-31")
+    page.click("#bs-form button[type=submit]")
     _expect_text(page, "#income-statement-table tr.grand", r"^Surplus \(deficit\)\s+1,233\.80$")
     _expect_text(page, "#balance-sheet-table tr.grand", r"^Total funds\s+1,233\.80$")
     assert page.locator("#reports-section h2").first.inner_text() == "Income and expenditure"
-    assert page.locator("label:has(input[value=out]) span").inner_text() == "Payment"
     expect(figures).to_have_text(before)
     assert live.call("GET", "/settings")[0] == 401  # (the API needs a credential)
     with live.app.app_context():
@@ -750,7 +770,7 @@ def test_keeping_the_books(live, person):
 
         assert settings.get_settings() == {"book_style": "club"}
     person.shot("books-club")
-    page.reload()
+    page.goto(live.web + "/")
     page.wait_for_selector("body[data-ready=true]")
     assert page.locator("#title").inner_text() == "Club accounts"  # stored, not just shown
 

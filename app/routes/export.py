@@ -1,9 +1,13 @@
-"""HTTP adapter for GET /export (full tier): the file streamed as the body."""
+"""HTTP adapters for GET /export (the file streamed as the body) and POST /import
+(a bank statement from the web app, previewed or imported all or nothing).
+"""
 
-from flask import Blueprint, Response, request, stream_with_context
+from flask import Blueprint, Response, jsonify, request, stream_with_context
 
-from ..services.interchange import export
+from .. import store
+from ..services.interchange import export, importer
 from ..services.ledger import validate
+from .support import json_body, principal, writes
 
 bp = Blueprint("export", __name__)
 
@@ -21,3 +25,16 @@ def export_books():
             "Content-Disposition": f'attachment; filename="{export.filename(fmt)}"',
         },
     )
+
+
+@bp.post("/import")
+@writes  # a dry run also posts, inside a savepoint it rolls back
+def import_statement():
+    body = json_body()
+    result = store.run_unit(
+        importer.import_statement,
+        body.get("transactions"),
+        body.get("dry_run", False),
+        created_by=principal().user_id,
+    )
+    return jsonify(result), 200 if result["dry_run"] else 201

@@ -21,9 +21,16 @@ HERE = Path(__file__).resolve().parent
 PAGES_DIR = HERE / "pages"
 STATIC_DIR = HERE / "static"
 
-# Path -> page shell. Each shell loads its own module from /static/js/.
+# Path -> page shell. Each shell loads its own module from /static/js/pages/.
+# One page per view (docs/web.md "Pages"); the shared header (static/js/nav.js)
+# links them. A view's state that must survive a reload lives in its query
+# (/register?account=3), never in the path, so every view is one fixed shell.
 PAGES = {
     "/": "books.html",
+    "/register": "register.html",
+    "/accounts": "accounts.html",
+    "/reports": "reports.html",
+    "/import": "import.html",
     "/signin": "signin.html",
     "/authorize": "authorize.html",
     "/device": "device.html",

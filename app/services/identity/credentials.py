@@ -178,9 +178,19 @@ def list_connections(user_id: int) -> list[dict]:
                 .group_by(Token.parent_id)
             ).all()
         )
+    # A grant began when its first refresh token was issued (rotations keep family_id).
+    families = {t.family_id for t, _ in rows if t.kind == "refresh" and t.family_id}
+    began = {}
+    if families:
+        began = dict(
+            db.session.execute(
+                select(Token.id, Token.created_at).where(Token.id.in_(list(families)))
+            ).all()
+        )
     result = []
     for token, client_name in rows:
         used = [u for u in (token.last_used_at, child_use.get(token.id)) if u is not None]
+        created = began.get(token.family_id or "") or token.created_at
         result.append(
             {
                 "id": token.id,
@@ -190,9 +200,22 @@ def list_connections(user_id: int) -> list[dict]:
                 "label": token.label,
                 "last_used_at": clock.iso(max(used)) if used else None,
                 "expires_at": clock.iso(token.expires_at),
+                "created_at": clock.iso(created),
+                "source": _source(token),
             }
         )
     return result
+
+
+# Which kind of client holds a connection, in the person's words: a minted token is a
+# script's; an OAuth grant is a device's when approved with a device code, else an app's.
+DEVICE_GRANT_LABEL = "device sign-in"  # oauth.tokens.DEVICE_LABEL (identity may not import oauth)
+
+
+def _source(token: Token) -> str:
+    if token.kind == "access":
+        return "script"
+    return "device" if token.label == DEVICE_GRANT_LABEL else "app"
 
 
 def revoke_connection(user_id: int, token_id: str) -> None:

@@ -25,7 +25,7 @@ from ...models import Account, Entry, Transaction
 from ..errors import BadRequest, ServiceError
 from ..identity import users
 from ..ledger import accounts as accounts_service
-from ..ledger import transactions
+from ..ledger import duplicates, transactions, validate
 from . import parse_beancount, parse_csv, parse_journal
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
@@ -159,3 +159,84 @@ def import_text(text: str, fmt: str) -> ImportResult:
         result.added += 1
     db.session.flush()
     return result
+
+
+# ---- the browser's bank-statement import (POST /import) -------------------------
+
+STATEMENT_MAX_ROWS = 5000
+
+
+def _statement_row(number: int, item) -> tuple[date, object, list[tuple[int, int]]]:
+    """Check one row's shape enough to look for duplicates; record_transaction checks all."""
+    if not isinstance(item, dict):
+        raise BadRequest(f"row {number}: must be an object")
+    try:
+        if item.get("occurred_on") is None:
+            raise BadRequest("occurred_on is required")
+        day = validate.date_value("occurred_on", item.get("occurred_on"))
+        entries = validate.entries(item.get("entries"))
+    except ServiceError as err:
+        raise BadRequest(f"row {number}: {err.message}") from err
+    return day, item.get("description"), entries
+
+
+def import_statement(items, dry_run, created_by: int | None) -> dict:
+    """Post statement rows all or nothing, or (dry_run) only say what would happen.
+
+    Every row goes through transactions.record_transaction, as every import does.
+    Each row's possible_duplicates (ledger.duplicates) are the STORED transactions it
+    looks like, computed before anything of this import is posted. A dry run posts
+    every row inside a savepoint that is rolled back, so the preview reports exactly
+    the refusals a real import would meet: rows [{row, error, possible_duplicates}].
+    A real import refuses the whole file at its first bad row: 400 naming the row.
+    """
+    if not isinstance(dry_run, bool):
+        raise BadRequest("dry_run must be true or false")
+    if not isinstance(items, list) or not items:
+        raise BadRequest("transactions must be a non-empty array")
+    if len(items) > STATEMENT_MAX_ROWS:
+        raise BadRequest(f"transactions may hold at most {STATEMENT_MAX_ROWS} rows")
+    if db.session.get_bind().dialect.name == "postgresql":
+        db.session.execute(sql("SELECT pg_advisory_xact_lock(:key)"), {"key": IMPORT_LOCK_KEY})
+    rows: list[dict] = []
+    checked: list[tuple[date, object, list[tuple[int, int]]] | None] = []
+    for number, item in enumerate(items, start=1):
+        try:
+            day, description, entries = _statement_row(number, item)
+        except BadRequest as err:
+            if not dry_run:
+                raise
+            rows.append({"row": number, "error": err.message, "possible_duplicates": []})
+            checked.append(None)
+            continue
+        found = duplicates.possible_duplicates(day, entries) if entries else []
+        rows.append({"row": number, "error": None, "possible_duplicates": found})
+        checked.append((day, description, entries))
+    outer = db.session.begin_nested() if dry_run else None
+    try:
+        for row, parsed in zip(rows, checked, strict=True):
+            if parsed is None:
+                continue
+            day, description, entries = parsed
+            payload = [{"account_id": a, "amount_cents": c} for a, c in entries]
+            try:
+                if dry_run:
+                    with db.session.begin_nested():
+                        transactions.record_transaction(
+                            day.isoformat(), description, payload, created_by=created_by
+                        )
+                else:
+                    row["transaction_id"] = transactions.record_transaction(
+                        day.isoformat(), description, payload, created_by=created_by
+                    )
+            except ServiceError as err:
+                if not dry_run:
+                    raise BadRequest(f"row {row['row']}: {err.message}") from err
+                row["error"] = f"row {row['row']}: {err.message}"
+    finally:
+        if outer is not None:
+            outer.rollback()
+    if dry_run:
+        return {"dry_run": True, "imported": 0, "rows": rows}
+    db.session.flush()
+    return {"dry_run": False, "imported": len(rows), "rows": rows}

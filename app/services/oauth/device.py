@@ -58,7 +58,7 @@ from .errors import (
     SlowDown,
     TemporarilyUnavailable,
 )
-from .tokens import issue_pair
+from .tokens import DEVICE_LABEL, issue_pair
 
 DEVICE_TTL = timedelta(seconds=600)
 INTERVAL = 5
@@ -351,7 +351,7 @@ def poll(form) -> dict:
         if claimed != 1:  # another poll claimed it first
             raise InvalidGrant(NOT_REDEEMABLE)
         assert row.user_id is not None  # set by the approval
-        return issue_pair(row.user_id, row.client_id)
+        return issue_pair(row.user_id, row.client_id, label=DEVICE_LABEL)
     # The interval is advice, not a limiter: slow_down only compares with the previous
     # poll, and the stored interval stays 5 s (a client that adds 5 s stays clear of it).
     too_fast = previous is not None and now - previous < timedelta(seconds=interval)

@@ -18,11 +18,16 @@ from .. import clock, crypto
 
 ACCESS_TTL = timedelta(hours=1)
 REFRESH_TTL = timedelta(days=60)
+# The label of a grant approved through the device flow (RFC 8628); a grant's
+# rotations keep the label, so the connections list can say "device".
+DEVICE_LABEL = "device sign-in"
 
 
-def issue_pair(user_id: int, client_id: str, parent: Token | None = None) -> dict:
+def issue_pair(user_id: int, client_id: str, parent: Token | None = None, label: str = "") -> dict:
     """Mint access (1 h) + refresh (60 d), audience = API_ORIGIN; returns the token response."""
     now = clock.now()
+    if parent is not None:
+        label = parent.label
     audience = current_app.config["API_ORIGIN"]
     refresh, access = crypto.new_token(), crypto.new_token()
     refresh_id = crypto.digest(refresh)
@@ -33,7 +38,7 @@ def issue_pair(user_id: int, client_id: str, parent: Token | None = None) -> dic
         audience=audience,
         family_id=family,
         created_at=now,
-        label="",
+        label=label,
     )
     db.session.add(
         Token(

@@ -1,14 +1,16 @@
 // The one way pages talk to the API: cross-origin fetch with the session cookie.
 import { API_ORIGIN } from "/config.js";
+import { readableError } from "./messages.js";
 import { signInPath } from "./paths.js";
 
 export class ApiError extends Error {
   constructor(status, body, headers) {
-    const text = body && (body.error_description || body.error);
-    super(text || (status ? `The server answered ${status}.` : "The server could not be reached."));
+    // Only a readable sentence reaches the page (messages.js), never raw server text.
+    super(readableError(status, body));
     this.name = "ApiError";
     this.status = status;
-    this.code = body && body.error;
+    this.body = body && typeof body === "object" ? body : null;
+    this.code = this.body && typeof this.body.error === "string" ? this.body.error : undefined;
     const retry = headers ? Number.parseInt(headers.get("Retry-After") ?? "", 10) : NaN;
     this.retryAfter = Number.isFinite(retry) ? retry : null;
   }
@@ -17,7 +19,7 @@ export class ApiError extends Error {
 // api("/accounts"), api("/transactions", {method: "POST", json: {...}}),
 // api("/transactions", {query: {from, to}}). Resolves to the parsed body (null
 // when empty); rejects with ApiError for any non-2xx answer or network failure.
-export async function api(path, { method = "GET", json, query } = {}) {
+export async function api(path, { method = "GET", json, query, raw = false } = {}) {
   const url = new URL(API_ORIGIN + path);
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
@@ -31,17 +33,16 @@ export async function api(path, { method = "GET", json, query } = {}) {
   try {
     response = await fetch(url, init);
   } catch {
-    throw new ApiError(0, {
-      error: "The server could not be reached. Check the connection and try again.",
-    });
+    throw new ApiError(0, null);
   }
+  if (raw && response.ok) return response; // a download: the caller reads the body
   const text = await response.text();
   let body = null;
   if (text) {
     try {
       body = JSON.parse(text);
     } catch {
-      body = { error: text };
+      body = null; // not JSON (a proxy's HTML page, say): never shown as it is
     }
   }
   if (!response.ok) throw new ApiError(response.status, body, response.headers);

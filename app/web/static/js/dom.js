@@ -29,10 +29,34 @@ function append(el, children) {
 export const byId = (id) => document.getElementById(id);
 
 // Show (or clear, with "") a message in an element with role="alert" or "status".
-export function say(el, text, kind = "error") {
+// An error also takes the focus (or gives it to `field`, marked aria-invalid and
+// described by the message), so keyboard and screen-reader users land on it.
+// Clearing the message clears the marks it put on fields.
+export function say(el, text, kind = "error", field = null) {
+  if (!el.id) el.id = `message-${Math.random().toString(36).slice(2, 9)}`;
+  for (const marked of document.querySelectorAll(`[data-error-of="${el.id}"]`)) {
+    marked.removeAttribute("aria-invalid");
+    marked.removeAttribute("data-error-of");
+    const rest = (marked.getAttribute("aria-describedby") ?? "").split(/\s+/).filter((id) => id && id !== el.id);
+    if (rest.length) marked.setAttribute("aria-describedby", rest.join(" "));
+    else marked.removeAttribute("aria-describedby");
+  }
   el.textContent = text;
   el.className = `message ${kind}`;
   el.hidden = !text;
+  if (!text || kind !== "error") return;
+  el.setAttribute("role", "alert");
+  if (field) {
+    field.setAttribute("aria-invalid", "true");
+    field.setAttribute("data-error-of", el.id);
+    const ids = new Set((field.getAttribute("aria-describedby") ?? "").split(/\s+/).filter(Boolean));
+    ids.add(el.id);
+    field.setAttribute("aria-describedby", [...ids].join(" "));
+    field.focus();
+  } else {
+    el.tabIndex = -1;
+    if (document.activeElement !== el) el.focus({ preventScroll: false });
+  }
 }
 
 export function today() {

@@ -2,6 +2,17 @@
 import { api } from "./api.js";
 import { h } from "./dom.js";
 
+// The views, in menu order: [path, label, key]. One line per view, so a new
+// page (e.g. History) adds one line here.
+export const VIEWS = [
+  ["/", "Books", "books"],
+  ["/accounts", "Accounts", "accounts"],
+  ["/register", "Register", "register"],
+  ["/reports", "Reports", "reports"],
+  ["/import", "Import", "import"],
+  ["/security", "Security", "security"],
+];
+
 export function renderNav(active, email) {
   const header = document.getElementById("nav");
   const link = (href, label, key) =>
@@ -17,7 +28,7 @@ export function renderNav(active, email) {
   });
   header.replaceChildren(
     h("span", { class: "brand" }, "Ledger"),
-    h("nav", {}, link("/", "Books", "books"), link("/security", "Security", "security")),
+    h("nav", { "aria-label": "Views" }, VIEWS.map(([href, label, key]) => link(href, label, key))),
     h("span", { class: "who" }, email ? h("span", { id: "who" }, email) : null, signOut),
   );
 }

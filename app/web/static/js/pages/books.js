@@ -1,91 +1,46 @@
-// The books: accounts by kind with balances, recording money, transactions,
-// reports, and the club/personal wording switch.
+// The books: recording money, and the transactions, page by page, with search
+// (text, account, amount range, dates). Accounts, registers and reports have
+// views of their own.
 import { api, orSignIn, requireSession } from "../api.js";
 import { busy, byId, h, say, today } from "../dom.js";
+import { accountOptions, loadAccounts } from "../ledger.js";
 import { formatCents, parseDollars } from "../money.js";
 import { renderNav } from "../nav.js";
+import { addPage, FilterError, nextRequest, searchQuery, startList } from "../paging.js";
 import { buildTransaction, MODES, toForm } from "../recording.js";
-import { renderBalanceSheet, renderIncomeStatement } from "../reports.js";
-import { applyVocab, KINDS, words } from "../vocab.js";
+import { applyVocab, words } from "../vocab.js";
 import { mountLock } from "../lock.js";
 
-const state = { style: "personal", accounts: [], byId: new Map(), transactions: [], editing: null };
+const state = { style: "personal", accounts: { list: [], byId: new Map(), open: [] }, list: startList({}), editing: null };
 const form = byId("record-form");
 const recordMessage = byId("record-message");
+const txMessage = byId("tx-message");
 
 const mode = () => form.querySelector("input[name=mode]:checked").value;
 
-// ---- accounts -------------------------------------------------------------
-
-async function loadAccounts() {
-  const [accounts, balances] = await Promise.all([
-    orSignIn(api("/accounts")),
-    orSignIn(api("/reports/balances")),
-  ]);
-  state.accounts = accounts;
-  state.byId = new Map(accounts.map((a) => [a.id, a]));
-  const cents = new Map(balances.map((line) => [line.account, line.cents]));
-  const w = words(state.style);
-  byId("account-groups").replaceChildren(
-    ...KINDS.filter((kind) => accounts.some((a) => a.kind === kind)).map((kind) =>
-      h("table", { class: "report accounts", "data-kind": kind },
-        h("caption", {}, w.kinds[kind]),
-        h("tbody", {}, accounts.filter((a) => a.kind === kind).map((a) =>
-          h("tr", { "data-account": a.name },
-            h("td", {}, a.name),
-            h("td", { class: "num" }, formatCents(cents.get(a.name) ?? 0))))))),
-  );
-  if (accounts.length === 0) {
-    byId("account-groups").append(h("p", { class: "hint" }, "No accounts yet: create the first one below (for example a bank account of kind asset)."));
-  }
-  fillAccountChoices();
-}
-
-function fillKindChoice() {
-  const w = words(state.style);
-  const select = byId("account-kind");
-  const chosen = select.value || "asset";
-  select.replaceChildren(...KINDS.map((kind) => h("option", { value: kind }, `${kind} (${w.kinds[kind]})`)));
-  select.value = chosen;
-}
-
-function accountOptions(kinds, chosen) {
-  const w = words(state.style);
-  const groups = KINDS.filter((kind) => !kinds || kinds.includes(kind))
-    .map((kind) => [kind, state.accounts.filter((a) => a.kind === kind)])
-    .filter(([, list]) => list.length > 0)
-    .map(([kind, list]) => h("optgroup", { label: w.kinds[kind] },
-      list.map((a) => h("option", { value: a.id, selected: a.id === chosen }, a.name))));
-  return [h("option", { value: "" }, "Choose…"), ...groups];
-}
+// ---- account choices --------------------------------------------------------
 
 function fillAccountChoices() {
   const rules = MODES[mode()];
   const w = words(state.style);
   const keep = (id) => Number(byId(id).value) || null;
-  byId("debit").replaceChildren(...accountOptions(rules.debit, keep("debit")));
-  byId("credit").replaceChildren(...accountOptions(rules.credit, keep("credit")));
+  // Archived accounts take no new entries: never offered (an edit of one is refused).
+  const open = state.accounts.open;
+  byId("debit").replaceChildren(...accountOptions(open, { kinds: rules.debit, chosen: keep("debit"), style: state.style }));
+  byId("credit").replaceChildren(...accountOptions(open, { kinds: rules.credit, chosen: keep("credit"), style: state.style }));
   byId("debit-label").textContent = w.to[mode()];
   byId("credit-label").textContent = w.from[mode()];
+  const chosen = Number(byId("tx-account").value) || null;
+  byId("tx-account").replaceChildren(...accountOptions(state.accounts.list, { chosen, style: state.style, empty: "All accounts" }));
 }
 
-byId("new-account").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const message = byId("account-message");
-  say(message, "");
-  busy(byId("account-submit"), async () => {
-    try {
-      const name = byId("account-name").value.trim();
-      if (!name) throw new Error("Give the account a name.");
-      const created = await orSignIn(api("/accounts", { method: "POST", json: { name, kind: byId("account-kind").value } }));
-      byId("account-name").value = "";
-      await loadAccounts();
-      say(message, `Created ${created.name}.`, "info");
-    } catch (err) {
-      say(message, err.message);
-    }
-  });
-});
+async function reloadAccounts() {
+  state.accounts = await loadAccounts();
+  fillAccountChoices();
+  if (state.accounts.open.length === 0) {
+    say(recordMessage, "No accounts yet: create them under Accounts first (for example a bank account of kind asset).", "info");
+  }
+}
 
 // ---- recording and editing ------------------------------------------------
 
@@ -98,8 +53,16 @@ function resetForm() {
   byId("record-heading").textContent = "Record money";
 }
 
+function editable(tx) {
+  const values = toForm(tx, state.accounts.byId);
+  if (!values) return null;
+  const archived = [values.debitId, values.creditId].some((id) => state.accounts.byId.get(id)?.archived);
+  return archived ? null : values;
+}
+
 function startEdit(tx) {
-  const values = toForm(tx, state.byId);
+  const values = editable(tx);
+  if (!values) return;
   state.editing = tx;
   form.querySelector(`input[name=mode][value=${values.mode}]`).checked = true;
   fillAccountChoices();
@@ -113,6 +76,7 @@ function startEdit(tx) {
   byId("record-heading").textContent = `Edit “${tx.description}”`;
   say(recordMessage, "Saving records the corrected transaction and then deletes the original.", "info");
   form.scrollIntoView({ block: "start" });
+  byId("description").focus({ preventScroll: true });
 }
 
 form.addEventListener("change", (event) => {
@@ -122,6 +86,14 @@ byId("cancel-edit").addEventListener("click", () => {
   resetForm();
   say(recordMessage, "");
 });
+
+// Which field a refusal in the page is about, so it can be marked and focused.
+function fieldOf(message) {
+  if (/date/i.test(message)) return byId("occurred-on");
+  if (/Describe/.test(message)) return byId("description");
+  if (/account/i.test(message)) return byId("debit");
+  return byId("amount");
+}
 
 form.addEventListener("submit", (event) => {
   event.preventDefault();
@@ -136,10 +108,9 @@ form.addEventListener("submit", (event) => {
         cents: parseDollars(byId("amount").value),
         debitId: byId("debit").value,
         creditId: byId("credit").value,
-      }, state.byId);
+      }, state.accounts.byId);
     } catch (err) {
-      say(recordMessage, err.message); // refused here: nothing was sent
-      byId("amount").focus();
+      say(recordMessage, err.message, "error", fieldOf(err.message)); // refused here: nothing was sent
       return;
     }
     const original = state.editing;
@@ -155,15 +126,15 @@ form.addEventListener("submit", (event) => {
       try {
         await orSignIn(api(`/transactions/${original.id}`, { method: "DELETE" }));
       } catch (err) {
-        say(recordMessage, `The corrected transaction was recorded, but the original could not be deleted (${err.message}). Delete “${original.description}” of ${original.occurred_on} by hand.`);
         resetForm();
-        await refresh();
+        await reloadList();
+        say(recordMessage, `The corrected transaction was recorded, but the original could not be deleted (${err.message}) Delete “${original.description}” of ${original.occurred_on} by hand.`);
         return;
       }
     }
     const amount = formatCents(body.entries[0].amount_cents);
     resetForm();
-    await refresh();
+    await reloadList();
     say(recordMessage, original
       ? `Saved: ${body.description}, ${amount}.`
       : `Recorded: ${body.description}, ${amount}.`, "info");
@@ -173,18 +144,18 @@ form.addEventListener("submit", (event) => {
 // ---- transactions -----------------------------------------------------------
 
 function describe(tx) {
-  const values = toForm(tx, state.byId);
+  const values = toForm(tx, state.accounts.byId);
   if (!values) {
     return [
-      h("td", {}, tx.entries.map((e) => h("div", {}, `${e.account_name} ${formatCents(e.amount_cents)}`))),
-      h("td", { class: "num" }, ""),
+      h("td", { "data-label": "Accounts" }, h("span", {}, tx.entries.map((e) => h("div", {}, `${e.account_name} ${formatCents(e.amount_cents)}`)))),
+      h("td", { class: "num", "data-label": "Amount" }, ""),
     ];
   }
-  const from = state.byId.get(values.creditId).name;
-  const to = state.byId.get(values.debitId).name;
+  const from = state.accounts.byId.get(values.creditId).name;
+  const to = state.accounts.byId.get(values.debitId).name;
   return [
-    h("td", {}, h("span", { class: "badge" }, words(state.style).modes[values.mode]), ` ${from} → ${to}`),
-    h("td", { class: "num" }, formatCents(values.cents)),
+    h("td", { "data-label": "Accounts" }, h("span", {}, h("span", { class: "badge" }, words(state.style).modes[values.mode]), ` ${from} → ${to}`)),
+    h("td", { class: "num", "data-label": "Amount" }, formatCents(values.cents)),
   ];
 }
 
@@ -193,7 +164,7 @@ function txRow(tx) {
   const showButtons = () => {
     const edit = h("button", { type: "button", class: "secondary" }, "Edit");
     edit.addEventListener("click", () => startEdit(tx));
-    edit.disabled = !toForm(tx, state.byId);
+    edit.disabled = !editable(tx);
     const del = h("button", { type: "button", class: "secondary" }, "Delete");
     del.addEventListener("click", () => {
       const yes = h("button", { type: "button", class: "danger" }, "Yes, delete");
@@ -201,13 +172,16 @@ function txRow(tx) {
       yes.addEventListener("click", () => busy(yes, () => deleteTx(tx)));
       keep.addEventListener("click", showButtons);
       actions.replaceChildren(h("span", { class: "confirm" }, "Delete this transaction?"), yes, keep);
+      yes.focus();
     });
     actions.replaceChildren(edit, del);
   };
   showButtons();
   return h("tr", { "data-id": tx.id },
-    h("td", {}, tx.occurred_on), h("td", {}, tx.description), ...describe(tx),
-    h("td", { class: "hint" }, tx.created_by_email ?? ""), actions);
+    h("td", { "data-label": "Date" }, tx.occurred_on),
+    h("td", { "data-label": "Description" }, h("span", {}, tx.description)),
+    ...describe(tx),
+    h("td", { class: "hint", "data-label": "By" }, tx.created_by_email ?? ""), actions);
 }
 
 async function deleteTx(tx) {
@@ -218,63 +192,78 @@ async function deleteTx(tx) {
     outcome = [err.message];
   }
   if (state.editing && state.editing.id === tx.id) resetForm();
-  await refresh();
-  say(byId("tx-message"), ...outcome);
+  await reloadList();
+  say(txMessage, ...outcome);
 }
 
-async function loadTransactions() {
-  const query = { from: byId("tx-from").value, to: byId("tx-to").value };
+function renderList() {
+  const body = byId("transactions").querySelector("tbody");
+  body.replaceChildren(...state.list.items.map(txRow));
+  if (state.list.items.length === 0) {
+    body.append(h("tr", {}, h("td", { colspan: 6, class: "hint" }, "No transactions match.")));
+  }
+  byId("tx-more").hidden = state.list.done;
+  const n = state.list.items.length;
+  byId("tx-count").textContent = state.list.done
+    ? `${n} transaction${n === 1 ? "" : "s"}.`
+    : `Showing the newest ${n}.`;
+}
+
+// Next page of the current search (nothing when all are shown).
+async function loadMore() {
+  const query = nextRequest(state.list);
+  if (!query) return;
+  const asked = state.list;
+  const page = await orSignIn(api("/transactions", { query }));
+  if (state.list !== asked) return; // a newer search replaced this one meanwhile
+  state.list = addPage(state.list, page);
+  renderList();
+}
+
+function formQuery() {
+  return searchQuery({
+    q: byId("tx-q").value,
+    accountId: byId("tx-account").value,
+    min: byId("tx-min").value,
+    max: byId("tx-max").value,
+    from: byId("tx-from").value,
+    to: byId("tx-to").value,
+  });
+}
+
+// Start the current search again from its first page (after a change or a search).
+async function reloadList() {
+  let query;
   try {
-    state.transactions = await orSignIn(api("/transactions", { query }));
+    query = formQuery();
   } catch (err) {
-    say(byId("tx-message"), err.message);
+    if (!(err instanceof FilterError)) throw err;
+    say(txMessage, err.message, "error", byId(`tx-${err.field}`));
     return;
   }
-  const body = byId("transactions").querySelector("tbody");
-  body.replaceChildren(...state.transactions.map(txRow));
-  if (state.transactions.length === 0) {
-    body.append(h("tr", {}, h("td", { colspan: 6, class: "hint" }, "No transactions in this period.")));
+  state.list = startList(query);
+  try {
+    await loadMore();
+  } catch (err) {
+    say(txMessage, err.message);
   }
 }
 
 byId("tx-filter").addEventListener("submit", (event) => {
   event.preventDefault();
-  say(byId("tx-message"), "");
-  loadTransactions();
+  say(txMessage, "");
+  reloadList();
 });
 byId("tx-clear").addEventListener("click", () => {
-  byId("tx-from").value = "";
-  byId("tx-to").value = "";
-  say(byId("tx-message"), "");
-  loadTransactions();
+  for (const id of ["tx-q", "tx-min", "tx-max", "tx-from", "tx-to"]) byId(id).value = "";
+  byId("tx-account").value = "";
+  say(txMessage, "");
+  reloadList();
 });
-
-// ---- reports --------------------------------------------------------------
-
-async function loadIncomeStatement() {
-  say(byId("is-message"), "");
-  try {
-    const report = await orSignIn(api("/reports/income-statement", {
-      query: { from: byId("is-from").value, to: byId("is-to").value },
-    }));
-    renderIncomeStatement(byId("income-statement"), byId("is-chart"), report, state.style);
-  } catch (err) {
-    say(byId("is-message"), err.message);
-  }
-}
-
-async function loadBalanceSheet() {
-  say(byId("bs-message"), "");
-  try {
-    const report = await orSignIn(api("/reports/balance-sheet", { query: { as_of: byId("bs-as-of").value } }));
-    renderBalanceSheet(byId("balance-sheet"), byId("bs-chart"), report, state.style);
-  } catch (err) {
-    say(byId("bs-message"), err.message);
-  }
-}
-
-byId("is-form").addEventListener("submit", (e) => { e.preventDefault(); loadIncomeStatement(); });
-byId("bs-form").addEventListener("submit", (e) => { e.preventDefault(); loadBalanceSheet(); });
+byId("tx-more").addEventListener("click", (event) => {
+  say(txMessage, "");
+  busy(event.currentTarget, () => loadMore().catch((err) => say(txMessage, err.message)));
+});
 
 // ---- wording --------------------------------------------------------------
 
@@ -283,7 +272,6 @@ function applyStyle(style) {
   byId("book-style").value = style;
   document.body.dataset.bookStyle = style;
   applyVocab(document, style);
-  fillKindChoice();
 }
 
 byId("book-style").addEventListener("change", async (event) => {
@@ -293,7 +281,8 @@ byId("book-style").addEventListener("change", async (event) => {
   try {
     const settings = await orSignIn(api("/settings", { method: "PUT", json: { book_style: select.value } }));
     applyStyle(settings.book_style);
-    await refresh();
+    fillAccountChoices();
+    renderList();
   } catch (err) {
     applyStyle(previous);
     say(byId("message"), err.message);
@@ -302,26 +291,20 @@ byId("book-style").addEventListener("change", async (event) => {
   }
 });
 
-async function refresh() {
-  try {
-    await loadAccounts();
-  } catch (err) {
-    say(byId("message"), `Could not load the accounts: ${err.message}`);
-  }
-  await Promise.all([loadTransactions(), loadIncomeStatement(), loadBalanceSheet()]);
-}
-
 async function main() {
   const me = await requireSession();
   renderNav("books", me.email);
   const settings = await orSignIn(api("/settings"));
-  const now = today();
-  byId("occurred-on").value = now;
-  byId("is-from").value = `${now.slice(0, 4)}-01-01`;
-  byId("is-to").value = now;
-  byId("bs-as-of").value = now;
+  byId("occurred-on").value = today();
   applyStyle(settings.book_style);
-  await Promise.all([refresh(), mountLock(document.querySelector("main"))]);
+  const wanted = new URLSearchParams(window.location.search).get("account");
+  try {
+    await reloadAccounts();
+  } catch (err) {
+    say(byId("message"), `Could not load the accounts. ${err.message}`);
+  }
+  if (wanted && state.accounts.byId.has(Number(wanted))) byId("tx-account").value = wanted;
+  await Promise.all([reloadList(), mountLock(document.querySelector("main"))]);
   document.body.dataset.ready = "true";
 }
 

@@ -29,7 +29,7 @@ async function loadPasskeys() {
         confirmInPlace(actions, `Delete “${key.name}”?`, () => deletePasskey(key)),
       );
       actions.append(del);
-      return h("li", { "data-id": key.id },
+      return h("li", { "data-id": key.id, class: "wrap" },
         h("span", { class: "name" }, key.name || "Passkey"),
         h("span", { class: "hint" }, `added ${formatWhen(key.created_at)} · last used ${formatWhen(key.last_used_at)}`),
         actions);
@@ -68,11 +68,14 @@ byId("add-passkey").addEventListener("submit", (event) => {
   });
 });
 
+// GET /auth/tokens `source` in words.
+const SOURCES = { app: "connected application", device: "device", script: "script token" };
+
 async function loadConnections() {
   const rows = await orSignIn(api("/auth/tokens"));
   const body = byId("connections").querySelector("tbody");
   if (rows.length === 0) {
-    body.replaceChildren(h("tr", {}, h("td", { colspan: 6, class: "hint" }, "No connections.")));
+    body.replaceChildren(h("tr", {}, h("td", { colspan: 7, class: "hint" }, "No connections.")));
     return;
   }
   body.replaceChildren(
@@ -84,11 +87,12 @@ async function loadConnections() {
       );
       actions.append(revoke);
       return h("tr", { "data-id": row.id },
-        h("td", {}, row.client_name),
-        h("td", {}, row.kind === "refresh" ? "connected application" : "token"),
-        h("td", {}, row.label),
-        h("td", {}, formatWhen(row.last_used_at)),
-        h("td", {}, formatWhen(row.expires_at)),
+        h("td", { "data-label": "Application" }, h("span", {}, row.client_name)),
+        h("td", { "data-label": "Kind", class: "source" }, SOURCES[row.source] ?? (row.kind === "refresh" ? SOURCES.app : SOURCES.script)),
+        h("td", { "data-label": "Label" }, h("span", {}, row.label || "—")),
+        h("td", { "data-label": "Connected" }, formatWhen(row.created_at)),
+        h("td", { "data-label": "Last used" }, formatWhen(row.last_used_at)),
+        h("td", { "data-label": "Expires" }, formatWhen(row.expires_at)),
         actions);
     }),
   );
@@ -133,6 +137,7 @@ async function main() {
   const me = await requireSession();
   renderNav("security", me.email);
   await Promise.all([loadPasskeys(), loadConnections()]);
+  document.body.dataset.ready = "true";
 }
 
 main().catch((err) => say(connectionMessage, err.message));
