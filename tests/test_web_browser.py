@@ -853,12 +853,15 @@ def test_a_person_locks_the_books_and_a_post_inside_the_lock_is_refused(live, pe
     page.goto(live.web + "/")
     person.first_sign_in()
     page.wait_for_url(live.web + "/")
+    page.goto(live.web + "/accounts")
     page.wait_for_selector("body[data-ready=true]")
     for name, kind in [("Bank", "asset"), ("Rent", "expense")]:
         page.fill("#account-name", name)
         page.select_option("#account-kind", kind)
         page.click("#account-submit")
-        _expect_text(page, "#account-message", rf"^Created {name}\.$")
+        _expect_text(page, "#new-account-message", rf"^Created {name}\.$")
+    page.goto(live.web + "/")
+    page.wait_for_selector("body[data-ready=true]")
 
     _expect_text(page, "#lock-status", r"^The books are not locked")
     page.fill("#lock-date", "2026-03-31")
@@ -880,7 +883,7 @@ def test_a_person_locks_the_books_and_a_post_inside_the_lock_is_refused(live, pe
         page.click("#record-submit")
 
     record("2026-03-15", "March rent, late")
-    _expect_text(page, "#record-message", r"^Not recorded: the books are locked through 2026-03-31")
+    _expect_text(page, "#record-message", r"^Not recorded: The books are locked through 2026-03-31")
     assert live.transactions() == []
     record("2026-04-01", "April rent")
     _expect_text(page, "#record-message", r"^Recorded: April rent, 12\.00\.$")
