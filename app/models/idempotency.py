@@ -27,7 +27,7 @@ class IdempotencyKey(Model):
     fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
     # Null only inside the unit of work that claimed the key (never committed so).
     status: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    body: Mapped[str | None] = mapped_column(Text, nullable=True)
+    answer_json: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
 
     __table_args__ = (

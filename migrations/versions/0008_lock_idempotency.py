@@ -31,7 +31,7 @@ def upgrade():
         sa.Column("key", sa.String(length=255), nullable=False),
         sa.Column("fingerprint", sa.String(length=64), nullable=False),
         sa.Column("status", sa.Integer(), nullable=True),
-        sa.Column("body", sa.Text(), nullable=True),
+        sa.Column("answer_json", sa.Text(), nullable=True),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.ForeignKeyConstraint(
             ["user_id"],

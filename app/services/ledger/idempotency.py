@@ -104,7 +104,7 @@ def once(user_id: int, key: str | None, operation: str, request, status: int, fn
     db.session.execute(
         update(IdempotencyKey)
         .where(IdempotencyKey.user_id == user_id, IdempotencyKey.key == key)
-        .values(status=status, body=orjson.dumps(data).decode())
+        .values(status=status, answer_json=orjson.dumps(data).decode())
     )
     return Answer(status, data)
 
@@ -122,7 +122,7 @@ def _claim(user_id: int, key: str, wanted: str) -> Answer | None:
                 IdempotencyKey.id,
                 IdempotencyKey.fingerprint,
                 IdempotencyKey.status,
-                IdempotencyKey.body,
+                IdempotencyKey.answer_json,
                 IdempotencyKey.created_at,
             ).where(IdempotencyKey.user_id == user_id, IdempotencyKey.key == key)
         ).one_or_none()
@@ -133,7 +133,7 @@ def _claim(user_id: int, key: str, wanted: str) -> Answer | None:
             taken = db.session.execute(
                 update(IdempotencyKey)
                 .where(IdempotencyKey.id == row.id, IdempotencyKey.created_at < cutoff)
-                .values(fingerprint=wanted, status=None, body=None, created_at=now)
+                .values(fingerprint=wanted, status=None, answer_json=None, created_at=now)
             )
             if typing.cast(CursorResult, taken).rowcount == 1:
                 return None
@@ -145,7 +145,7 @@ def _claim(user_id: int, key: str, wanted: str) -> Answer | None:
             )
         if row.status is None:
             raise KeyInFlight("a request with this idempotency key is still in progress; retry")
-        return Answer(row.status, orjson.loads(row.body), replayed=True)
+        return Answer(row.status, orjson.loads(row.answer_json), replayed=True)
     raise KeyInFlight("a request with this idempotency key is still in progress; retry")
 
 
