@@ -15,6 +15,7 @@ def health():
 
 def register_blueprints(app) -> None:
     from . import (
+        audit,
         auth,
         export,
         ledger,
@@ -35,5 +36,6 @@ def register_blueprints(app) -> None:
         oauth.bp,
         well_known.bp,
         export.bp,
+        audit.bp,
     ):
         app.register_blueprint(bp)

@@ -8,7 +8,7 @@ from sqlalchemy.exc import IntegrityError
 from ...extensions import db
 from ...models import Account
 from ..errors import BadRequest
-from . import validate
+from . import audit, validate
 
 NAME_MAX = 200
 
@@ -39,4 +39,6 @@ def create_account(name, kind) -> dict:
             db.session.flush()
     except IntegrityError as exc:  # lost a race with a concurrent create of the same name
         raise BadRequest(f"an account named '{name}' already exists") from exc
-    return as_dict(account)
+    created = as_dict(account)
+    audit.record("account.created", {"account": {**created, "archived": False}})
+    return created

@@ -31,7 +31,7 @@ from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
 from ..errors import BadRequest, NotFound
-from . import validate
+from . import audit, validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
@@ -63,8 +63,18 @@ def check_accounts_exist(account_ids: set[int]) -> None:
         raise BadRequest(f"unknown account_id {missing[0]}")
 
 
-def record_transaction(occurred_on, description, entries, created_by: int | None) -> int:
-    """Validate and store one balanced posting with its entries; return its id."""
+def record_transaction(
+    occurred_on,
+    description,
+    entries,
+    created_by: int | None,
+    action: str = "transaction.posted",
+) -> int:
+    """Validate and store one balanced posting with its entries; return its id.
+
+    Its audit event (`action`: transaction.posted, or transaction.imported from the
+    importer) carries the posting with its new entry ids, in the same unit of work.
+    """
     if occurred_on is None:
         raise BadRequest("occurred_on is required")
     day = validate.date_value("occurred_on", occurred_on)
@@ -74,8 +84,13 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
 
     connection = db.session.connection()
     if connection.dialect.name == "postgresql" and len(parsed) <= ENTRY_CHUNK:
-        tx_id = _insert_checked_postgresql(connection, day, description, created_by, parsed)
-        if tx_id is not None:
+        stored = _insert_checked_postgresql(connection, day, description, created_by, parsed)
+        if stored:
+            tx_id = stored[0][0]
+            audit.record(
+                action,
+                audit.transaction_object(tx_id, day, description, [r[1:] for r in stored]),
+            )
             return tx_id
         # Nothing was written: an account is missing (named by the check below).
     check_accounts_exist({account_id for account_id, _ in parsed})
@@ -102,7 +117,27 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     # stores' bound-parameter limits.
     for i in range(0, len(rows), ENTRY_CHUNK):
         _insert_entries(connection, rows[i : i + ENTRY_CHUNK])
+    audit.record(
+        action,
+        audit.transaction_object(tx_id, day, description, _entry_rows(connection, tx_id)),
+    )
     return tx_id
+
+
+_ENTRY_ROWS = (
+    select(Entry.id, Entry.account_id, Entry.amount_cents)
+    .where(Entry.transaction_id == bindparam("tx_id"))
+    .order_by(Entry.id)
+)
+
+
+def _entry_rows(connection, tx_id: int) -> list[tuple]:
+    """(entry_id, account_id, amount_cents) of one transaction, as stored, by entry id."""
+    result = connection.execute(_ENTRY_ROWS, {"tx_id": tx_id})
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
 
 
 _INSERT_HEADER = insert(Transaction).returning(Transaction.id)
@@ -121,7 +156,8 @@ def _insert_entries(connection, rows: list[dict]) -> None:
 # the entries' INSERT reads the header's id from the first CTE, in posting order
 # (so entry ids follow the order the entries were sent). Data-modifying CTEs run
 # exactly once whatever the outer SELECT reads; every trigger (balance check at
-# commit, derived balances per statement) fires as for separate statements.
+# commit, derived balances per statement) fires as for separate statements. The
+# entries' RETURNING gives the new entry ids for the audit event in the same round trip.
 _INSERT_CHECKED = text(
     """
     WITH tx AS (
@@ -136,8 +172,9 @@ _INSERT_CHECKED = text(
         FROM tx, unnest(CAST(:account_ids AS bigint[]), CAST(:amounts AS bigint[]))
              WITH ORDINALITY AS e (account_id, amount_cents, n)
         ORDER BY e.n
+        RETURNING transaction_id, id, account_id, amount_cents
     )
-    SELECT id FROM tx
+    SELECT transaction_id, id, account_id, amount_cents FROM posted ORDER BY id
     """
 ).bindparams(
     bindparam("occurred_on", type_=Date()),
@@ -150,10 +187,11 @@ def _int_array(values) -> str:
     return "{" + ",".join(str(int(v)) for v in values) + "}"
 
 
-def _insert_checked_postgresql(connection, day, description, created_by, parsed):
-    """Insert the posting if all its accounts exist; its id, or None (nothing written)."""
+def _insert_checked_postgresql(connection, day, description, created_by, parsed) -> list:
+    """Insert the posting if all its accounts exist: its (transaction_id, entry_id,
+    account_id, amount_cents) rows by entry id, or [] (nothing written)."""
     accounts = {account_id for account_id, _ in parsed}
-    return connection.execute(
+    result = connection.execute(
         _INSERT_CHECKED,
         {
             "occurred_on": day,
@@ -165,18 +203,35 @@ def _insert_checked_postgresql(connection, day, description, created_by, parsed)
             "account_ids": _int_array(a for a, _ in parsed),
             "amounts": _int_array(c for _, c in parsed),
         },
-    ).scalar_one_or_none()
+    )
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
 
 
 def delete_transaction(tx_id: int) -> None:
-    """Delete a transaction and (by cascade) its entries."""
+    """Delete a transaction and (by cascade) its entries; its event keeps all of it."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise NotFound("no such transaction")
+    connection = db.session.connection()
+    # Locked (PostgreSQL) so the event shows what this delete removed, not an older read.
+    header = connection.execute(
+        select(Transaction.occurred_on, Transaction.description)
+        .where(Transaction.id == tx_id)
+        .with_for_update()
+    ).first()
+    if header is None:
+        raise NotFound("no such transaction")
+    gone = audit.transaction_object(
+        tx_id, header.occurred_on, header.description, _entry_rows(connection, tx_id)
+    )
     result = typing.cast(
         CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
     )
     if result.rowcount != 1:
         raise NotFound("no such transaction")
+    audit.record("transaction.deleted", gone)
 
 
 class Listing:
