@@ -2,7 +2,7 @@
 
 from flask import Blueprint
 
-from .support import common_headers, load_principal, open_route
+from .support import common_headers, forget_principal, load_principal, open_route
 
 health_bp = Blueprint("health", __name__)
 
@@ -27,6 +27,7 @@ def register_blueprints(app) -> None:
 
     app.before_request(load_principal)
     app.after_request(common_headers)
+    app.teardown_request(forget_principal)
     for bp in (
         health_bp,
         ledger.bp,

@@ -124,6 +124,12 @@ def load_principal():
     return None
 
 
+def forget_principal(_error=None) -> None:
+    """teardown_request: the thread's next request (or a CLI command run in the same
+    thread, as in tests) must not inherit this caller as the audit trail's actor."""
+    audit.set_actor(audit.Actor())
+
+
 def common_headers(response):
     """after_request on every API response: errors, 401s, 404s, /mcp and preflights too.
 
