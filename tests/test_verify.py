@@ -16,7 +16,7 @@ def books(api, make_account, post_tx):
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
     ids = [
-        post_tx("2026-01-0%d" % n, f"shop {n}", (food, 100 * n), (bank, -100 * n)).get_json()["id"]
+        post_tx(f"2026-01-0{n}", f"shop {n}", (food, 100 * n), (bank, -100 * n)).get_json()["id"]
         for n in (1, 2, 3)
     ]
     assert api.delete(f"/transactions/{ids[1]}").status_code == 204

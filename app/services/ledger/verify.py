@@ -388,8 +388,8 @@ def compare_settings(state: Replay) -> None:
             f"{state.settings['book_style']!r} {after}"
         )
     if "locked_through" in columns:
-        value = stored.get("locked_through")
-        value = value.isoformat() if hasattr(value, "isoformat") else value
+        raw = stored.get("locked_through")
+        value = raw if raw is None or isinstance(raw, str) else raw.isoformat()
         if value != state.locked_through:
             after = f"after event seq {state.lock_seq}" if state.lock_seq else "(no event)"
             raise Disagreement(
