@@ -17,7 +17,7 @@ export function renderNav(active, email) {
   });
   header.replaceChildren(
     h("span", { class: "brand" }, "Ledger"),
-    h("nav", {}, link("/", "Books", "books"), link("/security", "Security", "security")),
+    h("nav", {}, link("/", "Books", "books"), link("/history", "History", "history"), link("/security", "Security", "security")),
     h("span", { class: "who" }, email ? h("span", { id: "who" }, email) : null, signOut),
   );
 }
