@@ -43,9 +43,10 @@ def main(argv=None) -> int:
                         raise SystemExit(f"errors: {run['errors']}")
                     rates.append(run["per_second"])
                     p50.append(run["median_ms"])
+                rounds = ", ".join(f"{r:.0f}" for r in rates)
                 print(
                     f"{args.dialect} POST /transactions, {clients} client(s): "
-                    f"{statistics.median(rates):.0f}/s (rounds {', '.join(f'{r:.0f}' for r in rates)}), "
+                    f"{statistics.median(rates):.0f}/s (rounds {rounds}), "
                     f"median latency {statistics.median(p50):.2f} ms",
                     flush=True,
                 )

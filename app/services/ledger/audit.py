@@ -35,8 +35,8 @@ hashed (object as canonical JSON text, at in whole seconds), so a served event
 re-hashes to its stored hash. seq has no gaps: the writer locks the one audit_head
 row (PostgreSQL: SELECT ... FOR UPDATE, waiting for a concurrent writer's commit;
 SQLite: the writer lock already admits one writer), so seq and chain follow commit
-order. Cost per event: two statements (lock the head; insert the event and move the
-head), inside the caller's transaction.
+order. Cost per event on PostgreSQL: one statement (lock the head, insert the event
+hashed by the database's sha256(), move the head), inside the caller's transaction.
 """
 
 from __future__ import annotations
@@ -167,52 +167,75 @@ def chain(previous_hash: str, event: str) -> str:
 
 
 # --- writing ----------------------------------------------------------------------
+#
+# The event's canonical JSON is `{..."seq":` + seq + `,...}`: seq is the one part that
+# depends on the chain's head, so the text is split around it (event_parts) and the
+# head supplies seq and the previous hash.
+#
+# PostgreSQL: ONE statement per event. It locks the head row (FOR UPDATE: a concurrent
+# writer waits for the holder's COMMIT and then reads the head that commit left),
+# inserts the event with seq = head + 1 and its hash computed by the database's own
+# sha256() over exactly the bytes chain() hashes, and moves the head. The head stays
+# locked until the caller's transaction ends, so seq has no gaps and the chain
+# follows commit order.
+# SQLite: the writer lock already admits one writer at a time; three in-process
+# statements (read the head, insert, move the head), hashed here.
 
-_LOCK_HEAD = {
-    "postgresql": text("SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE"),
-    "sqlite": text("SELECT seq, hash FROM audit_head WHERE id = 1"),
-}
+_HEAD = "SELECT seq, hash FROM audit_head WHERE id = 1"
 # The head row is made from the newest event when missing (a fresh schema, a restore,
 # a test reset); concurrent makers on PostgreSQL: one inserts, the rest do nothing.
 _NEWEST = "(SELECT {col} FROM audit_events ORDER BY seq DESC LIMIT 1)"
+_MAKE_HEAD_VALUES = (
+    f"SELECT 1, COALESCE({_NEWEST.format(col='seq')}, 0), "
+    f"COALESCE({_NEWEST.format(col='hash')}, '{GENESIS}')"
+)
 _MAKE_HEAD = {
     "postgresql": text(
-        "INSERT INTO audit_head (id, seq, hash) SELECT 1, "
-        f"COALESCE({_NEWEST.format(col='seq')}, 0), "
-        f"COALESCE({_NEWEST.format(col='hash')}, '{GENESIS}') ON CONFLICT (id) DO NOTHING"
+        f"INSERT INTO audit_head (id, seq, hash) {_MAKE_HEAD_VALUES} ON CONFLICT (id) DO NOTHING"
     ),
-    "sqlite": text(
-        "INSERT OR IGNORE INTO audit_head (id, seq, hash) SELECT 1, "
-        f"COALESCE({_NEWEST.format(col='seq')}, 0), "
-        f"COALESCE({_NEWEST.format(col='hash')}, '{GENESIS}')"
-    ),
+    "sqlite": text(f"INSERT OR IGNORE INTO audit_head (id, seq, hash) {_MAKE_HEAD_VALUES}"),
 }
 _EVENT_COLUMNS = "seq, at, action, user_email, via, client_id, client_name, object, hash"
-_EVENT_VALUES = ":seq, :at, :action, :user_email, :via, :client_id, :client_name, :object, :hash"
-_MOVE_HEAD = "UPDATE audit_head SET seq = :seq, hash = :hash WHERE id = 1"
-_WRITE = {
-    # One round trip: the event and the head move together.
-    "postgresql": [
-        text(
-            f"WITH event AS (INSERT INTO audit_events ({_EVENT_COLUMNS}) "
-            f"VALUES ({_EVENT_VALUES})) {_MOVE_HEAD}"
-        ).bindparams(bindparam("at", type_=UTCDateTime()))
-    ],
-    "sqlite": [
-        text(f"INSERT INTO audit_events ({_EVENT_COLUMNS}) VALUES ({_EVENT_VALUES})").bindparams(
-            bindparam("at", type_=UTCDateTime())
-        ),
-        text(_MOVE_HEAD),
-    ],
-}
+_APPEND_POSTGRESQL = text(
+    f"""
+    WITH head AS ({_HEAD} FOR UPDATE),
+    event AS (
+        INSERT INTO audit_events ({_EVENT_COLUMNS})
+        SELECT head.seq + 1, :at, :action, :user_email, :via, :client_id, :client_name,
+               :object,
+               encode(sha256(convert_to(
+                   head.hash || CAST(:before_seq AS text) || CAST(head.seq + 1 AS text)
+                   || CAST(:after_seq AS text), 'UTF8')), 'hex')
+        FROM head
+        RETURNING seq, hash
+    )
+    UPDATE audit_head SET seq = event.seq, hash = event.hash
+    FROM event WHERE audit_head.id = 1
+    RETURNING audit_head.seq
+    """
+).bindparams(bindparam("at", type_=UTCDateTime()))
+_SQLITE_HEAD = text(_HEAD)
+_SQLITE_INSERT = text(
+    f"INSERT INTO audit_events ({_EVENT_COLUMNS}) VALUES (:seq, :at, :action, :user_email,"
+    " :via, :client_id, :client_name, :object, :hash)"
+).bindparams(bindparam("at", type_=UTCDateTime()))
+_SQLITE_MOVE_HEAD = text("UPDATE audit_head SET seq = :seq, hash = :hash WHERE id = 1")
 
 
-def _lock_head(connection, dialect: str) -> tuple[int, str]:
-    row = connection.execute(_LOCK_HEAD[dialect]).first()
-    if row is None:
-        connection.execute(_MAKE_HEAD[dialect])
-        row = connection.execute(_LOCK_HEAD[dialect]).one()
-    return int(row[0]), row[1]
+def event_parts(values: dict) -> tuple[str, str]:
+    """The event's canonical JSON before and after its seq digits."""
+    whole = event_text(
+        0,
+        clock.iso(values["at"]) or "",
+        values["action"],
+        values["user_email"],
+        values["via"],
+        values["client_id"],
+        values["client_name"],
+        values["object"],
+    )
+    before, _, after = whole.partition(',"seq":0,')
+    return before + ',"seq":', "," + after
 
 
 def record(action: str, obj: dict) -> None:
@@ -220,35 +243,31 @@ def record(action: str, obj: dict) -> None:
     if action not in ACTIONS:
         raise ValueError(f"unknown audit action {action!r}")
     actor = _actor.get()
-    object_text = canonical(obj)
-    at = clock.now().replace(microsecond=0)
-    connection = db.session.connection()
-    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
-    last_seq, previous = _lock_head(connection, dialect)
-    seq = last_seq + 1
-    event = event_text(
-        seq,
-        clock.iso(at) or "",
-        action,
-        actor.user_email,
-        actor.via,
-        actor.client_id,
-        actor.client_name,
-        object_text,
-    )
     values = {
-        "seq": seq,
-        "at": at,
+        "at": clock.now().replace(microsecond=0),
         "action": action,
         "user_email": actor.user_email,
         "via": actor.via,
         "client_id": actor.client_id,
         "client_name": actor.client_name,
-        "object": object_text,
-        "hash": chain(previous, event),
+        "object": canonical(obj),
     }
-    for statement in _WRITE[dialect]:
-        connection.execute(statement, values)
+    before, after = event_parts(values)
+    connection = db.session.connection()
+    if connection.dialect.name == "postgresql":
+        params = {**values, "before_seq": before, "after_seq": after}
+        if connection.execute(_APPEND_POSTGRESQL, params).first() is None:
+            connection.execute(_MAKE_HEAD["postgresql"])  # no head row yet: make it, once
+            connection.execute(_APPEND_POSTGRESQL, params).one()
+        return
+    head = connection.execute(_SQLITE_HEAD).first()
+    if head is None:
+        connection.execute(_MAKE_HEAD["sqlite"])
+        head = connection.execute(_SQLITE_HEAD).one()
+    seq = int(head[0]) + 1
+    digest = chain(head[1], f"{before}{seq}{after}")
+    connection.execute(_SQLITE_INSERT, {**values, "seq": seq, "hash": digest})
+    connection.execute(_SQLITE_MOVE_HEAD, {"seq": seq, "hash": digest})
 
 
 # --- the objects events carry (one shape per kind, shared by every caller) --------
