@@ -57,9 +57,22 @@ def upgrade():
         sa.PrimaryKeyConstraint("id", name=op.f("pk_audit_head")),
     )
     backfill(op.get_bind())
+    if op.get_bind().dialect.name == "sqlite":
+        op.execute(SQLITE_HEAD_TRIGGER)
+
+
+# SQLite: the head follows every appended event (services/ledger/audit.py appends in
+# one INSERT; PostgreSQL moves the head in the same statement instead).
+SQLITE_HEAD_TRIGGER = """
+CREATE TRIGGER audit_events_head AFTER INSERT ON audit_events BEGIN
+    UPDATE audit_head SET seq = NEW.seq, hash = NEW.hash WHERE id = 1;
+END
+"""
 
 
 def downgrade():
+    if op.get_bind().dialect.name == "sqlite":
+        op.execute("DROP TRIGGER IF EXISTS audit_events_head")
     op.drop_table("audit_head")
     op.drop_index("ix_audit_events_action_seq", table_name="audit_events")
     op.drop_index("ix_audit_events_at_seq", table_name="audit_events")

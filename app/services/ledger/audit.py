@@ -35,8 +35,7 @@ hashed (object as canonical JSON text, at in whole seconds), so a served event
 re-hashes to its stored hash. seq has no gaps: the writer locks the one audit_head
 row (PostgreSQL: SELECT ... FOR UPDATE, waiting for a concurrent writer's commit;
 SQLite: the writer lock already admits one writer), so seq and chain follow commit
-order. Cost per event on PostgreSQL: one statement (lock the head, insert the event
-hashed by the database's sha256(), move the head), inside the caller's transaction.
+order. Cost per event: one statement in the caller's transaction (see "writing" below).
 """
 
 from __future__ import annotations
@@ -45,6 +44,7 @@ import base64
 import hashlib
 import hmac
 import json
+import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 
 import orjson
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import CursorResult, bindparam, select, text
 
 from ...extensions import db
 from ...models import AuditEvent
@@ -178,8 +178,10 @@ def chain(previous_hash: str, event: str) -> str:
 # sha256() over exactly the bytes chain() hashes, and moves the head. The head stays
 # locked until the caller's transaction ends, so seq has no gaps and the chain
 # follows commit order.
-# SQLite: the writer lock already admits one writer at a time; three in-process
-# statements (read the head, insert, move the head), hashed here.
+# SQLite: the writer lock already admits one writer at a time. One statement too:
+# the event is inserted from the head row, hashed by sha256_hex() (the same function,
+# registered on every connection by app.store.sqlite), and a trigger (migration 0007)
+# moves the head to each inserted event.
 
 _HEAD = "SELECT seq, hash FROM audit_head WHERE id = 1"
 # The head row is made from the newest event when missing (a fresh schema, a restore,
@@ -214,12 +216,15 @@ _APPEND_POSTGRESQL = text(
     RETURNING audit_head.seq
     """
 ).bindparams(bindparam("at", type_=UTCDateTime()))
-_SQLITE_HEAD = text(_HEAD)
-_SQLITE_INSERT = text(
-    f"INSERT INTO audit_events ({_EVENT_COLUMNS}) VALUES (:seq, :at, :action, :user_email,"
-    " :via, :client_id, :client_name, :object, :hash)"
+_APPEND_SQLITE = text(
+    f"""
+    INSERT INTO audit_events ({_EVENT_COLUMNS})
+    SELECT seq + 1, :at, :action, :user_email, :via, :client_id, :client_name, :object,
+           sha256_hex(hash || :before_seq || CAST(seq + 1 AS TEXT) || :after_seq)
+    FROM audit_head WHERE id = 1
+    """
 ).bindparams(bindparam("at", type_=UTCDateTime()))
-_SQLITE_MOVE_HEAD = text("UPDATE audit_head SET seq = :seq, hash = :hash WHERE id = 1")
+_APPEND = {"postgresql": _APPEND_POSTGRESQL, "sqlite": _APPEND_SQLITE}
 
 
 def event_parts(values: dict) -> tuple[str, str]:
@@ -253,21 +258,14 @@ def record(action: str, obj: dict) -> None:
         "object": canonical(obj),
     }
     before, after = event_parts(values)
+    params = {**values, "before_seq": before, "after_seq": after}
     connection = db.session.connection()
-    if connection.dialect.name == "postgresql":
-        params = {**values, "before_seq": before, "after_seq": after}
-        if connection.execute(_APPEND_POSTGRESQL, params).first() is None:
-            connection.execute(_MAKE_HEAD["postgresql"])  # no head row yet: make it, once
-            connection.execute(_APPEND_POSTGRESQL, params).one()
-        return
-    head = connection.execute(_SQLITE_HEAD).first()
-    if head is None:
-        connection.execute(_MAKE_HEAD["sqlite"])
-        head = connection.execute(_SQLITE_HEAD).one()
-    seq = int(head[0]) + 1
-    digest = chain(head[1], f"{before}{seq}{after}")
-    connection.execute(_SQLITE_INSERT, {**values, "seq": seq, "hash": digest})
-    connection.execute(_SQLITE_MOVE_HEAD, {"seq": seq, "hash": digest})
+    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
+    if typing.cast(CursorResult, connection.execute(_APPEND[dialect], params)).rowcount < 1:
+        connection.execute(_MAKE_HEAD[dialect])  # no head row yet: make it, once
+        appended = typing.cast(CursorResult, connection.execute(_APPEND[dialect], params))
+        if appended.rowcount != 1:
+            raise RuntimeError("the audit trail's head row is missing")
 
 
 # --- the objects events carry (one shape per kind, shared by every caller) --------

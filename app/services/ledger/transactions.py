@@ -115,12 +115,10 @@ def record_transaction(
     # (one round trip and one firing of the statement-level trigger that maintains
     # the derived balance tables); huge postings go in chunks that stay under both
     # stores' bound-parameter limits.
+    stored = []
     for i in range(0, len(rows), ENTRY_CHUNK):
-        _insert_entries(connection, rows[i : i + ENTRY_CHUNK])
-    audit.record(
-        action,
-        audit.transaction_object(tx_id, day, description, _entry_rows(connection, tx_id)),
-    )
+        stored.extend(_insert_entries(connection, rows[i : i + ENTRY_CHUNK]))
+    audit.record(action, audit.transaction_object(tx_id, day, description, stored))
     return tx_id
 
 
@@ -141,14 +139,17 @@ def _entry_rows(connection, tx_id: int) -> list[tuple]:
 
 
 _INSERT_HEADER = insert(Transaction).returning(Transaction.id)
-_INSERT_ENTRIES = insert(Entry)
+# RETURNING gives the new entry ids for the audit event without another statement.
+_INSERT_ENTRIES = insert(Entry).returning(Entry.id, Entry.account_id, Entry.amount_cents)
 
 
-def _insert_entries(connection, rows: list[dict]) -> None:
+def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
+    """Insert entries in one statement; their (id, account_id, amount_cents)."""
     if connection.dialect.name == "sqlite":
-        connection.execute(_INSERT_ENTRIES, rows)
-    else:
-        connection.execute(_INSERT_ENTRIES.values(rows))
+        # Several parameter sets with RETURNING: SQLAlchemy's "insertmanyvalues" sends
+        # them as one multi-row INSERT ... RETURNING.
+        return [tuple(r) for r in connection.execute(_INSERT_ENTRIES, rows)]
+    return [tuple(r) for r in connection.execute(_INSERT_ENTRIES.values(rows))]
 
 
 # PostgreSQL: the account check, the header and its entries in ONE statement (one
