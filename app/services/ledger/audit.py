@@ -44,7 +44,6 @@ import base64
 import hashlib
 import hmac
 import json
-import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -52,7 +51,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 
 import orjson
-from sqlalchemy import CursorResult, bindparam, select, text
+from sqlalchemy import bindparam, select, text
 
 from ...extensions import db
 from ...models import AuditEvent
@@ -261,10 +260,9 @@ def record(action: str, obj: dict) -> None:
     params = {**values, "before_seq": before, "after_seq": after}
     connection = db.session.connection()
     dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
-    if typing.cast(CursorResult, connection.execute(_APPEND[dialect], params)).rowcount < 1:
+    if connection.execute(_APPEND[dialect], params).rowcount < 1:
         connection.execute(_MAKE_HEAD[dialect])  # no head row yet: make it, once
-        appended = typing.cast(CursorResult, connection.execute(_APPEND[dialect], params))
-        if appended.rowcount != 1:
+        if connection.execute(_APPEND[dialect], params).rowcount != 1:
             raise RuntimeError("the audit trail's head row is missing")
 
 
