@@ -279,3 +279,22 @@ def test_concurrent_posts_give_gapless_seq_and_one_chain(app, api, make_account,
     assert_chain(items)
     posted = [i["object"]["transaction"]["id"] for i in items[2:]]
     assert sorted(posted) == sorted(ids)
+
+
+def test_odd_limits_and_forged_cursors_are_400_never_500(api, make_account):
+    from app.services.ledger import audit
+
+    make_account("Bank", "asset")
+    for bad in ("٣", "00000000000000000000001", "1e2", " 5"):
+        assert api.get("/audit", query_string={"limit": bad}).status_code == 400
+    # A cursor built with the (public) key for a seq beyond 64 bits: refused, not a 500.
+    import base64
+    import hashlib
+    import hmac
+
+    seq = 10**30
+    tag = hmac.new(audit._CURSOR_KEY, f"{seq}|||".encode(), hashlib.sha256).hexdigest()[:20]
+    forged = base64.urlsafe_b64encode(f"a1.{seq}.{tag}".encode()).decode().rstrip("=")
+    refused = api.get("/audit", query_string={"cursor": forged})
+    assert refused.status_code == 400 and "cursor" in refused.get_json()["error"]
+    assert api.get("/audit", query_string={"cursor": "é✓"}).status_code == 400

@@ -44,6 +44,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -294,6 +295,7 @@ def _iso_day(value) -> str:
 # --- reading: GET /audit and GET /audit/head -------------------------------------
 
 _CURSOR_KEY = b"ledger-service audit cursor v1"
+_DIGITS = re.compile(r"[0-9]{1,19}\Z")
 
 
 def _cursor_tag(seq: int, filters: str) -> str:
@@ -316,7 +318,7 @@ def _decode_cursor(cursor: str, filters: str) -> int:
         seq = int(seq_text)
     except (ValueError, UnicodeDecodeError):
         raise refusal from None
-    if version != "a1" or not seq_text.isdigit() or seq < 1:
+    if version != "a1" or not _DIGITS.match(seq_text) or not 1 <= seq <= validate.INT64_MAX:
         raise refusal
     if not hmac.compare_digest(tag, _cursor_tag(seq, filters)):
         raise refusal
@@ -326,7 +328,7 @@ def _decode_cursor(cursor: str, filters: str) -> int:
 def parse_limit(value) -> int:
     if value is None or value == "":
         return PAGE_DEFAULT
-    if not (isinstance(value, str) and value.isdigit() and 1 <= int(value) <= PAGE_MAX):
+    if not (isinstance(value, str) and _DIGITS.match(value) and 1 <= int(value) <= PAGE_MAX):
         raise BadRequest(f"'limit' must be an integer from 1 to {PAGE_MAX}")
     return int(value)
 
