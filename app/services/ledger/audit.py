@@ -334,10 +334,12 @@ def parse_limit(value) -> int:
 
 
 def parse_action(value) -> str | None:
-    if value is None or value == "":
+    """None (every action) when absent; else one of ACTIONS (the names are in
+    docs/openapi.yaml; the message does not list them, some read like table names)."""
+    if value is None:
         return None
     if value not in ACTIONS:
-        raise BadRequest("'action' must be one of: " + ", ".join(ACTIONS))
+        raise BadRequest("'action' is not the name of a kind of change (e.g. account.created)")
     return value
 
 
