@@ -298,3 +298,37 @@ def test_odd_limits_and_forged_cursors_are_400_never_500(api, make_account):
     refused = api.get("/audit", query_string={"cursor": forged})
     assert refused.status_code == 400 and "cursor" in refused.get_json()["error"]
     assert api.get("/audit", query_string={"cursor": "é✓"}).status_code == 400
+
+
+def test_any_description_and_amount_hash_alike_on_both_stores(app, api, make_account, post_tx):
+    """The PostgreSQL fast path builds the event's JSON in the database: the served event
+    must still be exactly the canonical JSON of the posting (escapes, non-ASCII, signs)."""
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    tricky = 'q"uote \\ back\nnew\ttab \x01 é ☕ 😀 \u2028 </script>'
+    big = 2**62
+    tx_id = post_tx("2026-12-31", tricky, (food, big), (bank, -big)).get_json()["id"]
+    items = all_events(api)
+    assert items[-1]["object"] == {
+        "transaction": {
+            "id": tx_id,
+            "occurred_on": "2026-12-31",
+            "description": tricky.strip(),
+            "entries": stored_entries(app, tx_id),
+        }
+    }
+    assert_chain(items)
+
+
+def test_the_first_event_of_a_trail_without_a_head_row(app, api, post_tx):
+    """Books whose accounts came in by SQL (no events, no head row yet): the first
+    posting starts the chain at seq 1 (the head row is made on the way)."""
+    with app.app_context(), db.engine.begin() as conn:
+        conn.execute(text("INSERT INTO accounts (id, name, kind) VALUES (1, 'A', 'asset')"))
+        conn.execute(text("INSERT INTO accounts (id, name, kind) VALUES (2, 'B', 'expense')"))
+    first = post_tx("2026-01-01", "first", (2, 5), (1, -5)).get_json()["id"]
+    second = post_tx("2026-01-02", "second", (2, 6), (1, -6)).get_json()["id"]
+    items = all_events(api)
+    assert [i["object"]["transaction"]["id"] for i in items] == [first, second]
+    assert_chain(items)
+    assert api.get("/audit/head").get_json()["seq"] == 2

@@ -53,21 +53,20 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
     for cents in (1, 2):
         statements.clear()
         assert api.post("/transactions", json=_posting(bank, food, cents)).status_code == 201
-        # PostgreSQL, 3: the token lookup by digest (primary key), one statement
-        # (services.transactions._INSERT_CHECKED) that checks the accounts exist and
+        # PostgreSQL, 2: the token lookup by digest (primary key), and one statement
+        # (services.transactions._INSERT_CHECKED) that checks the accounts exist,
         # inserts the header and its entries (the derived tables are kept by
-        # triggers inside it), returning the entry ids, and one that appends the
-        # audit event (services.ledger.audit: lock the head, insert, move the head).
+        # triggers inside it) and appends the audit event (its object built around
+        # the new ids, the chain's head locked, the event hashed, the head moved).
         # SQLite, 8: BEGIN IMMEDIATE (the credential check and the write share one
         # database transaction), the token lookup, the account existence check,
         # INSERT transaction ... RETURNING id, one INSERT of the entries ... RETURNING,
         # the audit event's INSERT, and app.store's pre-COMMIT balance re-check: the
         # check of the pending transactions and the DELETE of them.
-        expected = 3 if dialect == "postgresql" else 8
+        expected = 2 if dialect == "postgresql" else 8
         assert len(statements) == expected, statements
         if dialect == "postgresql":
             assert statements[1].startswith("WITH tx AS ( INSERT INTO transactions")
-            assert statements[2].startswith("WITH head AS (SELECT seq, hash FROM audit_head")
         else:
             assert statements[0] == "BEGIN IMMEDIATE", statements
             assert statements[5].startswith("INSERT INTO audit_events"), statements

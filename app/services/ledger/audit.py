@@ -243,6 +243,70 @@ def event_parts(values: dict) -> tuple[str, str]:
     return before + ',"seq":', "," + after
 
 
+# The PostgreSQL posting fast path (transactions._INSERT_CHECKED) appends its event in
+# the same statement as the posting, from a CTE `obj (text)` holding the object's
+# canonical JSON built by the database around the new ids. These CTEs follow it; the
+# parameters come from sql_event_params().
+PG_APPEND_FROM_OBJ = f"""
+    head AS ({_HEAD} FOR UPDATE),
+    event AS (
+        INSERT INTO audit_events ({_EVENT_COLUMNS})
+        SELECT head.seq + 1, :ev_at, :ev_action, :ev_user_email, :ev_via, :ev_client_id,
+               :ev_client_name, obj.text,
+               encode(sha256(convert_to(
+                   head.hash || CAST(:ev_before_object AS text) || obj.text
+                   || ',"seq":' || CAST(head.seq + 1 AS text) || CAST(:ev_after_seq AS text),
+                   'UTF8')), 'hex')
+        FROM head, obj
+        RETURNING seq, hash
+    ),
+    moved AS (
+        UPDATE audit_head SET seq = event.seq, hash = event.hash
+        FROM event WHERE audit_head.id = 1
+        RETURNING audit_head.seq
+    )
+"""
+
+
+def sql_event_params(action: str) -> dict:
+    """Parameters of PG_APPEND_FROM_OBJ: the event's columns and its canonical JSON
+    before the object and after the seq (the object and seq come from the database)."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown audit action {action!r}")
+    actor = _actor.get()
+    at = clock.now().replace(microsecond=0)
+    whole = event_text(
+        0,
+        clock.iso(at) or "",
+        action,
+        actor.user_email,
+        actor.via,
+        actor.client_id,
+        actor.client_name,
+        "\x00",
+    )
+    before_object, _, rest = whole.partition("\x00")
+    return {
+        "ev_at": at,
+        "ev_action": action,
+        "ev_user_email": actor.user_email,
+        "ev_via": actor.via,
+        "ev_client_id": actor.client_id,
+        "ev_client_name": actor.client_name,
+        "ev_before_object": before_object,
+        "ev_after_seq": rest.removeprefix(',"seq":0'),
+    }
+
+
+def transaction_object_parts(occurred_on, description: str) -> tuple[str, str]:
+    """transaction_object's canonical JSON around `<entries>],"id":<id>`: what the
+    database fills in for the PostgreSQL fast path."""
+    return (
+        '{"transaction":{"description":' + _string(description) + ',"entries":[',
+        ',"occurred_on":' + _string(_iso_day(occurred_on)) + "}}",
+    )
+
+
 def record(action: str, obj: dict) -> None:
     """Append one event for this change, in the caller's transaction."""
     if action not in ACTIONS:

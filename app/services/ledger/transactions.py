@@ -84,13 +84,16 @@ def record_transaction(
 
     connection = db.session.connection()
     if connection.dialect.name == "postgresql" and len(parsed) <= ENTRY_CHUNK:
-        stored = _insert_checked_postgresql(connection, day, description, created_by, parsed)
+        stored = _insert_checked_postgresql(
+            connection, day, description, created_by, parsed, action
+        )
         if stored:
             tx_id = stored[0][0]
-            audit.record(
-                action,
-                audit.transaction_object(tx_id, day, description, [r[1:] for r in stored]),
-            )
+            if stored[0][4] is None:  # no audit head row yet: the event goes the plain way
+                audit.record(
+                    action,
+                    audit.transaction_object(tx_id, day, description, [r[1:4] for r in stored]),
+                )
             return tx_id
         # Nothing was written: an account is missing (named by the check below).
     check_accounts_exist({account_id for account_id, _ in parsed})
@@ -158,7 +161,10 @@ def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
 # (so entry ids follow the order the entries were sent). Data-modifying CTEs run
 # exactly once whatever the outer SELECT reads; every trigger (balance check at
 # commit, derived balances per statement) fires as for separate statements. The
-# entries' RETURNING gives the new entry ids for the audit event in the same round trip.
+# same statement appends the posting's audit event: `obj` builds the event's object
+# (canonical JSON) around the new ids, and audit.PG_APPEND_FROM_OBJ locks the chain's
+# head, inserts the hashed event and moves the head (nothing when no header was
+# inserted). The returned rows carry the new seq (null: no head row yet).
 _INSERT_CHECKED = text(
     """
     WITH tx AS (
@@ -174,12 +180,23 @@ _INSERT_CHECKED = text(
              WITH ORDINALITY AS e (account_id, amount_cents, n)
         ORDER BY e.n
         RETURNING transaction_id, id, account_id, amount_cents
-    )
-    SELECT transaction_id, id, account_id, amount_cents FROM posted ORDER BY id
+    ), obj AS (
+        SELECT CAST(:obj_before AS text)
+               || (SELECT string_agg(format('{"account_id":%s,"amount_cents":%s,"id":%s}',
+                                            account_id, amount_cents, id), ',' ORDER BY id)
+                   FROM posted)
+               || '],"id":' || CAST(tx.id AS text) || CAST(:obj_after AS text) AS text
+        FROM tx
+    ),"""
+    + audit.PG_APPEND_FROM_OBJ
+    + """
+    SELECT transaction_id, id, account_id, amount_cents, (SELECT seq FROM moved)
+    FROM posted ORDER BY id
     """
 ).bindparams(
     bindparam("occurred_on", type_=Date()),
     bindparam("created_at", type_=UTCDateTime()),
+    bindparam("ev_at", type_=UTCDateTime()),
 )
 
 
@@ -188,10 +205,14 @@ def _int_array(values) -> str:
     return "{" + ",".join(str(int(v)) for v in values) + "}"
 
 
-def _insert_checked_postgresql(connection, day, description, created_by, parsed) -> list:
-    """Insert the posting if all its accounts exist: its (transaction_id, entry_id,
-    account_id, amount_cents) rows by entry id, or [] (nothing written)."""
+def _insert_checked_postgresql(
+    connection, day, description, created_by, parsed, action: str
+) -> list:
+    """Insert the posting and its audit event if all its accounts exist: its
+    (transaction_id, entry_id, account_id, amount_cents, event seq) rows by entry id,
+    or [] (nothing written)."""
     accounts = {account_id for account_id, _ in parsed}
+    obj_before, obj_after = audit.transaction_object_parts(day, description)
     result = connection.execute(
         _INSERT_CHECKED,
         {
@@ -203,6 +224,9 @@ def _insert_checked_postgresql(connection, day, description, created_by, parsed)
             "account_count": len(accounts),
             "account_ids": _int_array(a for a, _ in parsed),
             "amounts": _int_array(c for _, c in parsed),
+            "obj_before": obj_before,
+            "obj_after": obj_after,
+            **audit.sql_event_params(action),
         },
     )
     try:
