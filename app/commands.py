@@ -1,4 +1,4 @@
-"""The `ledger-service` commands: serve, user add|list|passwd|rm, mint-token, check
+"""The `ledger-service` commands: serve, user add|list|passwd|rm, mint-token, check, verify
 (and, from cli_books.py, export, import, backup, restore), registered on the app by
 create_app through register_commands. The group itself is app.cli.
 
@@ -21,7 +21,7 @@ from .cli_books import COMMANDS as BOOKS_COMMANDS
 from .cli_common import fail, read_password, run, upgrade_schema
 from .config import parse_host_port
 from .services.identity import credentials, users
-from .services.ledger import derived
+from .services.ledger import derived, verify
 
 
 @click.command("serve")
@@ -179,6 +179,34 @@ def check_command(repair):
     click.echo("check: every derived figure equals the entries", err=True)
 
 
+@click.command("verify")
+@with_appcontext
+@store.reading()
+def verify_command():
+    """Re-walk the audit trail's hash chain and replay it against the stored books.
+
+    Exit 0 with one summary line when both agree; exit 1 naming the first event,
+    transaction, entry or account that disagrees.
+    """
+    upgrade_schema()
+    store.begin_snapshot()  # one consistent read; writers carry on meanwhile
+    try:
+        summary = verify.run()
+    except verify.Disagreement as problem:
+        click.echo(f"verify: FAILED: {problem.message}")
+        sys.exit(1)
+    finally:
+        store.rollback()
+    click.echo(summary)
+
+
 def register_commands(app) -> None:
-    for command in (serve_command, user_group, mint_token, check_command, *BOOKS_COMMANDS):
+    for command in (
+        serve_command,
+        user_group,
+        mint_token,
+        check_command,
+        verify_command,
+        *BOOKS_COMMANDS,
+    ):
         app.cli.add_command(command)

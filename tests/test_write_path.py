@@ -55,21 +55,24 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         assert api.post("/transactions", json=_posting(bank, food, cents)).status_code == 201
         # PostgreSQL, 2: the token lookup by digest (primary key), and one statement
         # (services.transactions._INSERT_CHECKED) that reads the lock date, checks the
-        # accounts exist and inserts the header and its entries (the derived tables
-        # are kept by triggers inside it). SQLite, 8: BEGIN IMMEDIATE (the credential
-        # check and the write share one database transaction), the token lookup, the
-        # lock date (services.ledger.lock), the account existence check, INSERT
-        # transaction ... RETURNING id, one INSERT of the entries (the driver's
-        # executemany), and app.store's pre-COMMIT balance re-check: the check of the
-        # pending transactions and the DELETE of them. Without an Idempotency-Key no
-        # statement is spent on keys.
-        expected = 2 if dialect == "postgresql" else 8
+        # accounts exist and are open, inserts the header and its entries (the derived
+        # tables are kept by triggers inside it) and appends the audit event (its object
+        # built around the new ids, the chain's head locked, the event hashed, the head
+        # moved). SQLite, 9: BEGIN IMMEDIATE (the credential check and the write share
+        # one database transaction), the token lookup, the lock date
+        # (services.ledger.lock), the account existence check, INSERT transaction ...
+        # RETURNING id, one INSERT of the entries ... RETURNING, the audit event's
+        # INSERT, and app.store's pre-COMMIT balance re-check: the check of the pending
+        # transactions and the DELETE of them. Without an Idempotency-Key no statement
+        # is spent on keys.
+        expected = 2 if dialect == "postgresql" else 9
         assert len(statements) == expected, statements
         assert not [s for s in statements if "idempotency" in s], statements
         if dialect == "postgresql":
             assert statements[1].startswith("WITH books AS ( SELECT locked_through")
         else:
             assert statements[0] == "BEGIN IMMEDIATE", statements
+            assert statements[6].startswith("INSERT INTO audit_events"), statements
 
 
 def test_a_read_runs_no_balance_check(api, make_account, statements, dialect):

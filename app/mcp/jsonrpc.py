@@ -28,6 +28,7 @@ from .. import store
 from ..errors import GENERIC_500
 from ..json_provider import BodyNotJSON, parse_body
 from ..services.errors import ServiceError
+from ..services.ledger import audit
 from . import revisions, tools
 
 log = logging.getLogger("app.mcp")
@@ -227,7 +228,7 @@ def run_tool(name: str, tool: dict, arguments: dict, principal):
     """
     store.rollback()  # the lookup wrote nothing (a last-use update committed on its own)
     try:
-        with store.intent(tools.writes(tool)):
+        with store.intent(tools.writes(tool)), _acting(principal):
             return store.run_unit(tool["fn"], arguments, principal)
     except ServiceError as err:
         _end_quietly(err)
@@ -241,6 +242,14 @@ def run_tool(name: str, tool: dict, arguments: dict, principal):
         log.exception("tool %s failed", name)
         _end_quietly(exc)
         raise RpcError(INTERNAL_ERROR, GENERIC_500) from exc
+
+
+def _acting(principal):
+    """The audit trail names the caller with via `mcp` for whatever a tool changes."""
+    if principal is None:
+        return audit.acting(via="mcp")
+    token = audit.actor_for(principal, via="mcp")
+    return audit.acting(**vars(token))
 
 
 def _end_quietly(err: BaseException) -> None:

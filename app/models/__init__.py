@@ -1,5 +1,6 @@
 """Every model, imported so that Alembic and the tests see the full metadata."""
 
+from .audit import AuditEvent, AuditHead
 from .derived import AccountDayBalance, AccountMonthBalance
 from .idempotency import IdempotencyKey
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
@@ -29,6 +30,8 @@ __all__ = [
     "ACCOUNT_KINDS",
     "AccountDayBalance",
     "AccountMonthBalance",
+    "AuditEvent",
+    "AuditHead",
     "BOOK_STYLES",
     "Account",
     "AuthorizationCode",

@@ -2,7 +2,7 @@
 
 from flask import Blueprint
 
-from .support import common_headers, load_principal, open_route
+from .support import common_headers, forget_principal, load_principal, open_route
 
 health_bp = Blueprint("health", __name__)
 
@@ -15,6 +15,7 @@ def health():
 
 def register_blueprints(app) -> None:
     from . import (
+        audit,
         auth,
         books,
         export,
@@ -27,6 +28,7 @@ def register_blueprints(app) -> None:
 
     app.before_request(load_principal)
     app.after_request(common_headers)
+    app.teardown_request(forget_principal)
     for bp in (
         health_bp,
         ledger.bp,
@@ -37,5 +39,6 @@ def register_blueprints(app) -> None:
         well_known.bp,
         export.bp,
         books.bp,
+        audit.bp,
     ):
         app.register_blueprint(bp)

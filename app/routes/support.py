@@ -15,6 +15,7 @@ from .. import store
 from ..json_provider import BodyNotJSON, parse_body
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
 from ..services.identity import credentials
+from ..services.ledger import audit
 
 SESSION_COOKIE = "svc_session"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -92,6 +93,7 @@ def load_principal():
     # The request's unit of work begins with the route's declared intent.
     store.declare(route_writes(view, request.method))
     g.principal = None
+    audit.set_actor(audit.Actor(via="api"))  # every request starts anonymous
     if request.method == "OPTIONS":  # CORS preflight carries no credentials
         return None
     if view is None:  # no such route: let routing answer 404/405
@@ -113,11 +115,19 @@ def load_principal():
             credentials.record_use(g.principal)
             store.commit()
     # Otherwise the request carries on in the same database transaction.
+    if g.principal is not None:
+        audit.set_actor(audit.actor_for(g.principal))
     if tier == "full" and (g.principal is None or not g.principal.full):
         raise Unauthenticated("authentication required")
     if tier == "half" and (g.principal is None or g.principal.via != "session"):
         raise Unauthenticated("authentication required")
     return None
+
+
+def forget_principal(_error=None) -> None:
+    """teardown_request: the thread's next request (or a CLI command run in the same
+    thread, as in tests) must not inherit this caller as the audit trail's actor."""
+    audit.set_actor(audit.Actor())
 
 
 def common_headers(response):

@@ -9,6 +9,7 @@ do_rollback, wrapped here) and, as a safety net, by pool events.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import weakref
 from collections.abc import Callable
@@ -80,6 +81,17 @@ def _sqlite_connect_pragmas(dbapi_conn, _record):
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.close()
+
+
+def _sha256_hex(value):
+    return None if value is None else hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def _sqlite_functions(dbapi_conn, _record):
+    # sha256_hex(text): the lowercase hex SHA-256 of the text's UTF-8 bytes, as
+    # PostgreSQL's encode(sha256(convert_to(text, 'UTF8')), 'hex'): the audit trail
+    # appends an event, hash included, in one statement (services/ledger/audit.py).
+    dbapi_conn.create_function("sha256_hex", 1, _sha256_hex, deterministic=True)
 
 
 def _sqlite_begin_immediate_off(dbapi_conn, _record):
@@ -241,6 +253,7 @@ def init_engine_events(engine: Engine) -> None:
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_begin_immediate_off)
         event.listen(engine, "connect", _sqlite_connect_pragmas)
+        event.listen(engine, "connect", _sqlite_functions)
         database = engine.url.database or ""
         path = os.path.abspath(database) if database and database != ":memory:" else None
         if path and not database.startswith("file:"):  # a URI filename: SQLite's own rules

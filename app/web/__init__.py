@@ -35,6 +35,7 @@ PAGES = {
     "/authorize": "authorize.html",
     "/device": "device.html",
     "/security": "security.html",
+    "/history": "history.html",
 }
 
 # Served types, fixed here rather than guessed from the host's mime.types:

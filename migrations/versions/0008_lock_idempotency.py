@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008_lock_idempotency"
-down_revision = "0006_cimd_client_ids"
+down_revision = "0007_audit_trail"
 branch_labels = None
 depends_on = None
 

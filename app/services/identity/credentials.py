@@ -36,6 +36,9 @@ class Principal:
     token_id: str | None = None  # digest of the bearer token, when via == "bearer"
     # The bearer token's last use is older than LAST_USED_RESOLUTION: record_use() is due.
     stale_use: bool = False
+    # The OAuth client the bearer token was issued to (svc-cli for a minted token).
+    client_id: str | None = None
+    client_name: str | None = None
 
     @property
     def full(self) -> bool:
@@ -55,9 +58,17 @@ def bearer_from_header(authorization: str | None) -> str | None:
 # (SQLAlchemy then only looks the compiled form up in its cache).
 _BEARER_LOOKUP = (
     select(
-        Token.id, Token.user_id, Token.expires_at, Token.last_used_at, Token.audience, User.email
+        Token.id,
+        Token.user_id,
+        Token.expires_at,
+        Token.last_used_at,
+        Token.audience,
+        User.email,
+        Token.client_id,
+        OAuthClient.name.label("client_name"),
     )
     .join(User, User.id == Token.user_id)
+    .join(OAuthClient, OAuthClient.id == Token.client_id)
     .where(
         Token.id == bindparam("digest"),
         Token.kind == "access",
@@ -80,6 +91,8 @@ def resolve_bearer(token: str, audience: str) -> Principal | None:
         mfa_complete=True,
         token_id=row.id,
         stale_use=stale,
+        client_id=row.client_id,
+        client_name=row.client_name,
     )
 
 

@@ -25,7 +25,7 @@ from ...models import Account, Entry, Transaction
 from ..errors import BadRequest, ServiceError
 from ..identity import users
 from ..ledger import accounts as accounts_service
-from ..ledger import duplicates, transactions, validate
+from ..ledger import audit, duplicates, transactions, validate
 from . import parse_beancount, parse_csv, parse_journal
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
@@ -127,7 +127,16 @@ def _author_id(email: str | None, cache: dict) -> int | None:
 
 
 def import_text(text: str, fmt: str) -> ImportResult:
-    """Parse and post a whole file in the current unit of work (the caller commits)."""
+    """Parse and post a whole file in the current unit of work (the caller commits).
+
+    Every change it makes is recorded with via `import` (the caller's user and client
+    kept): one transaction.imported event per transaction, account.created per new account.
+    """
+    with audit.acting(via="import"):
+        return _import_text(text, fmt)
+
+
+def _import_text(text: str, fmt: str) -> ImportResult:
     try:
         parsed = PARSERS[check_format(fmt)](text)
     except ParseProblem as problem:
@@ -152,7 +161,11 @@ def import_text(text: str, fmt: str) -> ImportResult:
         ]
         try:
             transactions.record_transaction(
-                tx.date, tx.description, entries, created_by=_author_id(tx.author, authors)
+                tx.date,
+                tx.description,
+                entries,
+                created_by=_author_id(tx.author, authors),
+                action="transaction.imported",
             )
         except ServiceError as err:
             raise BadRequest(f"line {tx.line}: {err.message}") from err
@@ -190,6 +203,12 @@ def import_statement(items, dry_run, created_by: int | None) -> dict:
     the refusals a real import would meet: rows [{row, error, possible_duplicates}].
     A real import refuses the whole file at its first bad row: 400 naming the row.
     """
+    with audit.acting(via="import"):
+        return _import_statement(items, dry_run, created_by)
+
+
+def _import_statement(items, dry_run, created_by: int | None) -> dict:
+
     if not isinstance(dry_run, bool):
         raise BadRequest("dry_run must be true or false")
     if not isinstance(items, list) or not items:
@@ -223,11 +242,19 @@ def import_statement(items, dry_run, created_by: int | None) -> dict:
                 if dry_run:
                     with db.session.begin_nested():
                         transactions.record_transaction(
-                            day.isoformat(), description, payload, created_by=created_by
+                            day.isoformat(),
+                            description,
+                            payload,
+                            created_by=created_by,
+                            action="transaction.imported",
                         )
                 else:
                     row["transaction_id"] = transactions.record_transaction(
-                        day.isoformat(), description, payload, created_by=created_by
+                        day.isoformat(),
+                        description,
+                        payload,
+                        created_by=created_by,
+                        action="transaction.imported",
                     )
             except ServiceError as err:
                 if not dry_run:

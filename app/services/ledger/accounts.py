@@ -77,7 +77,9 @@ def create_account(name, kind) -> dict:
     account = Account(name=name, kind=kind, name_key=key, archived=False)
     db.session.add(account)
     _flush_or_duplicate(name)
-    return as_dict(account)
+    created = as_dict(account)
+    audit.record("account.created", {"account": created})
+    return created
 
 
 def get_account(account_id: int) -> Account:

@@ -28,7 +28,7 @@ from datetime import date
 from sqlalchemy import select, update
 
 from ...extensions import db
-from ...models import Settings, Transaction
+from ...models import Settings
 from ..errors import BadRequest, BooksLocked
 from . import audit, validate
 
@@ -62,15 +62,6 @@ def refuse_if_locked(day: date) -> None:
     locked = _read("share")
     if locked is not None and day <= locked:
         raise BooksLocked(message(day, locked))
-
-
-def refuse_deleting(tx_id: int) -> None:
-    """refuse_if_locked for the date of transaction tx_id (nothing when there is none)."""
-    day = db.session.execute(
-        select(Transaction.occurred_on).where(Transaction.id == tx_id)
-    ).scalar()
-    if day is not None:
-        refuse_if_locked(day)
 
 
 def get_lock() -> dict:

@@ -7,6 +7,7 @@ from sqlalchemy import CursorResult, select, update
 from ...extensions import db
 from ...models import BOOK_STYLES, Settings
 from ..errors import Unprocessable
+from . import audit
 
 DEFAULT = {"book_style": "personal"}
 
@@ -27,4 +28,5 @@ def update_settings(book_style) -> dict:
     if result.rowcount == 0:
         db.session.add(Settings(id=1, book_style=book_style))
         db.session.flush()
+    audit.record("settings.changed", {"settings": {"book_style": book_style}})
     return {"book_style": book_style}

@@ -31,7 +31,7 @@ from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
 from ..errors import BadRequest, NotFound
-from . import lock, reconciliation, validate
+from . import audit, lock, reconciliation, validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
@@ -66,8 +66,18 @@ def check_accounts_exist(account_ids: set[int]) -> None:
             raise BadRequest(f"account_id {account_id} is archived and takes no new entries")
 
 
-def record_transaction(occurred_on, description, entries, created_by: int | None) -> int:
-    """Validate and store one balanced posting with its entries; return its id."""
+def record_transaction(
+    occurred_on,
+    description,
+    entries,
+    created_by: int | None,
+    action: str = "transaction.posted",
+) -> int:
+    """Validate and store one balanced posting with its entries; return its id.
+
+    Its audit event (`action`: transaction.posted, or transaction.imported from the
+    importer) carries the posting with its new entry ids, in the same unit of work.
+    """
     if occurred_on is None:
         raise BadRequest("occurred_on is required")
     day = validate.date_value("occurred_on", occurred_on)
@@ -77,8 +87,16 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
 
     connection = db.session.connection()
     if connection.dialect.name == "postgresql" and len(parsed) <= ENTRY_CHUNK:
-        tx_id = _insert_checked_postgresql(connection, day, description, created_by, parsed)
-        if tx_id is not None:
+        stored = _insert_checked_postgresql(
+            connection, day, description, created_by, parsed, action
+        )
+        if stored:
+            tx_id = stored[0][0]
+            if stored[0][4] is None:  # no audit head row yet: the event goes the plain way
+                audit.record(
+                    action,
+                    audit.transaction_object(tx_id, day, description, [r[1:4] for r in stored]),
+                )
             return tx_id
         # Nothing was written: the day is locked or an account is missing or archived
         # (named below).
@@ -105,20 +123,41 @@ def record_transaction(occurred_on, description, entries, created_by: int | None
     # (one round trip and one firing of the statement-level trigger that maintains
     # the derived balance tables); huge postings go in chunks that stay under both
     # stores' bound-parameter limits.
+    stored = []
     for i in range(0, len(rows), ENTRY_CHUNK):
-        _insert_entries(connection, rows[i : i + ENTRY_CHUNK])
+        stored.extend(_insert_entries(connection, rows[i : i + ENTRY_CHUNK]))
+    audit.record(action, audit.transaction_object(tx_id, day, description, stored))
     return tx_id
 
 
+_ENTRY_ROWS = (
+    select(Entry.id, Entry.account_id, Entry.amount_cents)
+    .where(Entry.transaction_id == bindparam("tx_id"))
+    .order_by(Entry.id)
+)
+
+
+def _entry_rows(connection, tx_id: int) -> list[tuple]:
+    """(entry_id, account_id, amount_cents) of one transaction, as stored, by entry id."""
+    result = connection.execute(_ENTRY_ROWS, {"tx_id": tx_id})
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
+
+
 _INSERT_HEADER = insert(Transaction).returning(Transaction.id)
-_INSERT_ENTRIES = insert(Entry)
+# RETURNING gives the new entry ids for the audit event without another statement.
+_INSERT_ENTRIES = insert(Entry).returning(Entry.id, Entry.account_id, Entry.amount_cents)
 
 
-def _insert_entries(connection, rows: list[dict]) -> None:
+def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
+    """Insert entries in one statement; their (id, account_id, amount_cents)."""
     if connection.dialect.name == "sqlite":
-        connection.execute(_INSERT_ENTRIES, rows)
-    else:
-        connection.execute(_INSERT_ENTRIES.values(rows))
+        # Several parameter sets with RETURNING: SQLAlchemy's "insertmanyvalues" sends
+        # them as one multi-row INSERT ... RETURNING.
+        return [tuple(r) for r in connection.execute(_INSERT_ENTRIES, rows)]
+    return [tuple(r) for r in connection.execute(_INSERT_ENTRIES.values(rows))]
 
 
 # PostgreSQL: the lock date, the account check, the header and its entries in ONE
@@ -131,7 +170,11 @@ def _insert_entries(connection, rows: list[dict]) -> None:
 # the entries' INSERT reads the header's id from the tx CTE, in posting order
 # (so entry ids follow the order the entries were sent). Data-modifying CTEs run
 # exactly once whatever the outer SELECT reads; every trigger (balance check at
-# commit, derived balances per statement) fires as for separate statements.
+# commit, derived balances per statement) fires as for separate statements. The
+# same statement appends the posting's audit event: `obj` builds the event's object
+# (canonical JSON) around the new ids, and audit.PG_APPEND_FROM_OBJ locks the chain's
+# head, inserts the hashed event and moves the head (nothing when no header was
+# inserted). The returned rows carry the new seq (null: no head row yet).
 _INSERT_CHECKED = text(
     """
     WITH books AS (
@@ -151,12 +194,24 @@ _INSERT_CHECKED = text(
         FROM tx, unnest(CAST(:account_ids AS bigint[]), CAST(:amounts AS bigint[]))
              WITH ORDINALITY AS e (account_id, amount_cents, n)
         ORDER BY e.n
-    )
-    SELECT id FROM tx
+        RETURNING transaction_id, id, account_id, amount_cents
+    ), obj AS (
+        SELECT CAST(:obj_before AS text)
+               || (SELECT string_agg(format('{"account_id":%s,"amount_cents":%s,"id":%s}',
+                                            account_id, amount_cents, id), ',' ORDER BY id)
+                   FROM posted)
+               || '],"id":' || CAST(tx.id AS text) || CAST(:obj_after AS text) AS text
+        FROM tx
+    ),"""
+    + audit.PG_APPEND_FROM_OBJ
+    + """
+    SELECT transaction_id, id, account_id, amount_cents, (SELECT seq FROM moved)
+    FROM posted ORDER BY id
     """
 ).bindparams(
     bindparam("occurred_on", type_=Date()),
     bindparam("created_at", type_=UTCDateTime()),
+    bindparam("ev_at", type_=UTCDateTime()),
 )
 
 
@@ -165,10 +220,16 @@ def _int_array(values) -> str:
     return "{" + ",".join(str(int(v)) for v in values) + "}"
 
 
-def _insert_checked_postgresql(connection, day, description, created_by, parsed):
-    """Insert the posting if all its accounts exist and are open; its id, or None."""
+def _insert_checked_postgresql(
+    connection, day, description, created_by, parsed, action: str
+) -> list:
+    """Insert the posting and its audit event if all its accounts exist and are open
+    and the day is not locked: its
+    (transaction_id, entry_id, account_id, amount_cents, event seq) rows by entry id,
+    or [] (nothing written)."""
     accounts = {account_id for account_id, _ in parsed}
-    return connection.execute(
+    obj_before, obj_after = audit.transaction_object_parts(day, description)
+    result = connection.execute(
         _INSERT_CHECKED,
         {
             "occurred_on": day,
@@ -179,21 +240,41 @@ def _insert_checked_postgresql(connection, day, description, created_by, parsed)
             "account_count": len(accounts),
             "account_ids": _int_array(a for a, _ in parsed),
             "amounts": _int_array(c for _, c in parsed),
+            "obj_before": obj_before,
+            "obj_after": obj_after,
+            **audit.sql_event_params(action),
         },
-    ).scalar_one_or_none()
+    )
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
 
 
 def delete_transaction(tx_id: int) -> None:
-    """Delete a transaction and (by cascade) its entries."""
+    """Delete a transaction and (by cascade) its entries; its event keeps all of it."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise NotFound("no such transaction")
-    lock.refuse_deleting(tx_id)
+    connection = db.session.connection()
+    # Locked (PostgreSQL) so the event shows what this delete removed, not an older read.
+    header = connection.execute(
+        select(Transaction.occurred_on, Transaction.description)
+        .where(Transaction.id == tx_id)
+        .with_for_update()
+    ).first()
+    if header is None:
+        raise NotFound("no such transaction")
+    lock.refuse_if_locked(header.occurred_on)
     reconciliation.refuse_if_reconciled(tx_id)
+    gone = audit.transaction_object(
+        tx_id, header.occurred_on, header.description, _entry_rows(connection, tx_id)
+    )
     result = typing.cast(
         CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
     )
     if result.rowcount != 1:
         raise NotFound("no such transaction")
+    audit.record("transaction.deleted", gone)
 
 
 class Listing:

@@ -10,6 +10,7 @@ export const VIEWS = [
   ["/register", "Register", "register"],
   ["/reports", "Reports", "reports"],
   ["/import", "Import", "import"],
+  ["/history", "History", "history"],
   ["/security", "Security", "security"],
 ];
 

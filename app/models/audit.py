@@ -1,0 +1,53 @@
+"""The audit trail: one hash-chained row per change to the books (issue 19).
+
+audit_events is append-only: the service only ever INSERTs (services/ledger/audit.py).
+`object` holds the changed object as canonical JSON text and `at` whole seconds, so
+the event a reader is served re-hashes to exactly the stored `hash` (CONTRACT "Trust").
+
+audit_head is one row (id 1): the newest event's seq and hash. Writers lock it
+(SELECT ... FOR UPDATE on PostgreSQL; SQLite has one writer at a time) to give the
+next seq without gaps and chain in commit order. It is re-created from audit_events
+when missing (a restore, a test reset), and `ledger-service verify` checks it against
+the newest event, so a removed newest event is noticed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from ..extensions import Model
+from .ledger import BigId
+from .types import UTCDateTime
+
+
+class AuditEvent(Model):
+    __tablename__ = "audit_events"
+
+    seq: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=False)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    action: Mapped[str] = mapped_column(String(40), nullable=False)
+    user_email: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    via: Mapped[str] = mapped_column(String(16), nullable=False)
+    client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    client_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    object: Mapped[str] = mapped_column(Text, nullable=False)
+    hash: Mapped[str] = mapped_column(String(64), nullable=False)
+
+    __table_args__ = (
+        # GET /audit?from=&to= (on at's date) and ?action=, both newest first.
+        Index("ix_audit_events_at_seq", "at", "seq"),
+        Index("ix_audit_events_action_seq", "action", "seq"),
+    )
+
+
+class AuditHead(Model):
+    __tablename__ = "audit_head"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    seq: Mapped[int] = mapped_column(BigId, nullable=False)
+    hash: Mapped[str] = mapped_column(String(64), nullable=False)
+
+    __table_args__ = (CheckConstraint("id = 1", name="single_row"),)

@@ -1,0 +1,282 @@
+"""`ledger-service verify` (issue 19): clean books pass; each kind of tampering is caught
+and named; books that predate the trail are backfilled by migration 0007 and verify."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from app import create_app, store
+from app.extensions import db
+
+
+@pytest.fixture
+def books(api, make_account, post_tx):
+    """Two accounts, three transactions (one deleted), a settings change: ids by name."""
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    ids = [
+        post_tx(f"2026-01-0{n}", f"shop {n}", (food, 100 * n), (bank, -100 * n)).get_json()["id"]
+        for n in (1, 2, 3)
+    ]
+    assert api.delete(f"/transactions/{ids[1]}").status_code == 204
+    assert api.put("/settings", json={"book_style": "club"}).status_code == 200
+    return {"bank": bank, "food": food, "tx": ids}
+
+
+def run_verify(runner):
+    result = runner.invoke(args=["verify"])
+    return result.exit_code, result.output.strip()
+
+
+def sql(app, *statements, **params):
+    with app.app_context(), db.engine.begin() as conn:
+        for statement in statements:
+            conn.execute(text(statement), params)
+
+
+def first_entry(app, tx_id):
+    with app.app_context(), db.engine.connect() as conn:
+        return conn.execute(
+            text("SELECT min(id) FROM entries WHERE transaction_id = :t"), {"t": tx_id}
+        ).scalar_one()
+
+
+def test_clean_books_verify_with_one_summary_line(runner, books):
+    code, output = run_verify(runner)
+    assert code == 0, output
+    assert len(output.splitlines()) == 1
+    assert output.startswith("verify: ok: 7 events")
+    assert "2 transactions, 4 entries, 2 accounts" in output
+
+
+def test_an_empty_ledger_verifies(runner, app):
+    code, output = run_verify(runner)
+    assert code == 0 and "0 events" in output, output
+
+
+def test_an_amount_changed_by_sql_is_named(runner, app, books):
+    entry = first_entry(app, books["tx"][2])
+    # Both legs changed, so the transaction still balances and only the trail can tell.
+    sql(
+        app,
+        "UPDATE entries SET amount_cents = amount_cents * 2 WHERE transaction_id = :t",
+        t=books["tx"][2],
+    )
+    code, output = run_verify(runner)
+    assert code == 1
+    assert output == (
+        f"verify: FAILED: entry {entry} of transaction {books['tx'][2]}: amount_cents is 600 "
+        "in the ledger but 300 in event seq 5"
+    )
+
+
+def test_an_entry_added_behind_the_service_is_named(runner, app, books):
+    tx = books["tx"][0]
+    sql(
+        app,
+        "INSERT INTO entries (transaction_id, account_id, amount_cents) VALUES"
+        " (:t, :a, 7), (:t, :b, -7)",
+        t=tx,
+        a=books["food"],
+        b=books["bank"],
+    )
+    code, output = run_verify(runner)
+    assert code == 1
+    assert f"of transaction {tx} is in the ledger but not in event seq 3" in output
+    assert "added outside the service" in output
+
+
+def test_a_transaction_deleted_by_sql_is_named(runner, app, books):
+    sql(app, "DELETE FROM transactions WHERE id = :t", t=books["tx"][0])
+    code, output = run_verify(runner)
+    assert code == 1
+    assert f"transaction {books['tx'][0]} (posted by event seq 3) is missing" in output
+
+
+def test_a_removed_audit_row_is_named(runner, app, books):
+    sql(app, "DELETE FROM audit_events WHERE seq = 4")
+    code, output = run_verify(runner)
+    assert code == 1
+    assert "audit event seq 4 is missing: the trail goes from seq 3 to seq 5" in output
+
+
+def test_a_removed_newest_audit_row_is_caught(runner, app, books):
+    sql(app, "DELETE FROM audit_events WHERE seq = 7")
+    code, output = run_verify(runner)
+    assert code == 1
+    assert "the trail's head names event seq 7, but the trail ends at seq 6" in output
+    # Without the head row too, the replay still finds the settings the trail lost.
+    sql(app, "DELETE FROM audit_head")
+    code, output = run_verify(runner)
+    assert code == 1
+    assert "settings: book_style is 'club' in the ledger but 'personal'" in output
+
+
+def test_an_inserted_or_edited_audit_row_is_named(runner, app, books):
+    sql(
+        app,
+        "INSERT INTO audit_events (seq, at, action, via, object, hash) VALUES"
+        " (8, '2026-11-21 12:00:00', 'settings.changed', 'cli',"
+        ' \'{"settings":{"book_style":"club"}}\', :h)',
+        h="f" * 64,
+    )
+    code, output = run_verify(runner)
+    assert code == 1
+    assert output.startswith("verify: FAILED: audit event seq 8 does not match its hash")
+    sql(
+        app,
+        "DELETE FROM audit_events WHERE seq = 8",
+        # (on SQLite the head's trigger followed the inserted row: put it back too)
+        "UPDATE audit_head SET seq = 7, hash = (SELECT hash FROM audit_events WHERE seq = 7)",
+    )
+    assert run_verify(runner)[0] == 0
+    sql(app, "UPDATE audit_events SET object = replace(object, '300', '3000') WHERE seq = 5")
+    code, output = run_verify(runner)
+    assert code == 1 and "audit event seq 5 does not match its hash" in output
+
+
+def test_an_account_renamed_or_added_by_sql_is_named(runner, app, books):
+    sql(app, "UPDATE accounts SET name = 'Bank 2' WHERE id = :a", a=books["bank"])
+    code, output = run_verify(runner)
+    assert code == 1
+    assert f"account {books['bank']}: name is 'Bank 2' in the ledger but 'Bank'" in output
+    sql(app, "UPDATE accounts SET name = 'Bank' WHERE id = :a", a=books["bank"])
+    sql(app, "INSERT INTO accounts (name, kind) VALUES ('Hidden', 'asset')")
+    code, output = run_verify(runner)
+    assert code == 1 and "is in the ledger but no event created it" in output
+
+
+def test_a_transaction_inserted_by_sql_is_named(runner, app, books):
+    sql(
+        app,
+        "INSERT INTO transactions (id, occurred_on, description, created_at)"
+        " VALUES (900, '2026-02-01', 'slipped in', '2026-02-01 00:00:00')",
+        "INSERT INTO entries (transaction_id, account_id, amount_cents) VALUES"
+        " (900, :a, 1), (900, :b, -1)",
+        a=books["food"],
+        b=books["bank"],
+    )
+    code, output = run_verify(runner)
+    assert code == 1
+    assert "transaction 900 is in the ledger but no event posted it" in output
+
+
+# --- migration 0007 on books that already exist --------------------------------------
+
+OLD_BOOKS = [
+    "INSERT INTO users (id, email, password_hash, webauthn_handle, created_at) VALUES"
+    " (1, 'bob@example.com', 'x', :handle, '2025-01-01 00:00:00')",
+    "INSERT INTO accounts (id, name, kind) VALUES (1, 'Bank', 'asset'), (2, 'Épicerie', 'expense')",
+    "INSERT INTO transactions (id, occurred_on, description, created_by, created_at) VALUES"
+    " (1, '2025-12-31', 'a', 1, '2026-01-01 00:00:00'),"
+    " (2, '2026-01-01', 'b', NULL, '2026-01-01 00:00:00'),"
+    " (5, '2026-01-01', 'c', NULL, '2026-01-01 00:00:00')",
+    "INSERT INTO entries (id, transaction_id, account_id, amount_cents) VALUES"
+    " (1, 1, 2, 100), (2, 1, 1, -100), (3, 2, 2, 250), (4, 2, 1, -250), (9, 5, 1, 7),"
+    " (10, 5, 2, -7)",
+    "UPDATE settings SET book_style = 'club'",
+]
+
+
+def test_migration_backfills_existing_books_and_verify_holds(scratch_database_url):
+    from flask_migrate import upgrade
+
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0005_device_starts")
+        with db.engine.begin() as conn:
+            for statement in OLD_BOOKS:
+                conn.execute(text(statement), {"handle": b"h" * 16})
+            if conn.dialect.name == "sqlite":
+                conn.execute(text("DELETE FROM ledger_balance_pending"))
+        upgrade()
+        rows = db.session.execute(
+            text(
+                "SELECT seq, action, via, user_email, client_id, object FROM audit_events"
+                " ORDER BY seq"
+            )
+        ).all()
+        db.session.rollback()
+        store.write_intent.set(False)
+        runner = app.test_cli_runner()
+        result = runner.invoke(args=["verify"])
+        assert result.exit_code == 0, result.output
+        assert "6 events" in result.output and "3 transactions, 6 entries" in result.output
+        db.session.remove()
+        db.engine.dispose()
+    assert [(r.seq, r.action) for r in rows] == [
+        (1, "account.created"),
+        (2, "account.created"),
+        (3, "settings.changed"),
+        (4, "transaction.posted"),
+        (5, "transaction.posted"),
+        (6, "transaction.posted"),
+    ]
+    assert {(r.via, r.user_email, r.client_id) for r in rows} == {("cli", None, None)}
+    assert rows[1].object == (
+        '{"account":{"archived":false,"id":2,"kind":"expense","name":"Épicerie"}}'
+    )
+    assert rows[5].object == (
+        '{"transaction":{"description":"c","entries":[{"account_id":1,"amount_cents":7,"id":9},'
+        '{"account_id":2,"amount_cents":-7,"id":10}],"id":5,"occurred_on":"2026-01-01"}}'
+    )
+
+
+def test_posting_after_the_backfill_continues_the_chain(scratch_database_url):
+    from flask_migrate import upgrade
+
+    from app.services.ledger import audit, transactions
+
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0005_device_starts")
+        with db.engine.begin() as conn:
+            conn.execute(text(OLD_BOOKS[1]))
+        upgrade()
+        store.run_unit(
+            transactions.record_transaction,
+            "2026-02-02",
+            "after",
+            [{"account_id": 1, "amount_cents": 5}, {"account_id": 2, "amount_cents": -5}],
+            created_by=None,
+        )
+        assert audit.head()["seq"] == 3
+        db.session.rollback()
+        store.write_intent.set(False)
+        result = app.test_cli_runner().invoke(args=["verify"])
+        assert result.exit_code == 0, result.output
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.mark.parametrize("target", ["sqlite", "postgresql"])
+def test_a_restored_backup_keeps_the_trail_and_verifies(
+    runner, books, app_config, tmp_path, target, api
+):
+    from tests.support import throwaway_database
+
+    path = tmp_path / "books.backup"
+    assert runner.invoke(args=["backup", str(path)]).exit_code == 0
+    with throwaway_database(target, tmp_path, "ledger_audit_restore_") as url:
+        restored = create_app({**app_config, "DATABASE_URL": url})
+        cli = restored.test_cli_runner()
+        result = cli.invoke(args=["restore", str(path)])
+        assert result.exit_code == 0, result.output
+        code = cli.invoke(args=["verify"])
+        assert code.exit_code == 0 and "7 events" in code.output, code.output
+        client = restored.test_client()
+        headers = {"Authorization": f"Bearer {api.token}"}
+        assert (
+            client.get("/audit/head", headers=headers).get_json()
+            == api.get("/audit/head").get_json()
+        )
+        made = client.post("/accounts", json={"name": "New", "kind": "asset"}, headers=headers)
+        assert made.status_code == 201
+        assert client.get("/audit/head", headers=headers).get_json()["seq"] == 8
+        assert cli.invoke(args=["verify"]).exit_code == 0
+        with restored.app_context():
+            db.session.remove()
+            db.engine.dispose()
