@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from app import store
 from app.extensions import db
@@ -186,6 +186,56 @@ def test_newest_first_by_date_then_id_at_most_five_and_excluding_itself(app, boo
     assert own not in found and len(found) == 5
     assert found[:3] == [ids[5], ids[4], ids[2]]  # 06-05, 06-04, then the later id of 06-03
     assert own in _dupes(app, "2026-06-03", SPEND, books)  # without exclude it is a look-alike
+
+
+def test_look_alikes_behind_a_crowd_of_near_misses_are_still_found(app, books):
+    """More near-misses (the first pair matches, the rest does not) than one batch of
+    candidates: the reading goes on to the older exact matches."""
+    older = [_post(app, "2026-07-01", SPEND, books) for _ in range(2)]
+    near = [("food", 500), ("card", -500)]
+    for _ in range(duplicates.BATCH + 6):
+        _post(app, "2026-07-02", near, books)
+    assert _dupes(app, "2026-07-02", SPEND, books) == older[::-1]
+
+
+def test_hundreds_of_identical_rows_stay_cheap(app, books):
+    """An import of many identical rows (found by the fuzzer: each row's look-up read
+    every earlier row's entries): a look-up reads one batch and stops at five."""
+    rows = [
+        {
+            "occurred_on": "2026-08-01",
+            "description": "same",
+            "entries": [
+                {"account_id": books["food"], "amount_cents": 500},
+                {"account_id": books["bank"], "amount_cents": -500},
+            ],
+        }
+        for _ in range(300)
+    ]
+    with app.app_context(), store.writing():
+        for row in rows:
+            transactions.record_transaction(
+                row["occurred_on"], row["description"], row["entries"], created_by=None
+            )
+        store.commit()
+    seen: list[str] = []
+
+    def record(_conn, _cursor, statement, *_):
+        seen.append(statement)
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        found = _dupes(app, "2026-08-01", SPEND, books)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert len(found) == 5
+    selects = [s for s in seen if s.lstrip().upper().startswith("SELECT")]
+    assert len(selects) == 2, selects
+    # The entries are read for one batch of candidates, not for all 300 look-alikes.
+    placeholders = max(s.count("?") + s.count("%(") for s in selects)
+    assert placeholders <= duplicates.BATCH + 8, placeholders
 
 
 # --- annotations, identical in every revision ------------------------------------------------

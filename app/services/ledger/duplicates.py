@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import exists, select, tuple_
 
 from ...extensions import db
 from ...models import Entry, Transaction
@@ -20,38 +20,57 @@ WINDOW_DAYS = 3
 LIMIT = 5
 
 
+BATCH = 64  # candidates examined per query, newest first, until LIMIT matches
+
+
 def possible_duplicates(
     day: date, entries: list[tuple[int, int]], exclude_id: int | None = None
 ) -> list[int]:
-    """Ids of transactions that look like the posting (day, entries); see the module."""
+    """Ids of transactions that look like the posting (day, entries); see the module.
+
+    Candidates (in the window, with an entry of the posting's first (account, amount))
+    are read newest first, BATCH at a time, and the reading stops as soon as LIMIT of
+    them match: however many look-alikes the window holds (an import of thousands of
+    identical rows), one posting costs a few short queries.
+    """
     wanted = Counter((int(a), int(c)) for a, c in entries)
-    # Only transactions with an entry of the posting's first (account, amount) can match.
     account_id, amount = next(iter(wanted))
-    query = (
+    base = (
         select(Transaction.id, Transaction.occurred_on)
-        .join(Entry, Entry.transaction_id == Transaction.id)
         .where(
             Transaction.occurred_on.between(
                 day - timedelta(days=WINDOW_DAYS), day + timedelta(days=WINDOW_DAYS)
             ),
-            Entry.account_id == account_id,
-            Entry.amount_cents == amount,
+            exists().where(
+                Entry.transaction_id == Transaction.id,
+                Entry.account_id == account_id,
+                Entry.amount_cents == amount,
+            ),
         )
-        .distinct()
+        .order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
+        .limit(BATCH)
     )
     if exclude_id is not None:
-        query = query.where(Transaction.id != exclude_id)
-    candidates = {row.id: row.occurred_on for row in db.session.execute(query)}
-    if not candidates:
-        return []
-    found: dict[int, Counter] = {tx_id: Counter() for tx_id in candidates}
-    rows = db.session.execute(
-        select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).where(
-            Entry.transaction_id.in_(list(candidates))
+        base = base.where(Transaction.id != exclude_id)
+    matches: list[int] = []
+    after = None
+    while len(matches) < LIMIT:
+        query = base
+        if after is not None:
+            query = query.where(tuple_(Transaction.occurred_on, Transaction.id) < after)
+        batch = db.session.execute(query).all()
+        if not batch:
+            break
+        found: dict[int, Counter] = {row.id: Counter() for row in batch}
+        rows = db.session.execute(
+            select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).where(
+                Entry.transaction_id.in_(list(found))
+            )
         )
-    )
-    for tx_id, entry_account, cents in rows:
-        found[tx_id][(entry_account, cents)] += 1
-    matches = [tx_id for tx_id, multiset in found.items() if multiset == wanted]
-    matches.sort(key=lambda tx_id: (candidates[tx_id], tx_id), reverse=True)
+        for tx_id, entry_account, cents in rows:
+            found[tx_id][(entry_account, cents)] += 1
+        matches.extend(row.id for row in batch if found[row.id] == wanted)
+        if len(batch) < BATCH:
+            break
+        after = tuple_(batch[-1].occurred_on, batch[-1].id)
     return matches[:LIMIT]

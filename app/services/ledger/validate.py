@@ -131,8 +131,10 @@ _INTEGER_TEXT = re.compile(r"^-?[0-9]{1,19}$")
 
 
 def query_integer(key: str, value) -> int | None:
-    """An optional integer argument: a JSON integer (MCP) or its decimal text (a query string)."""
-    if value is None or value == "":
+    """An optional integer argument: a JSON integer (MCP) or its decimal text (a query string).
+
+    Absent is None; present but empty (`?limit=`) is not an integer: 400 naming it."""
+    if value is None:
         return None
     if isinstance(value, str):
         if not _INTEGER_TEXT.match(value):
