@@ -16,8 +16,10 @@ class Client:
         self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
         self.headers = {"Authorization": f"Bearer {token}"}
 
-    def call(self, method: str, path: str, body=None) -> tuple[int, bytes]:
+    def call(self, method: str, path: str, body=None, extra=None) -> tuple[int, bytes]:
         headers = dict(self.headers)
+        if extra:
+            headers.update(extra)
         data = None
         if body is not None:
             data = json.dumps(body).encode()
@@ -75,8 +77,12 @@ def run_clients(loop, clients: int) -> float:
     return time.perf_counter() - started
 
 
-def post_throughput(base: str, token: str, make_body, clients: int, seconds: float) -> dict:
-    """POST /transactions from `clients` threads for `seconds`; count every answer."""
+def post_throughput(
+    base: str, token: str, make_body, clients: int, seconds: float, keyed: bool = False
+) -> dict:
+    """POST /transactions from `clients` threads for `seconds`; count every answer.
+
+    keyed: every request carries a new Idempotency-Key (the idempotency check's cost)."""
     counts = [0] * clients
     errors: list[str] = []
     latencies: list[float] = []
@@ -89,7 +95,8 @@ def post_throughput(base: str, token: str, make_body, clients: int, seconds: flo
         try:
             while time.perf_counter() < stop_at:
                 t0 = time.perf_counter()
-                status, body = client.call("POST", "/transactions", make_body(k, i))
+                extra = {"Idempotency-Key": f"bench-{k}-{i}-{t0}"} if keyed else None
+                status, body = client.call("POST", "/transactions", make_body(k, i), extra)
                 elapsed = time.perf_counter() - t0
                 i += 1
                 with lock:

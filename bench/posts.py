@@ -25,6 +25,11 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument(
+        "--keyed",
+        action="store_true",
+        help="send a new Idempotency-Key with every POST (the idempotency check's cost)",
+    )
     args = p.parse_args(argv)
     with databases.throwaway(args.dialect) as url:
         cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
@@ -38,14 +43,17 @@ def main(argv=None) -> int:
             for clients in (1, 4):
                 rates, p50 = [], []
                 for _ in range(args.rounds):
-                    run = post_throughput(service.origin, token, post_body, clients, args.seconds)
+                    run = post_throughput(
+                        service.origin, token, post_body, clients, args.seconds, args.keyed
+                    )
                     if run["error_count"]:
                         raise SystemExit(f"errors: {run['errors']}")
                     rates.append(run["per_second"])
                     p50.append(run["median_ms"])
                 rounds = ", ".join(f"{r:.0f}" for r in rates)
                 print(
-                    f"{args.dialect} POST /transactions, {clients} client(s): "
+                    f"{args.dialect} POST /transactions{' (keyed)' if args.keyed else ''}, "
+                    f"{clients} client(s): "
                     f"{statistics.median(rates):.0f}/s (rounds {rounds}), "
                     f"median latency {statistics.median(p50):.2f} ms",
                     flush=True,

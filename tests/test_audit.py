@@ -324,8 +324,12 @@ def test_the_first_event_of_a_trail_without_a_head_row(app, api, post_tx):
     """Books whose accounts came in by SQL (no events, no head row yet): the first
     posting starts the chain at seq 1 (the head row is made on the way)."""
     with app.app_context(), db.engine.begin() as conn:
-        conn.execute(text("INSERT INTO accounts (id, name, kind, name_key) VALUES (1, 'A', 'asset', 'a')"))
-        conn.execute(text("INSERT INTO accounts (id, name, kind, name_key) VALUES (2, 'B', 'expense', 'b')"))
+        conn.execute(
+            text(
+                "INSERT INTO accounts (id, name, kind, name_key)"
+                " VALUES (1, 'A', 'asset', 'a'), (2, 'B', 'expense', 'b')"
+            )
+        )
     first = post_tx("2026-01-01", "first", (2, 5), (1, -5)).get_json()["id"]
     second = post_tx("2026-01-02", "second", (2, 6), (1, -6)).get_json()["id"]
     items = all_events(api)

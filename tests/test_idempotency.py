@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import Account, IdempotencyKey, Transaction
+from app.services.ledger import idempotency
 from tests.testkit import ApiClient
 
 
@@ -186,11 +187,15 @@ def test_expired_keys_are_cleaned_up_as_new_keys_arrive(app, api, books, clock):
     clock.advance(hours=24, seconds=1)
     assert post(api, body(books), None).status_code == 201  # no key: no cleanup, no cost
     assert count(app, IdempotencyKey) == 3
-    assert post(api, body(books), "fresh").status_code == 201
-    assert count(app, IdempotencyKey) == 1
+    # A cleanup runs with every CLEANUP_EVERY-th new key: within that many, the expired
+    # keys are gone and only fresh ones remain.
+    for n in range(idempotency.CLEANUP_EVERY):
+        assert post(api, body(books, cents=200 + n), f"fresh-{n}").status_code == 201
     with app.app_context():
-        assert db.session.execute(select(IdempotencyKey.key)).scalars().all() == ["fresh"]
+        kept = db.session.execute(select(IdempotencyKey.key)).scalars().all()
         db.session.rollback()
+    assert not [key for key in kept if key.startswith("old-")], kept
+    assert len(kept) <= idempotency.CLEANUP_EVERY
 
 
 def test_a_removed_user_takes_their_keys_along(app, api, books, runner):

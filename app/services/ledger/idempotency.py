@@ -12,7 +12,9 @@ a later request with the same key:
 Keys belong to the user who sent them. Only successful answers are kept: the key's
 row is written in the write's own unit of work, so a refusal (4xx) rolls it back with
 everything else and the key can be used again. Answers are kept for TTL (24 hours)
-and then treated as unknown; expired rows are deleted as new keys arrive.
+and then treated as unknown; expired rows are deleted as new keys arrive (with every
+CLEANUP_EVERY-th new key, at most CLEANUP_BATCH rows: faster than keys can pile up,
+without a statement more on most keyed requests).
 
 Concurrency: the key's row is claimed (INSERT ... ON CONFLICT DO NOTHING) before the
 write runs. On PostgreSQL a second request with the same key waits on the first's
@@ -46,7 +48,8 @@ from ..errors import BadRequest, KeyInFlight, KeyReused
 
 TTL = timedelta(hours=24)
 MAX_LENGTH = 255
-CLEANUP_BATCH = 100  # expired rows deleted per new key, at most
+CLEANUP_BATCH = 100  # expired rows deleted per cleanup, at most
+CLEANUP_EVERY = 16  # a cleanup runs with every 16th new key (by row id): 100 per 16 keys
 CLAIM_ATTEMPTS = 5  # a key deleted or taken over under us this often: answer 409
 HEADER = "Idempotency-Key"
 ARGUMENT = "idempotency_key"
@@ -113,9 +116,11 @@ def _claim(user_id: int, key: str, wanted: str) -> Answer | None:
     """Claim the key for this request (None), or the kept answer to replay."""
     now = clock.now()
     cutoff = now - TTL
-    _delete_expired(cutoff)
     for _ in range(CLAIM_ATTEMPTS):
-        if _insert(user_id, key, wanted, now):
+        claimed = _insert(user_id, key, wanted, now)
+        if claimed is not None:
+            if claimed % CLEANUP_EVERY == 0:
+                _delete_expired(cutoff)
             return None
         row = db.session.execute(
             select(
@@ -149,9 +154,9 @@ def _claim(user_id: int, key: str, wanted: str) -> Answer | None:
     raise KeyInFlight("a request with this idempotency key is still in progress; retry")
 
 
-def _insert(user_id: int, key: str, wanted: str, now) -> bool:
+def _insert(user_id: int, key: str, wanted: str, now) -> int | None:
     """INSERT the claim unless the key exists (waiting, on PostgreSQL, for an
-    uncommitted claim to commit or roll back); whether a row was inserted."""
+    uncommitted claim to commit or roll back); the new row's id, or None."""
     values = {"user_id": user_id, "key": key, "fingerprint": wanted, "created_at": now}
     dialect = db.session.get_bind().dialect.name
     module = postgresql if dialect == "postgresql" else sqlite
@@ -161,7 +166,7 @@ def _insert(user_id: int, key: str, wanted: str, now) -> bool:
         .on_conflict_do_nothing(index_elements=["user_id", "key"])
         .returning(IdempotencyKey.id)
     )
-    return db.session.execute(statement).scalar() is not None
+    return db.session.execute(statement).scalar()
 
 
 def _delete_expired(cutoff) -> None:
