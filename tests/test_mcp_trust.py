@@ -238,6 +238,32 @@ def test_hundreds_of_identical_rows_stay_cheap(app, books):
     assert placeholders <= duplicates.BATCH + 8, placeholders
 
 
+def test_the_import_look_up_of_many_agrees_with_one_at_a_time(app, books):
+    """possible_duplicates_of_many (an import's rows in one pass) gives, row by row,
+    what possible_duplicates gives, on books with crowds, near-misses and windows."""
+    import random
+
+    rng = random.Random(19)
+    shapes = [
+        SPEND,
+        [("food", 500), ("card", -500)],
+        [("bank", -500), ("food", 500)],
+        [("food", 250), ("food", 250), ("bank", -500)],
+    ]
+    for _ in range(120):
+        _post(app, f"2026-09-{rng.randint(1, 20):02d}", rng.choice(shapes), books)
+    postings = [
+        (date(2026, 9, rng.randint(1, 24)), [(books[a], c) for a, c in rng.choice(shapes)])
+        for _ in range(40)
+    ]
+    with app.app_context():
+        many = duplicates.possible_duplicates_of_many(postings)
+        one_by_one = [duplicates.possible_duplicates(day, legs) for day, legs in postings]
+        db.session.rollback()
+    assert many == one_by_one
+    assert any(len(found) == 5 for found in many) and any(not found for found in many)
+
+
 # --- annotations, identical in every revision ------------------------------------------------
 
 

@@ -228,9 +228,14 @@ def _import_statement(items, dry_run, created_by: int | None) -> dict:
             rows.append({"row": number, "error": err.message, "possible_duplicates": []})
             checked.append(None)
             continue
-        found = duplicates.possible_duplicates(day, entries) if entries else []
-        rows.append({"row": number, "error": None, "possible_duplicates": found})
+        rows.append({"row": number, "error": None, "possible_duplicates": []})
         checked.append((day, description, entries))
+    # Look-alikes among the STORED transactions, for every row in one pass, before
+    # anything of this import is posted.
+    looked_up = [(n, parsed) for n, parsed in enumerate(checked) if parsed and parsed[2]]
+    found = duplicates.possible_duplicates_of_many([(p[0], p[2]) for _, p in looked_up])
+    for (n, _), ids in zip(looked_up, found, strict=True):
+        rows[n]["possible_duplicates"] = ids
     outer = db.session.begin_nested() if dry_run else None
     try:
         for row, parsed in zip(rows, checked, strict=True):

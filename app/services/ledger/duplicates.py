@@ -8,6 +8,7 @@ Newest first (date, then id), at most LIMIT ids.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from datetime import date, timedelta
 
@@ -74,3 +75,54 @@ def possible_duplicates(
             break
         after = tuple_(batch[-1].occurred_on, batch[-1].id)
     return matches[:LIMIT]
+
+
+def possible_duplicates_of_many(
+    postings: list[tuple[date, list[tuple[int, int]]]],
+) -> list[list[int]]:
+    """possible_duplicates for many postings at once (an import's rows), against the
+    stored transactions only: one read of the rows' whole date window (with the
+    entries of the transactions touching the rows' accounts), then a look-up per row
+    (its multiset, then a binary search for its window), so an import costs one pass
+    however many look-alikes the books hold.
+    """
+    wanted = [tuple(sorted((int(a), int(c)) for a, c in entries)) for _, entries in postings]
+    if not postings:
+        return []
+    days = [day for day, _ in postings]
+    start = min(days) - timedelta(days=WINDOW_DAYS)
+    end = max(days) + timedelta(days=WINDOW_DAYS)
+    accounts = sorted({pair[0] for signature in wanted for pair in signature})
+    touching = (
+        select(Entry.transaction_id)
+        .join(Transaction, Transaction.id == Entry.transaction_id)
+        .where(Entry.account_id.in_(accounts), Transaction.occurred_on.between(start, end))
+    )
+    rows = db.session.execute(
+        select(Transaction.id, Transaction.occurred_on, Entry.account_id, Entry.amount_cents)
+        .join(Entry, Entry.transaction_id == Transaction.id)
+        .where(Transaction.id.in_(touching))
+    )
+    stored: dict[int, tuple[date, list[tuple[int, int]]]] = {}
+    for tx_id, occurred_on, account_id, cents in rows:
+        stored.setdefault(tx_id, (occurred_on, []))[1].append((account_id, cents))
+    # Per multiset: its transactions as (-date ordinal, -id), ascending = newest first.
+    by_signature: dict[tuple, list[tuple[int, int]]] = {}
+    for tx_id, (occurred_on, pairs) in stored.items():
+        key = tuple(sorted(pairs))
+        by_signature.setdefault(key, []).append((-occurred_on.toordinal(), -tx_id))
+    for found in by_signature.values():
+        found.sort()
+    answers = []
+    for (day, _), signature in zip(postings, wanted, strict=True):
+        found = by_signature.get(signature, [])
+        newest = -(day + timedelta(days=WINDOW_DAYS)).toordinal()
+        oldest = -(day - timedelta(days=WINDOW_DAYS)).toordinal()
+        first = bisect.bisect_left(found, (newest, -(2**63)))
+        ids = []
+        for negative_day, negative_id in found[first : first + LIMIT]:
+            if negative_day > oldest:
+                break
+            ids.append(-negative_id)
+        answers.append(ids)
+    return answers
