@@ -56,49 +56,59 @@ def _join() -> str:
 # The cleared balance is written as the partial index ix_entries_cleared says it
 # (WHERE cleared): SQLite uses that index only for this very term. (A Boolean-typed
 # column rendered "entries.cleared = 1" on SQLite, which read every entry of the
-# account: 23 ms of the 25 ms a page took at a million transactions.)
-_TOTALS = """
-    SELECT (SELECT sum(m.cents) FROM account_month_balances AS m
-            WHERE m.account_id = :account_id),
+# account: 23 ms of the 25 ms a page took at a million transactions.) The account's
+# month rows are read once for both the whole balance and the months before the top
+# entry's (:first is NULL when the page is empty).
+_FIGURES = """
+    SELECT m.total, m.before,
            (SELECT sum(entries.amount_cents) FROM entries
-            WHERE entries.account_id = :account_id AND entries.cleared)
+            WHERE entries.account_id = :account_id AND entries.cleared) {more}
+    FROM (SELECT sum(cents) AS total,
+                 sum(CASE WHEN month < :first THEN cents END) AS before
+          FROM account_month_balances WHERE account_id = :account_id) AS m
 """
-_THROUGH = """,
-           (SELECT sum(m.cents) FROM account_month_balances AS m
-            WHERE m.account_id = :account_id AND m.month < :first),
+_DAYS_BEFORE = """,
            (SELECT sum(d.cents) FROM account_day_balances AS d
-            WHERE d.account_id = :account_id AND d.day >= :first AND d.day < :day),
+            WHERE d.account_id = :account_id AND d.day >= :first AND d.day < :day)"""
+_SAME_DAY = """,
            (SELECT sum(e.amount_cents)
             FROM transactions AS t {join} entries AS e ON e.transaction_id = t.id
-            WHERE t.occurred_on = :day AND e.account_id = :account_id AND e.id <= :entry_id)
-"""
+            WHERE t.occurred_on = :day AND e.account_id = :account_id AND e.id <= :entry_id)"""
 
 
-def _figures(account_id: int, top: tuple[date, int] | None) -> tuple[int, int, int]:
+def _figures(
+    account_id: int, top: tuple[date, int] | None, same_day: int | None
+) -> tuple[int, int, int]:
     """(whole raw balance, cleared raw balance, raw balance after entry `top`) in one
     round trip; `top` is (day, entry id) of the page's newest entry (None: no items, 0).
 
     The balance after `top` is the derived month and day balances before its day plus
-    that day's entries up to it (entries in (date, id) order); that day's entries are
-    found from the day's transactions (from the account's side it would probe all of
-    its entries). Sums are SQL's; SQLite stops with "integer overflow" once a total
-    leaves 64 bits (PostgreSQL sums into numeric), and then they are added in Python.
+    that day's entries up to it (entries in (date, id) order): `same_day` when the
+    caller has them all on its page, else read from the day's transactions (from the
+    account's side it would probe all of its entries). Sums are SQL's; SQLite stops
+    with "integer overflow" once a total leaves 64 bits (PostgreSQL sums into
+    numeric), and then they are added in Python.
     """
-    sql = _TOTALS
-    params: dict = {"account_id": account_id}
-    binds: list[BindParameter] = [bindparam("account_id")]
+    params: dict = {"account_id": account_id, "first": None}
+    binds: list[BindParameter] = [bindparam("account_id"), bindparam("first", type_=Date())]
+    more = ""
     if top is not None:
-        sql += _THROUGH.format(join=_join())
-        params.update(first=_first_of_month(top[0]), day=top[0], entry_id=top[1])
-        binds += [bindparam("first", type_=Date()), bindparam("day", type_=Date())]
+        more = _DAYS_BEFORE
+        params.update(first=_first_of_month(top[0]), day=top[0])
+        binds.append(bindparam("day", type_=Date()))
+        if same_day is None:
+            more += _SAME_DAY.format(join=_join())
+            params["entry_id"] = top[1]
+    statement = text(_FIGURES.format(more=more)).bindparams(*binds)
     try:
-        row = db.session.execute(text(sql).bindparams(*binds), params).one()
+        row = db.session.execute(statement, params).one()
     except OperationalError as exc:
         if "integer overflow" not in str(exc.orig):
             raise
         return _figures_exact(account_id, top)
     sums = [int(v or 0) for v in row]
-    return sums[0], sums[1], sum(sums[2:])
+    through = sum(sums[1:2] + sums[3:]) + (same_day or 0) if top is not None else 0
+    return sums[0], sums[2], through
 
 
 def _figures_exact(account_id: int, top: tuple[date, int] | None) -> tuple[int, int, int]:
@@ -134,12 +144,20 @@ def _figures_exact(account_id: int, top: tuple[date, int] | None) -> tuple[int, 
 # --- the page's rows -------------------------------------------------------------------
 
 _DAYS = """
-    SELECT min(day), count(*) FROM (
+    SELECT min(day), count(*) {pg_setting} FROM (
         SELECT d.day FROM account_day_balances AS d
         WHERE d.account_id = :account_id {conditions}
         ORDER BY d.day DESC LIMIT :n
     ) AS newest
 """
+
+
+# PostgreSQL: no parallel workers for the rest of this read (set_config(..., true) is
+# SET LOCAL: it ends with the transaction), asked in the same round trip as the days.
+# Below a cursor the planner cannot tell how many of a span's rows remain (it takes
+# the date and id bounds as independent), expects a handful, sorts the whole span and
+# starts a worker to do it: 6-17 ms instead of 1 ms at a million transactions.
+_SERIAL = ", set_config('max_parallel_workers_per_gather', '0', true)"
 
 
 def _days(account_id: int, start, high, inclusive: bool, n: int) -> tuple[date | None, int]:
@@ -157,8 +175,8 @@ def _days(account_id: int, start, high, inclusive: bool, n: int) -> tuple[date |
         conditions.append(f"AND d.day {'<=' if inclusive else '<'} :high")
         params["high"] = high
         binds.append(bindparam("high", type_=Date()))
-    sql = _DAYS.format(conditions=" ".join(conditions))
-    oldest, count = db.session.execute(text(sql).bindparams(*binds), params).one()
+    sql = _DAYS.format(conditions=" ".join(conditions), pg_setting="" if _is_sqlite() else _SERIAL)
+    oldest, count = db.session.execute(text(sql).bindparams(*binds), params).one()[:2]
     return (None if oldest is None else _day(oldest)), int(count)
 
 
@@ -225,7 +243,7 @@ def _page_rows(account_id: int, start, end, after, limit: int) -> list:
         after = None  # the whole window lies before the cursor
     wanted = limit + 1
     rows: list = []
-    span = FIRST_DAYS
+    span = FIRST_DAYS if after is None else FIRST_DAYS + 1  # the cursor's day is part read
     while True:
         lowest, count = _days(account_id, start, high, inclusive, span)
         if lowest is None:
@@ -250,7 +268,11 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
     rows = rows[:limit]
     sign = reports.sign_for(account.kind)
     top = (_day(rows[0].occurred_on), int(rows[0].id)) if rows else None
-    total, cleared, running = _figures(account.id, top)
+    same_day = None
+    if top is not None and (not more or _day(rows[-1].occurred_on) < top[0]):
+        # Every entry of the top entry's day up to it is on this page.
+        same_day = sum(r.amount_cents for r in rows if _day(r.occurred_on) == top[0])
+    total, cleared, running = _figures(account.id, top, same_day)
     items = []
     for row in rows:
         items.append(
