@@ -10,11 +10,15 @@ cleared_balance_cents the same over its cleared entries.
 Paging is by key (occurred_on, entry id), as the transaction listing. Without
 `limit` the first DEFAULT_LIMIT entries come (the same shape; follow next_cursor).
 
-Speed, at any depth: the page's date range is bounded first from the account's
-active days (account_day_balances, by its (account_id, day) index), so the entries
-read are those of a few days (_page_rows); the running balance of the page's newest entry is the
-derived month and day balances before its day plus that day's earlier entries,
-never a scan of the account's history.
+Speed, at any depth (4 statements: account, active days, entries, figures): the
+page's date range is bounded from the account's active days (account_day_balances,
+by its (account_id, day) index), a span at a time, so the entries read are those of
+a few days (_page_rows); the running balance of the page's newest entry is the
+derived month and day balances before its day plus that day's earlier entries, and
+the whole and cleared balances come in the same statement (_figures), never a scan
+of the account's history. The cleared balance costs what the account has cleared
+(the partial index ix_entries_cleared). Figures at 1M transactions:
+docs/performance.md, "The register page, second round".
 """
 
 from __future__ import annotations
