@@ -211,8 +211,9 @@ def _entries(account_id: int, lowest: date, high, inclusive: bool, after, n: int
         params["high"] = high
         binds.append(bindparam("high", type_=Date()))
     if after is not None:
-        # Written out (not as a row comparison, whose estimate made PostgreSQL sort the
-        # whole range in parallel workers): the dates are bounded above already.
+        # Written out rather than as a row comparison: the span's dates are bounded by
+        # :high already. PostgreSQL misjudges either form below a deep cursor (see
+        # _SERIAL, which keeps that from costing a parallel worker).
         conditions.append("AND (t.occurred_on < :after_day OR e.id < :after_id)")
         params.update(after_day=after[0], after_id=after[1])
         binds += [bindparam("after_day", type_=Date()), bindparam("after_id")]
