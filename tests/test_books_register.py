@@ -291,3 +291,70 @@ def test_register_pages_over_days_emptied_by_deletions(api, make_account, post_t
     assert [(i["transaction_id"], i["balance_cents"]) for i in items] == [
         (e[1], e[3]) for e in expected
     ]
+
+
+@pytest.fixture
+def mixed_books(make_account, post_tx):
+    """Cash (asset): a busy day of 9 entries, a day whose two entries net to 0, two
+    entries years back (its active days run out long before the ledger's), and other
+    accounts' postings on days in between, some of them back-dated."""
+    cash = make_account("Cash", "asset")
+    shop = make_account("Shop", "expense")
+    pay = make_account("Pay", "income")
+    postings = [("1999-12-31", 4000), ("2019-06-15", -250)]
+    postings += [("2026-03-03", 100 + i) for i in range(9)]
+    postings += [("2026-03-02", 700), ("2026-03-02", -700), ("2026-03-04", 55)]
+    for i, (day, cents) in enumerate(postings):
+        assert post_tx(day, f"cash {i}", (cash, cents), (shop, -cents)).status_code == 201
+        other = f"20{10 + i % 16:02d}-0{1 + i % 9}-1{i % 10}"
+        assert post_tx(other, f"other {i}", (shop, 3), (pay, -3)).status_code == 201
+    return {"cash": cash, "shop": shop}
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 4, 6, 9, 50])
+def test_register_pages_through_busy_days_zero_days_and_a_sparse_past(api, mixed_books, limit):
+    cash = mixed_books["cash"]
+    expected = expected_register(api, cash, 1)
+    items, body = walk(api, cash, limit)
+    assert [(i["occurred_on"], i["transaction_id"], i["balance_cents"]) for i in items] == [
+        (e[0], e[1], e[3]) for e in expected
+    ]
+    assert body["balance_cents"] == expected[0][3]
+    # A window that starts on the sparse past and ends on the day that nets to 0.
+    window = "&from=2019-01-01&to=2026-03-02"
+    items, body = walk(api, cash, limit, window)
+    inside = [e for e in expected if "2019-01-01" <= e[0] <= "2026-03-02"]
+    assert [(i["transaction_id"], i["balance_cents"]) for i in items] == [
+        (e[1], e[3]) for e in inside
+    ]
+    assert body["balance_cents"] == expected[0][3]
+
+
+def test_register_cleared_balance_and_marks_on_every_page(api, mixed_books):
+    cash = mixed_books["cash"]
+    items, _ = walk(api, cash, 50)
+    chosen = [i for i in items if i["occurred_on"] in ("2026-03-03", "2026-03-02", "1999-12-31")]
+    chosen = chosen[::2]
+    r = api.post(
+        f"/accounts/{cash}/cleared",
+        json={"entry_ids": [i["entry_id"] for i in chosen], "cleared": True},
+    )
+    assert r.status_code == 204
+    cleared_ids = {i["entry_id"] for i in chosen}
+    want = sum(i["amount_cents"] for i in chosen)
+    assert want != 0
+    for limit in (1, 4, 50):
+        items, cursor = [], None
+        while True:
+            query = f"/accounts/{cash}/register?limit={limit}"
+            body = api.get(query + (f"&cursor={cursor}" if cursor else "")).get_json()
+            assert body["cleared_balance_cents"] == want
+            items.extend(body["items"])
+            cursor = body["next_cursor"]
+            if cursor is None:
+                break
+        assert {i["entry_id"] for i in items if i["cleared"]} == cleared_ids
+        assert not any(i["reconciled"] for i in items)
+    # The marks are the account's own: the other side of those postings stays uncleared.
+    shop_body = api.get(f"/accounts/{mixed_books['shop']}/register?limit=1").get_json()
+    assert shop_body["cleared_balance_cents"] == 0

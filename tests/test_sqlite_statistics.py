@@ -131,3 +131,73 @@ def test_the_balance_check_starts_from_the_pending_rows(books):
         conn.close()
     assert plan[0] == "SCAN p", plan
     assert not any(line.startswith("SCAN") for line in plan[1:]), plan
+
+
+def _old_history(path: str, n: int) -> None:
+    """Add n two-entry postings of Bank and Food dated January 2016 by plain SQL (the
+    triggers run), then ANALYZE: history far below a register's first pages."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute(
+        "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)"
+        " INSERT INTO transactions (occurred_on, description, created_at)"
+        " SELECT date('2016-01-01', '+' || (i % 28) || ' days'), 'old', '2026-01-01 00:00:00'"
+        " FROM k",
+        (n,),
+    )
+    conn.execute(
+        "INSERT INTO entries (transaction_id, account_id, amount_cents)"
+        " SELECT id, 1, 100 FROM transactions WHERE description = 'old'"
+        " UNION ALL SELECT id, 2, -100 FROM transactions WHERE description = 'old'"
+    )
+    conn.execute("UPDATE transactions SET description = 'history' WHERE description = 'old'")
+    conn.execute("DELETE FROM ledger_balance_pending")
+    conn.execute("COMMIT")
+    conn.execute("ANALYZE")
+    conn.close()
+
+
+def _register_steps(app, token, steps) -> tuple[int, int, list]:
+    """VM steps of Bank's first register page of 10 and of the page after it."""
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {token}"}
+    url = "/accounts/1/register?limit=10"
+    client.get(url, headers=headers)  # warm-up on fresh connections
+    steps["n"] = 0
+    first = client.get(url, headers=headers).get_json()
+    first_steps = steps["n"]
+    steps["n"] = 0
+    second = client.get(url + "&cursor=" + first["next_cursor"], headers=headers).get_json()
+    return first_steps, steps["n"], first["items"] + second["items"]
+
+
+def test_a_register_page_costs_the_same_over_a_long_history(books):
+    """A page reads the days it shows, the derived balances and the cleared entries:
+    none of that grows with the account's uncleared history (the cleared balance once
+    read every entry of the account: 23 of the 25 ms of a page at 1M transactions)."""
+    app, path, token, steps = books
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {token}"}
+    for i in range(40):
+        body = {
+            "occurred_on": f"2024-05-{1 + i % 10:02d}",
+            "description": f"recent {i}",
+            "entries": [
+                {"account_id": 1, "amount_cents": 10 + i},
+                {"account_id": 2, "amount_cents": -10 - i},
+            ],
+        }
+        assert client.post("/transactions", json=body, headers=headers).status_code == 201
+    small_first, small_next, small_items = _register_steps(app, token, steps)
+    _old_history(path, 4000)
+    big_first, big_next, big_items = _register_steps(app, token, steps)
+    # The same entries, each balance moved by the 4000 older entries of 100.
+    assert [i["entry_id"] for i in big_items] == [i["entry_id"] for i in small_items]
+    assert [
+        b["balance_cents"] - s["balance_cents"] for b, s in zip(big_items, small_items, strict=True)
+    ] == [400_000] * 20
+    assert big_first < small_first * 1.5, (small_first, big_first)
+    assert big_next < small_next * 1.5, (small_next, big_next)

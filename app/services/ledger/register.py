@@ -10,28 +10,31 @@ cleared_balance_cents the same over its cleared entries.
 Paging is by key (occurred_on, entry id), as the transaction listing. Without
 `limit` the first DEFAULT_LIMIT entries come (the same shape; follow next_cursor).
 
-Speed, at any depth: the page's date range is bounded first from the account's
-active days (account_day_balances, by its (account_id, day) index), so the entries
-read are those of a few days (_page_rows); the running balance of the page's newest entry is the
-derived month and day balances before its day plus that day's earlier entries,
-never a scan of the account's history.
+Speed, at any depth (4 statements: account, active days, entries, figures): the
+page's date range is bounded from the account's active days (account_day_balances,
+by its (account_id, day) index), a span at a time, so the entries read are those of
+a few days (_page_rows); the running balance of the page's newest entry is the
+derived month and day balances before its day plus that day's earlier entries, and
+the whole and cleared balances come in the same statement (_figures), never a scan
+of the account's history. The cleared balance costs what the account has cleared
+(the partial index ix_entries_cleared). Figures at 1M transactions:
+docs/performance.md, "The register page, second round".
 """
 
 from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import Boolean, ColumnElement, Date, bindparam, literal_column, select, text
+from sqlalchemy import Date, bindparam, select, text, union_all
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.sql.elements import BindParameter
 
 from ...extensions import db
-from ...models import AccountDayBalance, AccountMonthBalance, Entry
+from ...models import AccountDayBalance, AccountMonthBalance, Entry, Transaction
 from . import accounts, cursors, reports
 
 DEFAULT_LIMIT = 100
-# Written as the partial index ix_entries_cleared says it (WHERE cleared): SQLite uses
-# that index only for this very term, not for SQLAlchemy's "cleared = 1".
-CLEARED: ColumnElement[bool] = literal_column("entries.cleared", Boolean())
+FIRST_DAYS = 3  # active days the first read of a page spans
 
 
 def _kind(account_id: int) -> str:
@@ -42,132 +45,220 @@ def _first_of_month(day: date) -> date:
     return day.replace(day=1)
 
 
-def _raw_before(account_id: int, day: date) -> int:
-    """The account's raw balance over every entry dated before `day` (derived tables)."""
-    month = AccountMonthBalance
-    dayt = AccountDayBalance
-    first = _first_of_month(day)
-    months = db.session.execute(
-        select(month.cents).where(month.account_id == account_id, month.month < first)
-    ).scalars()
-    days = db.session.execute(
-        select(dayt.cents).where(dayt.account_id == account_id, dayt.day >= first, dayt.day < day)
-    ).scalars()
-    return sum(months) + sum(days)  # in Python: exact beyond 64 bits
-
-
-def _raw_total(account_id: int) -> int:
-    month = AccountMonthBalance
-    return sum(
-        db.session.execute(select(month.cents).where(month.account_id == account_id)).scalars()
-    )
-
-
-def _raw_cleared(account_id: int) -> int:
-    return sum(
-        db.session.execute(
-            select(Entry.amount_cents).where(Entry.account_id == account_id, CLEARED)
-        ).scalars()
-    )
-
-
-_SAME_DAY = """
-    SELECT e.amount_cents
-    FROM transactions AS t {join} entries AS e ON e.transaction_id = t.id
-    WHERE t.occurred_on = :day AND e.account_id = :account_id AND e.id <= :entry_id
-"""
-
-
-def _raw_through(account_id: int, day: date, entry_id: int) -> int:
-    """The raw balance after entry `entry_id` dated `day` (entries in (date, id) order).
-
-    That day's entries are found from the day's transactions (SQLite: CROSS JOIN, as
-    in _entries; from the account's side it would probe all of its entries).
-    """
-    statement = text(_SAME_DAY.format(join=_join())).bindparams(bindparam("day", type_=Date()))
-    same_day = db.session.execute(
-        statement, {"day": day, "account_id": account_id, "entry_id": entry_id}
-    ).scalars()
-    return _raw_before(account_id, day) + sum(same_day)
+def _is_sqlite() -> bool:
+    return db.session.get_bind().dialect.name == "sqlite"
 
 
 def _join() -> str:
-    return "CROSS JOIN" if db.session.get_bind().dialect.name == "sqlite" else "JOIN"
+    """SQLite is told the join order (CROSS JOIN): by its statistics one account looks
+    selective, and starting from its entries means sorting all of them."""
+    return "CROSS JOIN" if _is_sqlite() else "JOIN"
 
 
-def _lowest_day(account_id: int, start, top: date | None, offset: int) -> date | None:
-    """The account's active day `offset` days before its newest one at or before `top`
-    (None: there are not that many), from account_day_balances' (account_id, day) index.
+# --- the figures: one statement -------------------------------------------------------
+
+# The cleared balance is written as the partial index ix_entries_cleared says it
+# (WHERE cleared): SQLite uses that index only for this very term. (A Boolean-typed
+# column rendered "entries.cleared = 1" on SQLite, which read every entry of the
+# account: 23 ms of the 25 ms a page took at a million transactions.) The account's
+# month rows are read once for both the whole balance and the months before the top
+# entry's (:first is NULL when the page is empty).
+_FIGURES = """
+    SELECT m.total, m.before,
+           (SELECT sum(entries.amount_cents) FROM entries
+            WHERE entries.account_id = :account_id AND entries.cleared) {more}
+    FROM (SELECT sum(cents) AS total,
+                 sum(CASE WHEN month < :first THEN cents END) AS before
+          FROM account_month_balances WHERE account_id = :account_id) AS m
+"""
+_DAYS_BEFORE = """,
+           (SELECT sum(d.cents) FROM account_day_balances AS d
+            WHERE d.account_id = :account_id AND d.day >= :first AND d.day < :day)"""
+_SAME_DAY = """,
+           (SELECT sum(e.amount_cents)
+            FROM transactions AS t {join} entries AS e ON e.transaction_id = t.id
+            WHERE t.occurred_on = :day AND e.account_id = :account_id AND e.id <= :entry_id)"""
+
+
+def _figures(
+    account_id: int, top: tuple[date, int] | None, same_day: int | None
+) -> tuple[int, int, int]:
+    """(whole raw balance, cleared raw balance, raw balance after entry `top`) in one
+    round trip; `top` is (day, entry id) of the page's newest entry (None: no items, 0).
+
+    The balance after `top` is the derived month and day balances before its day plus
+    that day's entries up to it (entries in (date, id) order): `same_day` when the
+    caller has them all on its page, else read from the day's transactions (from the
+    account's side it would probe all of its entries). Sums are SQL's; SQLite stops
+    with "integer overflow" once a total leaves 64 bits (PostgreSQL sums into
+    numeric), and then they are added in Python.
     """
-    dayt = AccountDayBalance
-    query = select(dayt.day).where(dayt.account_id == account_id)
-    if start is not None:
-        query = query.where(dayt.day >= start)
+    params: dict = {"account_id": account_id, "first": None}
+    binds: list[BindParameter] = [bindparam("account_id"), bindparam("first", type_=Date())]
+    more = ""
     if top is not None:
-        query = query.where(dayt.day <= top)
-    return db.session.execute(query.order_by(dayt.day.desc()).offset(offset).limit(1)).scalar()
+        more = _DAYS_BEFORE
+        params.update(first=_first_of_month(top[0]), day=top[0])
+        binds.append(bindparam("day", type_=Date()))
+        if same_day is None:
+            more += _SAME_DAY.format(join=_join())
+            params["entry_id"] = top[1]
+    statement = text(_FIGURES.format(more=more)).bindparams(*binds)
+    try:
+        row = db.session.execute(statement, params).one()
+    except OperationalError as exc:
+        if "integer overflow" not in str(exc.orig):
+            raise
+        return _figures_exact(account_id, top)
+    sums = [int(v or 0) for v in row]
+    through = sum(sums[1:2] + sums[3:]) + (same_day or 0) if top is not None else 0
+    return sums[0], sums[2], through
 
 
-def _page_rows(account_id: int, start, end, after, limit: int) -> list:
-    """limit + 1 entries (or all that are left), reading as few days as it can.
+def _figures_exact(account_id: int, top: tuple[date, int] | None) -> tuple[int, int, int]:
+    """_figures() added up in Python, row by row: exact beyond 64 bits."""
+    month, dayt = AccountMonthBalance, AccountDayBalance
+    total = select(month.cents).where(month.account_id == account_id)
+    cleared = select(Entry.amount_cents).where(Entry.account_id == account_id, text("cleared"))
+    through = 0
+    if top is not None:
+        day, entry_id = top
+        first = _first_of_month(day)
+        before = union_all(
+            select(month.cents).where(month.account_id == account_id, month.month < first),
+            select(dayt.cents).where(
+                dayt.account_id == account_id, dayt.day >= first, dayt.day < day
+            ),
+            select(Entry.amount_cents)
+            .join(Transaction, Transaction.id == Entry.transaction_id)
+            .where(
+                Transaction.occurred_on == day,
+                Entry.account_id == account_id,
+                Entry.id <= entry_id,
+            ),
+        )
+        through = sum(db.session.execute(before).scalars())
+    return (
+        sum(db.session.execute(total).scalars()),
+        sum(db.session.execute(cleared).scalars()),
+        through,
+    )
 
-    The date range read starts small (the newest 3 active days at or before the page's
-    top) and widens fourfold while it holds too few entries. Every active day holds at
-    least one entry (or held one: a row may be 0 after deletions), so a range of
-    limit + 2 active days always suffices, except after such deletions, when the last
-    attempt reads without a bound.
-    """
-    top = end
-    if after is not None and (top is None or after[0] < top):
-        top = after[0]
-    offset = 2
-    while True:
-        offset = min(offset, limit + 1)
-        lowest = _lowest_day(account_id, start, top, offset)
-        rows = _entries(account_id, start, end, after, lowest, limit)
-        if lowest is None or len(rows) > limit:
-            return rows
-        if offset == limit + 1:
-            return _entries(account_id, start, end, after, None, limit)
-        offset *= 4
+
+# --- the page's rows -------------------------------------------------------------------
+
+_DAYS = """
+    SELECT min(day), count(*) {pg_setting} FROM (
+        SELECT d.day FROM account_day_balances AS d
+        WHERE d.account_id = :account_id {conditions}
+        ORDER BY d.day DESC LIMIT :n
+    ) AS newest
+"""
+
+
+# PostgreSQL: no parallel workers for the rest of this read (set_config(..., true) is
+# SET LOCAL: it ends with the transaction), asked in the same round trip as the days.
+# Below a cursor the planner cannot tell how many of a span's rows remain (it takes
+# the date and id bounds as independent), expects a handful, sorts the whole span and
+# starts a worker to do it: 6-17 ms instead of 1 ms at a million transactions.
+_SERIAL = ", set_config('max_parallel_workers_per_gather', '0', true)"
+
+
+def _days(account_id: int, start, high, inclusive: bool, n: int) -> tuple[date | None, int]:
+    """(oldest, how many) of the account's n newest active days in [start, high]
+    (high excluded unless inclusive; None: no bound), by account_day_balances'
+    (account_id, day) index. Fewer than n: these are all of its days left."""
+    conditions = []
+    params: dict = {"account_id": account_id, "n": n}
+    binds: list[BindParameter] = [bindparam("account_id"), bindparam("n")]
+    if start is not None:
+        conditions.append("AND d.day >= :start")
+        params["start"] = start
+        binds.append(bindparam("start", type_=Date()))
+    if high is not None:
+        conditions.append(f"AND d.day {'<=' if inclusive else '<'} :high")
+        params["high"] = high
+        binds.append(bindparam("high", type_=Date()))
+    sql = _DAYS.format(conditions=" ".join(conditions), pg_setting="" if _is_sqlite() else _SERIAL)
+    oldest, count = db.session.execute(text(sql).bindparams(*binds), params).one()[:2]
+    return (None if oldest is None else _day(oldest)), int(count)
 
 
 _ENTRIES = """
     SELECT e.id, e.transaction_id, t.occurred_on, t.description, e.amount_cents,
            e.cleared, e.reconciled
     FROM transactions AS t {join} entries AS e ON e.transaction_id = t.id
-    WHERE e.account_id = :account_id {conditions}
+    WHERE e.account_id = :account_id AND t.occurred_on >= :lowest {conditions}
     ORDER BY t.occurred_on DESC, e.id DESC
     LIMIT :n
 """
 
 
-def _entries(account_id: int, start, end, after, lowest, limit: int) -> list:
-    """The page's entries: the transactions of the bounded date range, newest first,
-    each probed for the account's entries through (account_id, transaction_id).
-
-    SQLite is told the join order (CROSS JOIN): by its statistics one account looks
-    selective, and starting from its entries means sorting all of them.
-    """
+def _entries(account_id: int, lowest: date, high, inclusive: bool, after, n: int) -> list:
+    """Up to n of the account's entries dated in [lowest, high] (high excluded unless
+    inclusive; None: no bound) and before the cursor `after` (None: none), newest
+    first: the transactions of those days, each probed for the account's entries
+    through ix_entries_transaction_listing."""
     conditions: list[str] = []
-    params: dict = {"account_id": account_id, "n": limit + 1}
-    binds: list[BindParameter] = [bindparam("account_id"), bindparam("n")]
-    for name, op, value in (("start", ">=", start), ("end", "<=", end), ("lowest", ">=", lowest)):
-        if value is not None:
-            conditions.append(f"AND t.occurred_on {op} :{name}")
-            params[name] = value
-            binds.append(bindparam(name, type_=Date()))
+    params: dict = {"account_id": account_id, "n": n, "lowest": lowest}
+    binds: list[BindParameter] = [
+        bindparam("account_id"),
+        bindparam("n"),
+        bindparam("lowest", type_=Date()),
+    ]
+    if high is not None:
+        conditions.append(f"AND t.occurred_on {'<=' if inclusive else '<'} :high")
+        params["high"] = high
+        binds.append(bindparam("high", type_=Date()))
     if after is not None:
-        # The plain bound on the date lets PostgreSQL start its index scan at the cursor's
-        # day (the row comparison spans two tables, so it cannot bound the scan itself).
-        conditions.append("AND t.occurred_on <= :after_day")
-        conditions.append("AND (t.occurred_on, e.id) < (:after_day, :after_id)")
+        # Written out rather than as a row comparison: the span's dates are bounded by
+        # :high already. PostgreSQL misjudges either form below a deep cursor (see
+        # _SERIAL, which keeps that from costing a parallel worker).
+        conditions.append("AND (t.occurred_on < :after_day OR e.id < :after_id)")
         params.update(after_day=after[0], after_id=after[1])
         binds += [bindparam("after_day", type_=Date()), bindparam("after_id")]
-    statement = text(_ENTRIES.format(join=_join(), conditions=" ".join(conditions))).bindparams(
-        *binds
-    )
-    return list(db.session.execute(statement, params).all())
+    sql = _ENTRIES.format(join=_join(), conditions=" ".join(conditions))
+    return list(db.session.execute(text(sql).bindparams(*binds), params).all())
+
+
+def _next_span(needed: int, days: int, got: int) -> int:
+    """How many more active days to read for `needed` entries, after `days` active days
+    gave `got`: by the density seen, a quarter more, at least two, at most `needed`
+    (an active day holds at least one entry, unless deletions emptied it)."""
+    estimate = -(-needed * days * 5 // (4 * max(got, 1))) + 1
+    return max(2, min(estimate, needed))
+
+
+def _page_rows(account_id: int, start, end, after, limit: int) -> list:
+    """limit + 1 entries (or all that are left), reading as few days as it can.
+
+    The page's top is `end` or the cursor's day, whichever is earlier. From there the
+    account's active days (account_day_balances) are taken a span at a time, newest
+    first: FIRST_DAYS days, then as many as the entries seen so far say are needed; each
+    span's entries are read by date range and appended. Each span starts where the last
+    one ended, so no row is read twice. Every date on which the account has an entry
+    has its row in account_day_balances (the triggers and `check --rebuild` never drop
+    a row, even one that sums to 0), so when the account's days run out, so do its
+    entries.
+    """
+    high, inclusive = end, True
+    if after is not None and (high is None or after[0] < high):
+        high = after[0]
+    if after is not None and end is not None and after[0] > end:
+        after = None  # the whole window lies before the cursor
+    wanted = limit + 1
+    rows: list = []
+    span = FIRST_DAYS if after is None else FIRST_DAYS + 1  # the cursor's day is part read
+    while True:
+        lowest, count = _days(account_id, start, high, inclusive, span)
+        if lowest is None:
+            return rows
+        got = _entries(account_id, lowest, high, inclusive, after, wanted - len(rows))
+        rows += got
+        if len(rows) >= wanted or count < span:
+            return rows
+        span = _next_span(wanted - len(rows), count, len(got))
+        high, inclusive, after = lowest, False, None
 
 
 def register(account_id: int, start, end, limit: int | None, cursor: str | None) -> dict:
@@ -181,32 +272,35 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
     more = len(rows) > limit
     rows = rows[:limit]
     sign = reports.sign_for(account.kind)
+    top = (_day(rows[0].occurred_on), int(rows[0].id)) if rows else None
+    same_day = None
+    if top is not None and (not more or _day(rows[-1].occurred_on) < top[0]):
+        # Every entry of the top entry's day up to it is on this page.
+        same_day = sum(r.amount_cents for r in rows if _day(r.occurred_on) == top[0])
+    total, cleared, running = _figures(account.id, top, same_day)
     items = []
-    if rows:
-        first = rows[0]
-        running = _raw_through(account.id, _day(first.occurred_on), first.id)
-        for row in rows:
-            items.append(
-                {
-                    "entry_id": row.id,
-                    "transaction_id": row.transaction_id,
-                    "occurred_on": _day(row.occurred_on).isoformat(),
-                    "description": row.description,
-                    "amount_cents": row.amount_cents,
-                    "balance_cents": sign * running,
-                    "cleared": bool(row.cleared),
-                    "reconciled": bool(row.reconciled),
-                }
-            )
-            running -= row.amount_cents
+    for row in rows:
+        items.append(
+            {
+                "entry_id": row.id,
+                "transaction_id": row.transaction_id,
+                "occurred_on": _day(row.occurred_on).isoformat(),
+                "description": row.description,
+                "amount_cents": row.amount_cents,
+                "balance_cents": sign * running,
+                "cleared": bool(row.cleared),
+                "reconciled": bool(row.reconciled),
+            }
+        )
+        running -= row.amount_cents
     next_cursor = None
     if more:
         last = rows[-1]
         next_cursor = cursors.encode(kind, scope, _day(last.occurred_on), int(last.id))
     return {
         "account": accounts.as_dict(account),
-        "balance_cents": sign * _raw_total(account.id),
-        "cleared_balance_cents": sign * _raw_cleared(account.id),
+        "balance_cents": sign * total,
+        "cleared_balance_cents": sign * cleared,
         "items": items,
         "next_cursor": next_cursor,
     }
