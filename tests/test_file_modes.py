@@ -125,3 +125,32 @@ def test_the_instance_folder_is_created_owner_only(tmp_path, permissive_umask, m
     monkeypatch.setenv("LEDGER_INSTANCE_PATH", str(existing))
     create_app({"TESTING": True, "DATABASE_URL": None})
     assert folder_mode(existing) == 0o755
+
+
+def test_apps_made_and_disposed_leave_no_open_files(tmp_path):
+    """A process that makes many apps over one SQLite file (the test suite does, the
+    service's workers restart) must not keep a descriptor per app: past 1024, a
+    waitress server's select() fails and the server stops answering."""
+    import os
+
+    from app import create_app, store
+    from app.extensions import db
+    from tests.testkit import migrate
+
+    url = f"sqlite:///{tmp_path / 'fds.db'}"
+    migrate(url)
+
+    def one_app():
+        app = create_app({"DATABASE_URL": url, "TESTING": True})
+        with app.app_context():
+            with store.writing():
+                db.session.execute(db.text("UPDATE settings SET book_style = book_style"))
+                store.commit()
+            db.session.remove()
+            db.engine.dispose()
+
+    one_app()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        one_app()
+    assert len(os.listdir("/proc/self/fd")) <= before + 2

@@ -260,6 +260,7 @@ def init_engine_events(engine: Engine) -> None:
             event.listen(engine, "do_connect", _private_file_before_connect(path))
         lock = _writer_locks[engine] = WriterLock(path)
         event.listen(engine, "begin", _sqlite_begin_with(lock))
+        event.listen(engine, "engine_disposed", lambda _engine: lock.close_file())
         # Wrapping this engine's dialect instance (not the class): the lock is handed on
         # right after the database's own COMMIT / ROLLBACK.
         engine.dialect.do_commit = _released_after(  # type: ignore[method-assign]

@@ -6,6 +6,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 
 try:
     import fcntl
@@ -66,6 +67,14 @@ def _flock_within(fd: int, timeout: float) -> bool:
     return False
 
 
+def _close_quietly(fd: int, pid: int) -> None:
+    if pid == os.getpid():  # a forked child never closes its parent's descriptor number
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
 class WriterLock:
     """One SQLite database's writer queue: a thread lock, then a file lock across processes."""
 
@@ -75,12 +84,29 @@ class WriterLock:
         self._fd: int | None = None
         self._fd_pid: int | None = None
         self._file_held = False
+        self._closer: weakref.finalize | None = None
 
     def _file(self, path: str) -> int:
         if self._fd is None or self._fd_pid != os.getpid():  # opened again after a fork
             self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             self._fd_pid = os.getpid()
+            # Closed when the lock goes (its engine was collected) or at close_file():
+            # a process that makes many apps (the test suite) must not run out of file
+            # descriptors; past 1024 a waitress server's select() fails and it stops.
+            self._closer = weakref.finalize(self, _close_quietly, self._fd, self._fd_pid)
         return self._fd
+
+    def close_file(self) -> None:
+        """Close the lock file while no writer holds it (it opens again at the next
+        write): called when the engine is disposed."""
+        if not self._threads.acquire(blocking=False):
+            return  # a writer is at work: the file stays open for it
+        try:
+            if self._fd is not None and not self._file_held and self._closer is not None:
+                self._closer()
+                self._fd = None
+        finally:
+            self._threads.release()
 
     def acquire(self, timeout: float) -> bool:
         """True once this thread holds the lock; False if not within timeout seconds."""
