@@ -85,9 +85,7 @@ def load_sqlite(url: str, n: int, seed: int) -> None:
         conn.execute(sql)
     # The description search (FTS5, migration 0010) is kept by triggers on transactions,
     # dropped for the load: index the loaded descriptions in one pass.
-    if conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE name = 'transaction_search'"
-    ).fetchone():
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'transaction_search'").fetchone():
         conn.execute("INSERT INTO transaction_search (transaction_search) VALUES ('rebuild')")
     conn.execute("COMMIT")
     conn.close()

@@ -100,7 +100,9 @@ def _unsafe_characters() -> frozenset[str]:
     """
     conn = sqlite3.connect(":memory:")
     try:
-        conn.execute("CREATE VIRTUAL TABLE probe USING fts5(t, tokenize='trigram case_sensitive 0')")
+        conn.execute(
+            "CREATE VIRTUAL TABLE probe USING fts5(t, tokenize='trigram case_sensitive 0')"
+        )
         unsafe: set[str] = set()
         for code in range(0x110000):
             if 0xD800 <= code <= 0xDFFF:
