@@ -201,7 +201,8 @@ def _sqlite_index_agrees(dialect) -> None:
         return
     db.session.execute(
         text(
-            "INSERT INTO transaction_search (transaction_search, rank) VALUES ('integrity-check', 1)"
+            "INSERT INTO transaction_search (transaction_search, rank)"
+            " VALUES ('integrity-check', 1)"
         )
     )
 

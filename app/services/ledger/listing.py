@@ -171,7 +171,7 @@ def _page_rows(connection, query: ListingQuery, after: tuple[date, int] | None) 
         return [] if after is None else [tuple_(t.occurred_on, t.id) < after]
 
     statement = _headers(query).where(*keyset())
-    if query.q is None:
+    if query.q is None or not search.indexable(connection.dialect.name, query.q.lower()):
         return transactions._tuples(connection, statement.limit(wanted))
     # 1. the ordered walk, bounded: the first WALK_ROWS transactions after the cursor,
     #    filtered. Enough matches there (a common word): that is the page.

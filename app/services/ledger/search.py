@@ -38,6 +38,13 @@ MIN_RUN = 3
 LIKE_ESCAPE = "\\"
 
 
+def indexable(dialect: str, needle: str) -> bool:
+    """Can the index narrow this q at all? (Else the ordered walk alone answers it.)"""
+    if dialect == "postgresql":
+        return len(needle) >= MIN_RUN
+    return bool(safe_runs(needle))
+
+
 def like_pattern(fragment: str) -> str:
     """A LIKE pattern matching descriptions that contain fragment (%, _, \\ literal)."""
     escaped = (
