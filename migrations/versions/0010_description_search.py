@@ -13,7 +13,8 @@ matches (services/ledger/listing.py):
   ordered walk (slow for rare words only). Re-running this migration's upgrade
   (downgrade to 0009, upgrade) after installing contrib adds the index.
 - SQLite: transaction_search, an FTS5 table with the trigram tokenizer (SQLite >= 3.34)
-  over transactions.description (external content: the text is not stored twice),
+  over transactions.description (external content: the text is not stored twice;
+  columnsize=0: no per-row token counts, which only ranking would read),
   kept in step by three triggers on transactions (insert, delete, update of the
   description) and filled from the existing rows here. The tokenizer folds case by
   SQLite's own table, which is not Python's str.lower for every letter, so the
@@ -83,7 +84,7 @@ def upgrade():
     conn.execute(
         sa.text(
             f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(description, content='transactions',"
-            " content_rowid='id', tokenize='trigram case_sensitive 0')"
+            " content_rowid='id', columnsize=0, tokenize='trigram case_sensitive 0')"
         )
     )
     conn.execute(sa.text(f"INSERT INTO {FTS_TABLE} ({FTS_TABLE}) VALUES ('rebuild')"))

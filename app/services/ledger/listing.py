@@ -12,6 +12,10 @@ read, however deep it lies.
 Filters, combined with AND: from/to (inclusive dates), q (a case-insensitive
 substring of the description), account_id (the transaction has an entry there),
 min_cents/max_cents (inclusive bounds on the amount: the sum of the positive entries).
+
+A page with q first walks WALK_ROWS transactions in order; when they hold too few
+matches, the description's trigram index (search.py, migration 0010) narrows the rows
+the same exact filters are applied to, so a rare word no longer reads every row.
 """
 
 from __future__ import annotations
