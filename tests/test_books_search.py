@@ -174,6 +174,12 @@ def test_mcp_list_transactions_uses_the_same_search(api, rpc, searchable, monkey
     assert body["next_cursor"] is not None
 
 
+def test_every_cased_character_lies_below_the_probed_range():
+    for code in range(search.CASED_BELOW, 0x110000):
+        ch = chr(code)
+        assert ch.lower() == ch and ("a" + ch).lower()[1:] == ch, hex(code)
+
+
 def test_unsafe_characters_are_kept_out_of_sqlite_runs():
     unsafe = search._unsafe_characters()
     assert "ꭰ" in unsafe and "\u0307" in unsafe  # Cherokee small letter; İ's dot
