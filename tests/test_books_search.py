@@ -21,6 +21,7 @@ from app.extensions import db
 from app.services.ledger import listing, search
 from app.services.ledger.validate import ListingQuery
 from tests.support import throwaway_database
+from tests.testkit import migrate
 
 DESCRIPTIONS = [
     "Äpfel vom Markt",
@@ -274,3 +275,33 @@ def test_search_after_restore(app, api, runner, searchable, clock, tmp_path, tar
             _sqlite_index_agrees(target)
             db.session.remove()
             db.engine.dispose()
+
+
+def test_without_the_index_q_answers_the_same(
+    app, api, searchable, dialect, database_url, monkeypatch
+):
+    """As after a migration that found no pg_trgm / no FTS5 trigram tokenizer: the
+    index path has nothing to ask and the walk answers, exactly."""
+    expected = {q: paged_ids(api, q, 500) for q in ("fee", "ÄPFEL", "rebate_cash")}
+    with app.app_context():
+        if dialect == "sqlite":
+            for name in ("insert", "delete", "update"):
+                db.session.execute(text(f"DROP TRIGGER trg_transaction_search_{name}"))
+            db.session.execute(text("DROP TABLE transaction_search"))
+        else:
+            db.session.execute(text("DROP INDEX ix_transactions_description_trgm"))
+        db.session.commit()
+        db.session.remove()
+    try:
+        monkeypatch.setattr(listing, "WALK_ROWS", 1)
+        for q, ids in expected.items():
+            assert paged_ids(api, q, 2) == ids and ids
+        assert api.delete(f"/transactions/{searchable['ids'][1]}").status_code == 204
+    finally:  # the shared test database gets its index back: 0010's upgrade again
+        with app.app_context():
+            db.session.execute(
+                text("UPDATE alembic_version SET version_num = '0009_books_at_scale'")
+            )
+            db.session.commit()
+            db.session.remove()
+        migrate(database_url)

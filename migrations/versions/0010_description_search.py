@@ -19,13 +19,16 @@ matches (services/ledger/listing.py):
   description) and filled from the existing rows here. The tokenizer folds case by
   SQLite's own table, which is not Python's str.lower for every letter, so the
   listing only asks it for runs of the query whose letters both fold alike and always
-  checks the exact condition on the rows it returns.
+  checks the exact condition on the rows it returns. A SQLite without FTS5 or the
+  trigram tokenizer (before 3.34) gets no table and a warning, as PostgreSQL without
+  pg_trgm: q answers by the ordered walk.
 
 Revision ID: 0010_description_search
 Revises: 0009_books_at_scale
 """
 
 import logging
+from sqlite3 import sqlite_version as _sqlite_version
 
 import sqlalchemy as sa
 from alembic import op
@@ -62,6 +65,10 @@ SQLITE_TRIGGERS = {
 }
 
 
+def sqlite_version() -> str:
+    return _sqlite_version
+
+
 def upgrade():
     conn = op.get_bind()
     if conn.dialect.name == "postgresql":
@@ -81,12 +88,24 @@ def upgrade():
             f"CREATE INDEX {PG_INDEX} ON transactions USING gin (lower(description) gin_trgm_ops)"
         )
         return
-    conn.execute(
-        sa.text(
-            f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(description, content='transactions',"
-            " content_rowid='id', columnsize=0, tokenize='trigram case_sensitive 0')"
+    try:
+        with conn.begin_nested():
+            conn.execute(
+                sa.text(
+                    f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(description,"
+                    " content='transactions', content_rowid='id', columnsize=0,"
+                    " tokenize='trigram case_sensitive 0')"
+                )
+            )
+    except sa.exc.OperationalError as exc:
+        log.warning(
+            "SQLite %s has no FTS5 trigram tokenizer (%s; it needs 3.34 or newer with"
+            " FTS5): no description search index; the listing's q filter stays correct"
+            " but reads every description for a rare word.",
+            sqlite_version(),
+            exc.orig if getattr(exc, "orig", None) else exc,
         )
-    )
+        return
     conn.execute(sa.text(f"INSERT INTO {FTS_TABLE} ({FTS_TABLE}) VALUES ('rebuild')"))
     for sql in SQLITE_TRIGGERS.values():
         conn.execute(sa.text(sql))

@@ -19,6 +19,7 @@ from sqlalchemy.exc import DatabaseError
 
 from ...extensions import db
 from ...models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
+from . import search
 
 
 def month_of(day_column):
@@ -97,7 +98,7 @@ def rebuild() -> None:
     )
 
 
-SEARCH_TABLE = "transaction_search"
+SEARCH_TABLE = search.FTS_TABLE
 SEARCH_DIFFERS = (
     f"{SEARCH_TABLE}: the description search index differs from the descriptions"
     " (repair rebuilds it)"
@@ -107,11 +108,7 @@ SEARCH_DIFFERS = (
 def _has_search_table() -> bool:
     if db.session.get_bind().dialect.name != "sqlite":
         return False
-    found = db.session.execute(
-        text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
-        {"name": SEARCH_TABLE},
-    )
-    return found.first() is not None
+    return search.has_sqlite_table(db.session.connection())
 
 
 def search_index_differences() -> list[str]:

@@ -203,7 +203,7 @@ def _narrowing(connection, needle: str, keyset: list):
         sample = sample.order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
         rows = transactions._tuples(connection, sample.limit(SAMPLE_ROWS))
         return search.postgresql_condition(needle, [r[0] for r in rows])
-    return search.sqlite_condition(needle)
+    return search.sqlite_condition(connection, needle)
 
 
 def _as_date(value) -> date:

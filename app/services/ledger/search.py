@@ -98,7 +98,7 @@ def postgresql_condition(needle: str, sample: list[str]):
 
 
 @functools.cache
-def _unsafe_characters() -> frozenset[str]:
+def _unsafe_characters() -> frozenset[str] | None:
     """Characters a q run must not contain: FTS5's trigram tokenizer (case_sensitive 0)
     folds some letter differently from str.lower, so a description holding it could
     match exactly and be missed by the index.
@@ -107,13 +107,16 @@ def _unsafe_characters() -> frozenset[str]:
     table depends on the version): for every character whose str.lower differs from it,
     the row "ab" + character must match the phrase "ab" + its lowercase (both in
     isolation and after a letter, for Greek final sigma). Where not, every character of
-    the lowercase is unsafe.
+    the lowercase is unsafe. None: this SQLite has no FTS5 trigram tokenizer.
     """
     conn = sqlite3.connect(":memory:")
     try:
-        conn.execute(
-            "CREATE VIRTUAL TABLE probe USING fts5(t, tokenize='trigram case_sensitive 0')"
-        )
+        try:
+            conn.execute(
+                "CREATE VIRTUAL TABLE probe USING fts5(t, tokenize='trigram case_sensitive 0')"
+            )
+        except sqlite3.OperationalError:
+            return None
         unsafe: set[str] = set()
         for code in range(CASED_BELOW):
             if 0xD800 <= code <= 0xDFFF:
@@ -139,6 +142,14 @@ def _unsafe_characters() -> frozenset[str]:
         conn.close()
 
 
+def has_sqlite_table(connection) -> bool:
+    found = connection.execute(
+        text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
+        {"name": FTS_TABLE},
+    )
+    return found.first() is not None
+
+
 def _phrase(run: str) -> str:
     return '"' + run.replace('"', '""') + '"'
 
@@ -146,6 +157,8 @@ def _phrase(run: str) -> str:
 def safe_runs(needle: str) -> list[str]:
     """The runs of needle (at least MIN_RUN characters) without an unsafe character."""
     unsafe = _unsafe_characters()
+    if unsafe is None:
+        return []
     found, current = [], []
     for ch in needle + "\x00":
         if ch != "\x00" and ch not in unsafe:
@@ -157,10 +170,11 @@ def safe_runs(needle: str) -> list[str]:
     return found
 
 
-def sqlite_condition(needle: str):
-    """The condition narrowing q on SQLite (ids the trigram table matches), or None."""
+def sqlite_condition(connection, needle: str):
+    """The condition narrowing q on SQLite (ids the trigram table matches), or None
+    (also when the migration found no trigram tokenizer and made no table)."""
     runs = safe_runs(needle)
-    if not runs:
+    if not runs or not has_sqlite_table(connection):
         return None
     matched = (
         text(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :search_runs")
