@@ -167,12 +167,19 @@ def check_command(repair):
         lines = derived.differences()
     finally:
         store.rollback()
-    for line in lines:
+    with store.writing():
+        search_lines = run(derived.search_index_differences)
+    for line in lines + search_lines:
         click.echo(line)
     if repair and lines:
         with store.writing():
             run(derived.rebuild)
         click.echo("rebuilt the derived tables from the entries", err=True)
+    if repair and search_lines:
+        with store.writing():
+            run(derived.rebuild_search_index)
+        click.echo("rebuilt the description search index", err=True)
+    lines = lines + search_lines
     if lines:
         click.echo(f"check: {len(lines)} difference(s)", err=True)
         sys.exit(1)

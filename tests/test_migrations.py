@@ -13,8 +13,17 @@ def test_models_match_the_migrated_schema(app):
     with app.app_context(), db.engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={"compare_type": True})
         diff = compare_metadata(context, db.metadata)
-    ignorable = {"ledger_balance_pending"}  # SQLite-only bookkeeping table of the balance check
-    diff = [d for d in diff if not (d[0] == "remove_table" and d[1].name in ignorable)]
+    # SQLite-only bookkeeping table of the balance check; the description search
+    # (migration 0010): SQLite's FTS5 table and its shadow tables, PostgreSQL's trigram
+    # index (an expression index the models do not declare). Nothing else may differ.
+    ignorable = {"ledger_balance_pending", "transaction_search"}
+    ignorable |= {f"transaction_search_{shadow}" for shadow in ("data", "idx", "config")}
+    diff = [
+        d
+        for d in diff
+        if not (d[0] == "remove_table" and d[1].name in ignorable)
+        and not (d[0] == "remove_index" and d[1].name == "ix_transactions_description_trgm")
+    ]
     assert diff == []
 
 
@@ -154,3 +163,74 @@ def test_0006_widens_client_ids_and_keeps_every_row(scratch_database_url):
                 "svc-desktop",
             ]
         db.engine.dispose()
+
+
+def test_0010_without_pg_trgm_skips_the_index_and_q_still_answers(tmp_path, monkeypatch):
+    """A role that may not create pg_trgm (no CREATE on the database) migrates to the
+    head all the same: no extension, no trigram index, and q answers by the walk. After
+    an owner adds the extension, downgrading to 0009 and upgrading again adds the index."""
+    import secrets
+
+    import psycopg
+    from sqlalchemy import text
+
+    from app import create_app, store
+    from app.services.ledger import listing
+    from app.services.ledger.validate import ListingQuery
+    from tests.support import throwaway_database
+
+    role = "ledger_noext_" + secrets.token_hex(4)
+    with throwaway_database("postgresql", tmp_path, "ledger_noext_") as url:
+        plain = url.replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(plain, autocommit=True) as admin:
+            admin.execute(f"CREATE ROLE {role} LOGIN")
+            admin.execute(f"GRANT CREATE, USAGE ON SCHEMA public TO {role}")
+        try:
+            role_url = url.replace("postgres@", f"{role}@", 1)
+            app = create_app({"DATABASE_URL": role_url, "TESTING": True})
+            with app.app_context():
+                store.write_intent.set(True)
+                upgrade()
+                has_index = text(
+                    "SELECT count(*) FROM pg_indexes"
+                    " WHERE indexname = 'ix_transactions_description_trgm'"
+                )
+                assert db.session.execute(has_index).scalar_one() == 0
+                assert (
+                    db.session.execute(
+                        text("SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm'")
+                    ).scalar_one()
+                    == 0
+                )
+                version = text("SELECT version_num FROM alembic_version")
+                assert db.session.execute(version).scalar_one() == "0010_description_search"
+                db.session.execute(
+                    text(
+                        "INSERT INTO accounts (id, name, kind, name_key) VALUES"
+                        " (1, 'A', 'asset', 'a'), (2, 'B', 'expense', 'b');"
+                        " INSERT INTO transactions (id, occurred_on, description, created_at)"
+                        " VALUES (1, '2026-01-01', 'Rare Wörd 4242', now()),"
+                        " (2, '2026-01-02', 'common', now());"
+                        " INSERT INTO entries (transaction_id, account_id, amount_cents) VALUES"
+                        " (1, 2, 5), (1, 1, -5), (2, 2, 6), (2, 1, -6)"
+                    )
+                )
+                store.commit()
+                monkeypatch.setattr(listing, "WALK_ROWS", 1)
+                found = listing.page(ListingQuery(q="WÖRD 42", limit=5)).data()["items"]
+                assert [t["id"] for t in found] == [1]
+                db.session.remove()
+                with psycopg.connect(plain, autocommit=True) as admin:
+                    admin.execute("CREATE EXTENSION pg_trgm")
+                downgrade(revision="0009_books_at_scale")
+                upgrade()
+                assert db.session.execute(has_index).scalar_one() == 1
+                found = listing.page(ListingQuery(q="WÖRD 42", limit=5)).data()["items"]
+                assert [t["id"] for t in found] == [1]
+                db.session.remove()
+                db.engine.dispose()
+        finally:
+            with psycopg.connect(plain, autocommit=True) as admin:
+                admin.execute(f"DROP OWNED BY {role}")
+        with psycopg.connect(plain.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
+            admin.execute(f"DROP ROLE {role}")

@@ -4,14 +4,22 @@ The triggers of migration 0002 keep account_day_balances and account_month_balan
 equal to plain aggregates over the entries. differences() proves it (or names every
 figure that is off); rebuild() restores them from the entries in one statement per
 table. `ledger-service check` is the administrative front end for both.
+
+On SQLite the description search (FTS5 table transaction_search, migration 0010) is
+derived too: search_index_differences() runs FTS5's own integrity check against the
+descriptions, rebuild_search_index() rebuilds it. Both need a write unit (the check
+is an INSERT of a command row, which SQLite runs as a write). PostgreSQL's trigram
+index is an index: the server keeps it.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Date, cast, delete, func, insert, literal, select
+from sqlalchemy import Date, cast, delete, func, insert, literal, select, text
+from sqlalchemy.exc import DatabaseError
 
 from ...extensions import db
 from ...models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
+from . import search
 
 
 def month_of(day_column):
@@ -88,3 +96,39 @@ def rebuild() -> None:
             .order_by(month_key, AccountDayBalance.account_id),
         )
     )
+
+
+SEARCH_TABLE = search.FTS_TABLE
+SEARCH_DIFFERS = (
+    f"{SEARCH_TABLE}: the description search index differs from the descriptions"
+    " (repair rebuilds it)"
+)
+
+
+def _has_search_table() -> bool:
+    if db.session.get_bind().dialect.name != "sqlite":
+        return False
+    return search.has_sqlite_table(db.session.connection())
+
+
+def search_index_differences() -> list[str]:
+    """SQLite: one line when the FTS5 index disagrees with transactions.description."""
+    if not _has_search_table():
+        return []
+    try:
+        with db.session.begin_nested():
+            db.session.execute(
+                text(
+                    f"INSERT INTO {SEARCH_TABLE} ({SEARCH_TABLE}, rank)"
+                    " VALUES ('integrity-check', 1)"
+                )
+            )
+    except DatabaseError:
+        return [SEARCH_DIFFERS]
+    return []
+
+
+def rebuild_search_index() -> None:
+    """SQLite: rebuild the FTS5 index from the descriptions (flush only)."""
+    if _has_search_table():
+        db.session.execute(text(f"INSERT INTO {SEARCH_TABLE} ({SEARCH_TABLE}) VALUES ('rebuild')"))

@@ -12,6 +12,10 @@ read, however deep it lies.
 Filters, combined with AND: from/to (inclusive dates), q (a case-insensitive
 substring of the description), account_id (the transaction has an entry there),
 min_cents/max_cents (inclusive bounds on the amount: the sum of the positive entries).
+
+A page with q first walks WALK_ROWS transactions in order; when they hold too few
+matches, the description's trigram index (search.py, migration 0010) narrows the rows
+the same exact filters are applied to, so a rare word no longer reads every row.
 """
 
 from __future__ import annotations
@@ -20,15 +24,21 @@ from datetime import date
 
 import orjson
 from sqlalchemy import exists, false, func, select, tuple_
+from sqlalchemy.orm import aliased
 
 from ...extensions import db
 from ...models import Entry, Transaction, User
 from ..errors import BadRequest
-from . import cursors, transactions
+from . import cursors, search, transactions
 from .validate import ListingQuery
 
 KIND = "transactions"
 ACCOUNT_ID_MAX = 2**31 - 1
+# A page with q first walks this many transactions in the listing's order (cheap, and
+# enough for a common word); when they hold too few matches, the description index
+# names the candidates instead (search.py).
+WALK_ROWS = 1000
+SAMPLE_ROWS = 200  # PostgreSQL: the newest descriptions that tell which word of q is rare
 
 
 class Page:
@@ -80,25 +90,23 @@ def amount_of(tx_id_column):
     )
 
 
-def _conditions(query: ListingQuery) -> list:
+def _conditions(query: ListingQuery, t=Transaction) -> list:
     conditions = []
     if query.start is not None:
-        conditions.append(Transaction.occurred_on >= query.start)
+        conditions.append(t.occurred_on >= query.start)
     if query.end is not None:
-        conditions.append(Transaction.occurred_on <= query.end)
+        conditions.append(t.occurred_on <= query.end)
     if query.q is not None:
-        conditions.append(_contains(Transaction.description, query.q.lower()))
+        conditions.append(_contains(t.description, query.q.lower()))
     if query.account_id is not None:
         if not 0 < query.account_id <= ACCOUNT_ID_MAX:
             conditions.append(false())  # no such account: nothing matches
         else:
             conditions.append(
-                exists().where(
-                    Entry.transaction_id == Transaction.id, Entry.account_id == query.account_id
-                )
+                exists().where(Entry.transaction_id == t.id, Entry.account_id == query.account_id)
             )
     if query.min_cents is not None or query.max_cents is not None:
-        amount = amount_of(Transaction.id)
+        amount = amount_of(t.id)
         if query.min_cents is not None:
             conditions.append(amount >= query.min_cents)
         if query.max_cents is not None:
@@ -106,12 +114,12 @@ def _conditions(query: ListingQuery) -> list:
     return conditions
 
 
-def _headers(query: ListingQuery):
+def _headers(query: ListingQuery, t=Transaction):
     return (
-        select(Transaction.id, Transaction.occurred_on, Transaction.description, User.email)
-        .outerjoin(User, User.id == Transaction.created_by)
-        .where(*_conditions(query))
-        .order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
+        select(t.id, t.occurred_on, t.description, User.email)
+        .outerjoin(User, User.id == t.created_by)
+        .where(*_conditions(query, t))
+        .order_by(t.occurred_on.desc(), t.id.desc())
     )
 
 
@@ -144,12 +152,11 @@ def listing(query: ListingQuery) -> transactions.Listing | Page:
 def page(query: ListingQuery) -> Page:
     assert query.limit is not None
     scope = _scope(query)
-    statement = _headers(query)
+    after = None
     if query.cursor is not None:
-        day, tx_id = cursors.decode(query.cursor, KIND, scope)
-        statement = statement.where(tuple_(Transaction.occurred_on, Transaction.id) < (day, tx_id))
+        after = cursors.decode(query.cursor, KIND, scope)
     connection = db.session.connection()
-    rows = transactions._tuples(connection, statement.limit(query.limit + 1))
+    rows = _page_rows(connection, query, after)
     more = len(rows) > query.limit
     rows = rows[: query.limit]
     next_cursor = None
@@ -157,6 +164,46 @@ def page(query: ListingQuery) -> Page:
         last_id, last_day = rows[-1][0], rows[-1][1]
         next_cursor = cursors.encode(KIND, scope, _as_date(last_day), int(last_id))
     return Page(transactions.render_listing(connection, rows), next_cursor)
+
+
+def _page_rows(connection, query: ListingQuery, after: tuple[date, int] | None) -> list[tuple]:
+    """The first limit + 1 matching header rows after the key `after`, in order."""
+    assert query.limit is not None
+    wanted = query.limit + 1
+
+    def keyset(t=Transaction) -> list:
+        return [] if after is None else [tuple_(t.occurred_on, t.id) < after]
+
+    statement = _headers(query).where(*keyset())
+    if query.q is None or not search.indexable(connection.dialect.name, query.q.lower()):
+        return transactions._tuples(connection, statement.limit(wanted))
+    # 1. the ordered walk, bounded: the first WALK_ROWS transactions after the cursor,
+    #    filtered. Enough matches there (a common word): that is the page.
+    window = (
+        select(Transaction)
+        .where(*keyset())
+        .order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
+        .limit(WALK_ROWS)
+        .subquery()
+    )
+    walked = aliased(Transaction, window)
+    rows = transactions._tuples(connection, _headers(query, walked).limit(wanted))
+    if len(rows) == wanted:
+        return rows
+    # 2. a rare word: the description index narrows the rows the exact filter reads.
+    narrowing = _narrowing(connection, query.q.lower(), keyset())
+    if narrowing is None:
+        return transactions._tuples(connection, statement.limit(wanted))
+    return transactions._tuples(connection, statement.where(narrowing).limit(wanted))
+
+
+def _narrowing(connection, needle: str, keyset: list):
+    if connection.dialect.name == "postgresql":
+        sample = select(func.lower(Transaction.description)).where(*keyset)
+        sample = sample.order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
+        rows = transactions._tuples(connection, sample.limit(SAMPLE_ROWS))
+        return search.postgresql_condition(needle, [r[0] for r in rows])
+    return search.sqlite_condition(connection, needle)
 
 
 def _as_date(value) -> date:

@@ -1,0 +1,184 @@
+"""The description index behind the listing's q filter (migration 0010_description_search).
+
+q is a case-insensitive substring of the description: the rows' descriptions folded by
+Python's str.lower (SQLite: ledger_lower) or PostgreSQL's lower() must contain q.lower().
+That exact condition is always applied (listing._conditions). This module only
+narrows the rows it is applied to, for a q that the ordered walk finds rarely:
+
+- PostgreSQL: `lower(description) LIKE '%<fragment>%'`, which the GIN trigram index
+  (pg_trgm) answers by a bitmap scan. The fragment is one word of q (a run of letters and
+  digits, at least 3 long: pg_trgm indexes the trigrams of words), the one that occurs
+  least among the newest descriptions (a sample the caller reads): a word that every
+  description contains ("synthetic 4242" -> "4242") would make the index read a posting
+  list as long as the ledger. Without pg_trgm (the migration then skips the index) the
+  condition is still correct, just not indexed.
+- SQLite: the rowids that the FTS5 trigram table transaction_search matches for the
+  runs of q (at least 3 characters) made only of characters whose case the tokenizer
+  folds as Python does. FTS5 folds by its own Unicode table, which differs from
+  str.lower for some letters (e.g. Cherokee, U+0130 which lowers to two characters):
+  a run containing such a character, or its lowercase, could miss a row that matches
+  exactly, so it is left out. Each run is a phrase; all must match (a superset of the
+  exact answer, since every run is a substring of q.lower()).
+
+A q with no usable fragment or run (e.g. "77": under 3 characters) gets no narrowing:
+the listing's ordered walk, exact and cheap for common words, as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+
+from sqlalchemy import Integer, column, func, text
+
+from ...models import Transaction
+
+FTS_TABLE = "transaction_search"
+MIN_RUN = 3
+LIKE_ESCAPE = "\\"
+# Every letter with a lowercase mapping lies below U+20000 (the last cased script,
+# Adlam, ends at U+1E943; planes 2 and up hold CJK, tags and private use);
+# test_books_search checks this against the running Python's Unicode tables.
+CASED_BELOW = 0x20000
+
+
+def indexable(dialect: str, needle: str) -> bool:
+    """Can the index narrow this q at all? (Else the ordered walk alone answers it.)"""
+    if dialect == "postgresql":
+        return len(needle) >= MIN_RUN
+    return bool(safe_runs(needle))
+
+
+def like_pattern(fragment: str) -> str:
+    """A LIKE pattern matching descriptions that contain fragment (%, _, \\ literal)."""
+    escaped = (
+        fragment.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2)
+        .replace("%", LIKE_ESCAPE + "%")
+        .replace("_", LIKE_ESCAPE + "_")
+    )
+    return f"%{escaped}%"
+
+
+def words(needle: str) -> list[str]:
+    """The runs of letters and digits in needle, at least MIN_RUN long."""
+    found, current = [], []
+    for ch in needle + " ":
+        if ch.isalnum():
+            current.append(ch)
+            continue
+        if len(current) >= MIN_RUN:
+            found.append("".join(current))
+        current = []
+    return found
+
+
+def rarest_word(needle: str, sample: list[str]) -> str | None:
+    """The word of needle found in the fewest sample descriptions (longest on a tie),
+    or None when needle has no word or even the rarest is in a quarter of the sample."""
+    candidates = words(needle)
+    if not candidates:
+        return None
+    counts = {w: sum(w in d for d in sample) for w in candidates}
+    word = min(candidates, key=lambda w: (counts[w], -len(w)))
+    return None if counts[word] * 4 > len(sample) else word
+
+
+def postgresql_condition(needle: str, sample: list[str]):
+    """The indexable condition narrowing q on PostgreSQL, or None.
+
+    Without a rare word, the whole of q (at least MIN_RUN characters) as the pattern:
+    the planner then weighs the index against the ordered walk itself.
+    """
+    fragment = rarest_word(needle, sample)
+    if fragment is None:
+        if len(needle) < MIN_RUN:
+            return None
+        fragment = needle
+    return func.lower(Transaction.description).like(like_pattern(fragment), escape=LIKE_ESCAPE)
+
+
+@functools.cache
+def _unsafe_characters() -> frozenset[str] | None:
+    """Characters a q run must not contain: FTS5's trigram tokenizer (case_sensitive 0)
+    folds some letter differently from str.lower, so a description holding it could
+    match exactly and be missed by the index.
+
+    Probed once per process on an in-memory FTS5 table of this SQLite library (its fold
+    table depends on the version): for every character whose str.lower differs from it,
+    the row "ab" + character must match the phrase "ab" + its lowercase (both in
+    isolation and after a letter, for Greek final sigma). Where not, every character of
+    the lowercase is unsafe. None: this SQLite has no FTS5 trigram tokenizer.
+    """
+    conn = sqlite3.connect(":memory:")
+    try:
+        try:
+            conn.execute(
+                "CREATE VIRTUAL TABLE probe USING fts5(t, tokenize='trigram case_sensitive 0')"
+            )
+        except sqlite3.OperationalError:
+            return None
+        unsafe: set[str] = set()
+        for code in range(CASED_BELOW):
+            if 0xD800 <= code <= 0xDFFF:
+                continue
+            ch = chr(code)
+            lowers = {ch.lower(), ("a" + ch).lower()[1:]}
+            if lowers == {ch}:
+                continue
+            conn.execute("DELETE FROM probe")
+            conn.execute("INSERT INTO probe (rowid, t) VALUES (1, ?)", ("ab" + ch + "cd",))
+            for low in lowers:
+                if len(low) != 1:
+                    unsafe.update(low)
+                    continue
+                for phrase in ("ab" + low, "b" + low + "c", low + "cd"):
+                    hit = conn.execute(
+                        "SELECT count(*) FROM probe WHERE probe MATCH ?", (_phrase(phrase),)
+                    ).fetchone()[0]
+                    if not hit:
+                        unsafe.add(low)
+        return frozenset(unsafe)
+    finally:
+        conn.close()
+
+
+def has_sqlite_table(connection) -> bool:
+    found = connection.execute(
+        text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
+        {"name": FTS_TABLE},
+    )
+    return found.first() is not None
+
+
+def _phrase(run: str) -> str:
+    return '"' + run.replace('"', '""') + '"'
+
+
+def safe_runs(needle: str) -> list[str]:
+    """The runs of needle (at least MIN_RUN characters) without an unsafe character."""
+    unsafe = _unsafe_characters()
+    if unsafe is None:
+        return []
+    found, current = [], []
+    for ch in needle + "\x00":
+        if ch != "\x00" and ch not in unsafe:
+            current.append(ch)
+            continue
+        if len(current) >= MIN_RUN:
+            found.append("".join(current))
+        current = []
+    return found
+
+
+def sqlite_condition(connection, needle: str):
+    """The condition narrowing q on SQLite (ids the trigram table matches), or None
+    (also when the migration found no trigram tokenizer and made no table)."""
+    runs = safe_runs(needle)
+    if not runs or not has_sqlite_table(connection):
+        return None
+    matched = (
+        text(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :search_runs")
+        .bindparams(search_runs=" ".join(_phrase(r) for r in runs))
+        .columns(column("rowid", Integer))
+    )
+    return Transaction.id.in_(matched)
