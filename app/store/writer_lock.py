@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 # CLI, a foreign client).
 
 
-def _flock_within(fd: int, timeout: float) -> bool:
+def _flock_within(fd: int, timeout: float, owner: WriterLock | None = None) -> bool:
     """An exclusive flock of fd, waiting at most timeout seconds: True if had.
 
     Uncontended, one non-blocking try. Otherwise the wait is a blocking flock, which
@@ -47,16 +47,24 @@ def _flock_within(fd: int, timeout: float) -> bool:
     abandoned = False
 
     def wait() -> None:
+        # The thread holds `owner`, and owner.close_file() waits for no waiter, so the
+        # descriptor stays open (and its number unshared) while this thread uses it.
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:
-            return
-        with state:
-            if abandoned:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            else:
-                got.set()
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:
+                return
+            with state:
+                if abandoned:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                else:
+                    got.set()
+        finally:
+            if owner is not None:
+                owner.waiter_done()
 
+    if owner is not None:
+        owner.waiter_started()
     threading.Thread(target=wait, name="sqlite-writer-flock", daemon=True).start()
     if got.wait(timeout):
         return True
@@ -85,6 +93,16 @@ class WriterLock:
         self._fd_pid: int | None = None
         self._file_held = False
         self._closer: weakref.finalize | None = None
+        self._waiters = 0  # helper threads still blocked in flock on the file
+        self._waiters_lock = threading.Lock()
+
+    def waiter_started(self) -> None:
+        with self._waiters_lock:
+            self._waiters += 1
+
+    def waiter_done(self) -> None:
+        with self._waiters_lock:
+            self._waiters -= 1
 
     def _file(self, path: str) -> int:
         if self._fd is None or self._fd_pid != os.getpid():  # opened again after a fork
@@ -102,7 +120,14 @@ class WriterLock:
         if not self._threads.acquire(blocking=False):
             return  # a writer is at work: the file stays open for it
         try:
-            if self._fd is not None and not self._file_held and self._closer is not None:
+            with self._waiters_lock:
+                waiting = self._waiters
+            if (
+                self._fd is not None
+                and not self._file_held
+                and not waiting
+                and self._closer is not None
+            ):
                 self._closer()
                 self._fd = None
         finally:
@@ -117,7 +142,7 @@ class WriterLock:
             return True
         try:
             self._file_held = _flock_within(
-                self._file(self.path), max(0.0, deadline - time.monotonic())
+                self._file(self.path), max(0.0, deadline - time.monotonic()), self
             )
         except OSError:
             log.warning("SQLite writer file lock unavailable at %s", self.path, exc_info=True)
