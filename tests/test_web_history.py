@@ -27,11 +27,13 @@ def test_history_pages_filters_and_fits_a_phone(live, person):  # noqa: F811
     person.first_sign_in()
     page.wait_for_url(live.web + "/")
     page.wait_for_selector("body[data-ready=true]")
-    # One change in the web app (a cookie session)...
+    # One change in the web app (a cookie session), on the accounts view...
+    page.goto(live.web + "/accounts")
+    page.wait_for_selector("body[data-ready=true]")
     page.fill("#account-name", "Petty cash")
     page.select_option("#account-kind", "asset")
     page.click("#account-submit")
-    _expect_text(page, "#account-message", r"^Created Petty cash\.$")
+    _expect_text(page, "#new-account-message", r"^Created Petty cash\.$")
     # ...and five with a minted token (client svc-cli, "Ledger command line").
     token = _token(live)
     ids = {}
