@@ -407,23 +407,27 @@ def parse_action(value) -> str | None:
     return value
 
 
+# An event's stored columns, as GET /audit serves them and verify re-walks them.
+EVENT_COLUMNS = (
+    AuditEvent.seq,
+    AuditEvent.at,
+    AuditEvent.action,
+    AuditEvent.user_email,
+    AuditEvent.via,
+    AuditEvent.client_id,
+    AuditEvent.client_name,
+    AuditEvent.object,
+    AuditEvent.hash,
+)
+
+
 def page(*, limit=None, cursor=None, from_=None, to=None, action=None) -> dict:
     """GET /audit: {items, next_cursor}, newest first; from/to on at's (UTC) date."""
     size = parse_limit(limit)
     start, end = validate.window(from_, to)
     wanted = parse_action(action)
     filters = f"{start or ''}|{end or ''}|{wanted or ''}"
-    query = select(
-        AuditEvent.seq,
-        AuditEvent.at,
-        AuditEvent.action,
-        AuditEvent.user_email,
-        AuditEvent.via,
-        AuditEvent.client_id,
-        AuditEvent.client_name,
-        AuditEvent.object,
-        AuditEvent.hash,
-    ).order_by(AuditEvent.seq.desc())
+    query = select(*EVENT_COLUMNS).order_by(AuditEvent.seq.desc())
     if cursor not in (None, ""):
         query = query.where(AuditEvent.seq < _decode_cursor(str(cursor), filters))
     if start is not None:

@@ -139,11 +139,7 @@ _ENTRY_ROWS = (
 
 def _entry_rows(connection, tx_id: int) -> list[tuple]:
     """(entry_id, account_id, amount_cents) of one transaction, as stored, by entry id."""
-    result = connection.execute(_ENTRY_ROWS, {"tx_id": tx_id})
-    try:
-        return result.cursor.fetchall()
-    finally:
-        result.close()
+    return _tuples(connection, _ENTRY_ROWS, {"tx_id": tx_id})
 
 
 _INSERT_HEADER = insert(Transaction).returning(Transaction.id)
@@ -229,7 +225,8 @@ def _insert_checked_postgresql(
     or [] (nothing written)."""
     accounts = {account_id for account_id, _ in parsed}
     obj_before, obj_after = audit.transaction_object_parts(day, description)
-    result = connection.execute(
+    return _tuples(
+        connection,
         _INSERT_CHECKED,
         {
             "occurred_on": day,
@@ -245,10 +242,6 @@ def _insert_checked_postgresql(
             **audit.sql_event_params(action),
         },
     )
-    try:
-        return result.cursor.fetchall()
-    finally:
-        result.close()
 
 
 def delete_transaction(tx_id: int) -> None:
@@ -366,7 +359,7 @@ def _iso_day(value) -> str:
     return value.isoformat()
 
 
-def _tuples(connection, statement) -> list[tuple]:
+def _tuples(connection, statement, params: dict | None = None) -> list[tuple]:
     """Run a Core SELECT of plain columns on the session's connection; the driver's tuples.
 
     The statement goes through SQLAlchemy as usual (compiled-statement cache, events,
@@ -374,7 +367,7 @@ def _tuples(connection, statement) -> list[tuple]:
     For columns whose raw driver value is the Python value (integers, text, and on
     PostgreSQL dates; on SQLite a Date arrives as its stored ISO text: see _iso_day).
     """
-    result = connection.execute(statement)
+    result = connection.execute(statement, params)
     try:
         return result.cursor.fetchall()
     finally:

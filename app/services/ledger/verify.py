@@ -80,17 +80,7 @@ class Replay:
 
 def _events(after: int = 0) -> Iterator:
     """Every event from seq > after, in seq order, read BATCH at a time."""
-    columns = select(
-        AuditEvent.seq,
-        AuditEvent.at,
-        AuditEvent.action,
-        AuditEvent.user_email,
-        AuditEvent.via,
-        AuditEvent.client_id,
-        AuditEvent.client_name,
-        AuditEvent.object,
-        AuditEvent.hash,
-    ).order_by(AuditEvent.seq)
+    columns = select(*audit.EVENT_COLUMNS).order_by(AuditEvent.seq)
     while True:
         rows = db.session.execute(columns.where(AuditEvent.seq > after).limit(BATCH)).all()
         if not rows:
