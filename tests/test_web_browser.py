@@ -191,7 +191,9 @@ class Person:
         """On the sign-in page: password, then enrol the first passkey."""
         self.page.wait_for_selector("#login")
         self.password_step(email)
-        self.page.wait_for_selector("#enrol-step:not([hidden])")
+        # The password step runs argon2 and the login throttle: on a loaded CI machine
+        # it has taken more than Playwright's default 10 s (seen once in a clean-clone run).
+        self.page.wait_for_selector("#enrol-step:not([hidden])", timeout=30_000)
         self.page.fill("#passkey-name", passkey_name)
         self.page.click("#enrol-passkey")
 
