@@ -43,10 +43,10 @@ def _env(url: str, **extra) -> dict:
     return env
 
 
-def _run(args, env: dict, stdin: str | None, check: bool, timeout: float | None):
+def _run(args, env: dict, stdin: str | None, check: bool, timeout: float | None, root=ROOT):
     return subprocess.run(
         LEDGER_SERVICE + list(args),
-        cwd=ROOT,
+        cwd=root,
         env=env,
         input=stdin,
         capture_output=True,
@@ -111,8 +111,10 @@ class Service:
         port: int | None = None,
         workers: int | None = None,
         args=(),
+        root=ROOT,
         **env,
     ):
+        self.root = root  # the checkout whose app package is served (bench.compare)
         self.port = port or free_port()
         self.origin = f"http://127.0.0.1:{self.port}"
         self.args = list(args)
@@ -129,7 +131,7 @@ class Service:
 
     def cli(self, *args: str, stdin: str | None = None) -> str:
         """`ledger-service ARGS` with this service's settings; its output, stripped."""
-        result = _run(args, self.env, stdin, False, 120)
+        result = _run(args, self.env, stdin, False, 120, self.root)
         if result.returncode != 0:
             raise RuntimeError(
                 f"ledger-service {' '.join(args)} exited {result.returncode}: " + result.stderr
@@ -146,7 +148,7 @@ class Service:
             self.log = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
             LEDGER_SERVICE + ["serve", *self.args],
-            cwd=ROOT,
+            cwd=self.root,
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
