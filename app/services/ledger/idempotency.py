@@ -38,11 +38,12 @@ from datetime import timedelta
 from typing import Any
 
 import orjson
-from sqlalchemy import CursorResult, delete, select, update
+from sqlalchemy import CursorResult, bindparam, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ...extensions import db
 from ...models import IdempotencyKey
+from ...models.types import UTCDateTime
 from .. import clock
 from ..errors import BadRequest, KeyInFlight, KeyReused
 
@@ -100,20 +101,41 @@ def once(user_id: int, key: str | None, operation: str, request, status: int, fn
     if key is None:
         return Answer(status, fn(*args))
     wanted = fingerprint(operation, request)
-    kept = _claim(user_id, key, wanted)
+    kept, claimed = _claim(user_id, key, wanted)
     if kept is not None:
         return kept
     data = fn(*args)
-    db.session.execute(
-        update(IdempotencyKey)
-        .where(IdempotencyKey.user_id == user_id, IdempotencyKey.key == key)
-        .values(status=status, answer_json=orjson.dumps(data).decode())
+    db.session.connection().execute(
+        _KEEP_ANSWER,
+        {"row_id": claimed, "kept_status": status, "kept": orjson.dumps(data).decode()},
     )
     return Answer(status, data)
 
 
-def _claim(user_id: int, key: str, wanted: str) -> Answer | None:
-    """Claim the key for this request (None), or the kept answer to replay."""
+# Built once (constructing a statement per request cost more than running it); run as
+# Core statements on the session's connection, in the caller's unit of work.
+_CLAIM = {
+    name: module.insert(IdempotencyKey)
+    .values(
+        user_id=bindparam("claim_user"),
+        key=bindparam("claim_key"),
+        fingerprint=bindparam("claim_fingerprint"),
+        created_at=bindparam("claim_at", type_=UTCDateTime()),
+    )
+    .on_conflict_do_nothing(index_elements=["user_id", "key"])
+    .returning(IdempotencyKey.id)
+    for name, module in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+_KEEP_ANSWER = (
+    update(IdempotencyKey)
+    .where(IdempotencyKey.id == bindparam("row_id"))
+    .values(status=bindparam("kept_status"), answer_json=bindparam("kept"))
+)
+
+
+def _claim(user_id: int, key: str, wanted: str) -> tuple[Answer | None, int]:
+    """Claim the key for this request: (None, the claimed row's id), or (the kept
+    answer to replay, 0)."""
     now = clock.now()
     cutoff = now - TTL
     for _ in range(CLAIM_ATTEMPTS):
@@ -121,7 +143,7 @@ def _claim(user_id: int, key: str, wanted: str) -> Answer | None:
         if claimed is not None:
             if claimed % CLEANUP_EVERY == 0:
                 _delete_expired(cutoff)
-            return None
+            return None, claimed
         row = db.session.execute(
             select(
                 IdempotencyKey.id,
@@ -141,7 +163,7 @@ def _claim(user_id: int, key: str, wanted: str) -> Answer | None:
                 .values(fingerprint=wanted, status=None, answer_json=None, created_at=now)
             )
             if typing.cast(CursorResult, taken).rowcount == 1:
-                return None
+                return None, row.id
             continue
         if not hmac.compare_digest(row.fingerprint, wanted):
             raise KeyReused(
@@ -150,23 +172,17 @@ def _claim(user_id: int, key: str, wanted: str) -> Answer | None:
             )
         if row.status is None:
             raise KeyInFlight("a request with this idempotency key is still in progress; retry")
-        return Answer(row.status, orjson.loads(row.answer_json), replayed=True)
+        return Answer(row.status, orjson.loads(row.answer_json), replayed=True), 0
     raise KeyInFlight("a request with this idempotency key is still in progress; retry")
 
 
 def _insert(user_id: int, key: str, wanted: str, now) -> int | None:
     """INSERT the claim unless the key exists (waiting, on PostgreSQL, for an
     uncommitted claim to commit or roll back); the new row's id, or None."""
-    values = {"user_id": user_id, "key": key, "fingerprint": wanted, "created_at": now}
-    dialect = db.session.get_bind().dialect.name
-    module = postgresql if dialect == "postgresql" else sqlite
-    statement = (
-        module.insert(IdempotencyKey)
-        .values(**values)
-        .on_conflict_do_nothing(index_elements=["user_id", "key"])
-        .returning(IdempotencyKey.id)
-    )
-    return db.session.execute(statement).scalar()
+    connection = db.session.connection()
+    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
+    params = {"claim_user": user_id, "claim_key": key, "claim_fingerprint": wanted, "claim_at": now}
+    return connection.execute(_CLAIM[dialect], params).scalar()
 
 
 def _delete_expired(cutoff) -> None:
