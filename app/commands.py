@@ -21,7 +21,7 @@ from .cli_books import COMMANDS as BOOKS_COMMANDS
 from .cli_common import fail, read_password, run, upgrade_schema
 from .config import parse_host_port
 from .services.identity import credentials, users
-from .services.ledger import derived, verify
+from .services.ledger import audit, derived, verify
 
 
 @click.command("serve")
@@ -196,6 +196,7 @@ def verify_command():
     transaction, entry or account that disagrees.
     """
     upgrade_schema()
+    audit.seal()  # PostgreSQL: events a crash left pending join the chain first
     store.begin_snapshot()  # one consistent read; writers carry on meanwhile
     try:
         summary = verify.run()

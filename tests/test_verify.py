@@ -21,6 +21,9 @@ def books(api, make_account, post_tx):
     ]
     assert api.delete(f"/transactions/{ids[1]}").status_code == 204
     assert api.put("/settings", json={"book_style": "club"}).status_code == 200
+    # The trail as anyone who reads it leaves it: every event sealed into the chain
+    # (PostgreSQL seals in batches; GET /audit/head seals what is waiting first).
+    assert api.get("/audit/head").get_json()["seq"] == 7
     return {"bank": bank, "food": food, "tx": ids}
 
 

@@ -56,15 +56,17 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         # PostgreSQL, 2: the token lookup by digest (primary key), and one statement
         # (services.transactions._INSERT_CHECKED) that reads the lock date, checks the
         # accounts exist and are open, inserts the header and its entries (the derived
-        # tables are kept by triggers inside it) and appends the audit event (its object
-        # built around the new ids, the chain's head locked, the event hashed, the head
-        # moved). SQLite, 9: BEGIN IMMEDIATE (the credential check and the write share
-        # one database transaction), the token lookup, the lock date
-        # (services.ledger.lock), the account existence check, INSERT transaction ...
-        # RETURNING id, one INSERT of the entries ... RETURNING, the audit event's
-        # INSERT, and app.store's pre-COMMIT balance re-check: the check of the pending
-        # transactions and the DELETE of them. Without an Idempotency-Key no statement
-        # is spent on keys.
+        # tables are kept by triggers inside it) and writes the audit event as pending
+        # (its object built around the new ids); after the COMMIT the same connection
+        # seals it into the chain (audit_seal(), sent by the driver directly, its own
+        # short transaction: the posting's commit never waits on the chain's head; see
+        # test_audit_sealing.py). SQLite, 9: BEGIN IMMEDIATE
+        # (the credential check and the write share one database transaction), the
+        # token lookup, the lock date (services.ledger.lock), the account existence
+        # check, INSERT transaction ... RETURNING id, one INSERT of the entries ...
+        # RETURNING, the audit event's INSERT into the chain, and app.store's
+        # pre-COMMIT balance re-check: the check of the pending transactions and the
+        # DELETE of them. Without an Idempotency-Key no statement is spent on keys.
         expected = 2 if dialect == "postgresql" else 9
         assert len(statements) == expected, statements
         assert not [s for s in statements if "idempotency" in s], statements

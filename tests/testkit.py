@@ -16,13 +16,13 @@ from tests.support import PASSWORD, SESSION_COOKIE
 SEEDED = {"settings", "oauth_clients"}
 
 
-def migrate(url: str) -> None:
+def migrate(url: str, revision: str = "head") -> None:
     from flask_migrate import upgrade
 
     app = create_app({"DATABASE_URL": url, "TESTING": True})
     with app.app_context():
         store.write_intent.set(True)
-        upgrade()
+        upgrade(revision=revision)
         db.engine.dispose()
 
 

@@ -1,6 +1,6 @@
 """Every model, imported so that Alembic and the tests see the full metadata."""
 
-from .audit import AuditEvent, AuditHead
+from .audit import AuditEvent, AuditHead, AuditPending
 from .derived import AccountDayBalance, AccountMonthBalance
 from .idempotency import IdempotencyKey
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
@@ -32,6 +32,7 @@ __all__ = [
     "AccountMonthBalance",
     "AuditEvent",
     "AuditHead",
+    "AuditPending",
     "BOOK_STYLES",
     "Account",
     "AuthorizationCode",

@@ -8,18 +8,21 @@ unit.py         commit(), run_unit() (the retrying unit), finish(), rollback(),
 refusals.py     the commit-time error mapping: store refusals -> services.errors
 sqlite.py       connection pragmas, the pre-commit balance check, BEGIN IMMEDIATE,
                 the writer lock handed on after COMMIT (dialect commit and pool events)
+postgresql.py   after_commit(): a statement sent in the same round trip as COMMIT
+                (the audit trail's seal)
 writer_lock.py  WriterLock: a thread lock, then a file lock across processes
 
 May call: services.errors (to name a refusal), extensions, models. Called by
 routes, mcp, cli (and services.interchange.backup for its read intent).
 """
 
+from . import postgresql, sqlite
 from .intent import declare, intent, reading, write_intent, writes, writing
+from .postgresql import after_commit
 from .refusals import from_db_error, sqlstate
 from .sqlite import (
     WRITER_WAIT_SECONDS,
     BalanceViolation,
-    init_engine_events,
     init_session_events,
     writer_lock,
 )
@@ -35,12 +38,20 @@ from .unit import (
 )
 from .writer_lock import WriterLock
 
+
+def init_engine_events(engine) -> None:
+    """Each dialect's plumbing on a new engine (the other dialect's does nothing)."""
+    sqlite.init_engine_events(engine)
+    postgresql.init_engine_events(engine)
+
+
 __all__ = [
     "RETRY_ATTEMPTS",
     "RETRYABLE_SQLSTATES",
     "WRITER_WAIT_SECONDS",
     "BalanceViolation",
     "WriterLock",
+    "after_commit",
     "begin_snapshot",
     "commit",
     "declare",

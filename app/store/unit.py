@@ -20,7 +20,11 @@ from .sqlite import BalanceViolation
 
 
 def commit() -> None:
-    """Commit the unit of work; a store refusal becomes a ServiceError, the rest re-raises."""
+    """Commit the unit of work; a store refusal becomes a ServiceError, the rest re-raises.
+
+    A statement the unit asked for with after_commit() (PostgreSQL: the audit trail's
+    seal) goes to the database with the COMMIT, in the same round trip (postgresql.py).
+    """
     try:
         db.session.commit()
     except (DBAPIError, BalanceViolation) as exc:

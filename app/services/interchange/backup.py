@@ -35,6 +35,7 @@ from ... import store
 from ...extensions import db
 from .. import clock
 from ..errors import BadRequest
+from ..ledger import audit
 
 FORMAT = "ledger-service-backup"
 VERSION = 1
@@ -93,6 +94,7 @@ def _dump(document) -> str:
 
 def generate() -> Iterator[str]:
     """The backup as lines of text, read from one snapshot of the store."""
+    audit.seal()  # PostgreSQL: the trail's waiting events into the chain first
     engine = db.engine
     postgres = engine.dialect.name == "postgresql"
     intent = store.write_intent.set(False)  # a reader: plain BEGIN on SQLite, no write lock

@@ -32,10 +32,14 @@ The event (CONTRACT "Trust"): {seq, at, action, user_email, via, client_id,
 client_name, object} and hash = sha256_hex(previous hash + canonical JSON of the
 event without hash), 64 zeros before the first. Stored columns hold exactly what was
 hashed (object as canonical JSON text, at in whole seconds), so a served event
-re-hashes to its stored hash. seq has no gaps: the writer locks the one audit_head
-row (PostgreSQL: SELECT ... FOR UPDATE, waiting for a concurrent writer's commit;
-SQLite: the writer lock already admits one writer), so seq and chain follow commit
-order. Cost per event: one statement in the caller's transaction (see "writing" below).
+re-hashes to its stored hash. seq has no gaps: whoever appends locks the one
+audit_head row. On SQLite the change appends its event itself (the writer lock admits
+one writer at a time); on PostgreSQL the change writes it as pending and it is sealed
+into the chain right after the commit, so concurrent changes do not queue on the
+head (see "writing" below). Either way an event's place follows the order of the
+changes: one that depends on another starts after it committed and comes later.
+Cost per event: one statement in the caller's transaction, and on PostgreSQL one
+seal after the commit.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,10 +57,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 
 import orjson
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import bindparam, delete, insert, select, text
+from sqlalchemy.exc import ProgrammingError
 
+from ... import store
 from ...extensions import db
-from ...models import AuditEvent
+from ...models import AuditEvent, AuditPending
 from ...models.types import UTCDateTime
 from .. import clock
 from ..errors import BadRequest
@@ -78,6 +85,8 @@ VIAS = ("web", "api", "mcp", "import", "cli")
 GENESIS = "0" * 64  # the "previous hash" of seq 1
 PAGE_MAX = 500
 PAGE_DEFAULT = 100
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -168,54 +177,48 @@ def chain(previous_hash: str, event: str) -> str:
 
 # --- writing ----------------------------------------------------------------------
 #
-# The event's canonical JSON is `{..."seq":` + seq + `,...}`: seq is the one part that
-# depends on the chain's head, so the text is split around it (event_parts) and the
-# head supplies seq and the previous hash.
+# The event's canonical JSON is `{..."object":<object>,"seq":<seq>,...}`: the object
+# and seq are the parts that come from the database (new ids; the chain's head), so
+# the text is written around them (event_parts, sql_event_params).
 #
-# PostgreSQL: ONE statement per event. It locks the head row (FOR UPDATE: a concurrent
-# writer waits for the holder's COMMIT and then reads the head that commit left),
-# inserts the event with seq = head + 1 and its hash computed by the database's own
-# sha256() over exactly the bytes chain() hashes, and moves the head. The head stays
-# locked until the caller's transaction ends, so seq has no gaps and the chain
-# follows commit order.
-# SQLite: the writer lock already admits one writer at a time. One statement too:
-# the event is inserted from the head row, hashed by sha256_hex() (the same function,
-# registered on every connection by app.store.sqlite), and a trigger (migration 0007)
-# moves the head to each inserted event.
+# SQLite: the writer lock already admits one writer at a time, so the event goes
+# straight into the chain, in the change's transaction: ONE statement inserts it from
+# the head row with seq = head + 1, hashed by sha256_hex() (chain() registered on
+# every connection by app.store.sqlite), and a trigger (migration 0007) moves the head.
+#
+# PostgreSQL: appending in the change's transaction would lock the head row until
+# that transaction's COMMIT (its WAL flush included), so concurrent changes would
+# commit one at a time. Instead the change writes its event into audit_pending (ONE
+# statement; for a posting, a CTE of the posting's own statement), and events are
+# sealed into the chain in batches by audit_seal() (migration 0011): it locks the
+# head, moves every committed pending event into audit_events in the order written,
+# with the next seq and its hash, and moves the head; its commit skips the WAL flush
+# (a lost seal is simply done again from the pending rows). Who seals:
+#   - the change whose pending id is a multiple of SEAL_EVERY, right after its COMMIT
+#     and in the same round trip ("COMMIT; SELECT audit_seal()", store.after_commit);
+#   - every reader of the trail, first (GET /audit, /audit/head, the History page,
+#     verify: seal()), so what anyone is shown or verifies includes every committed
+#     change, and a head an auditor notes covers all of them.
+# So at most about SEAL_EVERY events wait between seals (more only if a crash lost a
+# seal or rollbacks skipped ids), always in the database, and the chain holds every
+# change in the order the changes were made.
 
 _HEAD = "SELECT seq, hash FROM audit_head WHERE id = 1"
 # The head row is made from the newest event when missing (a fresh schema, a restore,
-# a test reset); concurrent makers on PostgreSQL: one inserts, the rest do nothing.
+# a test reset).
 _NEWEST = "(SELECT {col} FROM audit_events ORDER BY seq DESC LIMIT 1)"
 _MAKE_HEAD_VALUES = (
     f"SELECT 1, COALESCE({_NEWEST.format(col='seq')}, 0), "
     f"COALESCE({_NEWEST.format(col='hash')}, '{GENESIS}')"
 )
-_MAKE_HEAD = {
+_MAKE_HEAD_ANY = {
     "postgresql": text(
         f"INSERT INTO audit_head (id, seq, hash) {_MAKE_HEAD_VALUES} ON CONFLICT (id) DO NOTHING"
     ),
     "sqlite": text(f"INSERT OR IGNORE INTO audit_head (id, seq, hash) {_MAKE_HEAD_VALUES}"),
 }
+_MAKE_HEAD = _MAKE_HEAD_ANY["sqlite"]
 _EVENT_COLUMNS = "seq, at, action, user_email, via, client_id, client_name, object, hash"
-_APPEND_POSTGRESQL = text(
-    f"""
-    WITH head AS ({_HEAD} FOR UPDATE),
-    event AS (
-        INSERT INTO audit_events ({_EVENT_COLUMNS})
-        SELECT head.seq + 1, :at, :action, :user_email, :via, :client_id, :client_name,
-               :object,
-               encode(sha256(convert_to(
-                   head.hash || CAST(:before_seq AS text) || CAST(head.seq + 1 AS text)
-                   || CAST(:after_seq AS text), 'UTF8')), 'hex')
-        FROM head
-        RETURNING seq, hash
-    )
-    UPDATE audit_head SET seq = event.seq, hash = event.hash
-    FROM event WHERE audit_head.id = 1
-    RETURNING audit_head.seq
-    """
-).bindparams(bindparam("at", type_=UTCDateTime()))
 _APPEND_SQLITE = text(
     f"""
     INSERT INTO audit_events ({_EVENT_COLUMNS})
@@ -224,7 +227,25 @@ _APPEND_SQLITE = text(
     FROM audit_head WHERE id = 1
     """
 ).bindparams(bindparam("at", type_=UTCDateTime()))
-_APPEND = {"postgresql": _APPEND_POSTGRESQL, "sqlite": _APPEND_SQLITE}
+_PENDING_COLUMNS = (
+    "at, action, user_email, via, client_id, client_name, object, "
+    "text_before_object, text_after_seq"
+)
+_PEND_POSTGRESQL = text(
+    f"""
+    INSERT INTO audit_pending ({_PENDING_COLUMNS})
+    VALUES (:ev_at, :ev_action, :ev_user_email, :ev_via, :ev_client_id, :ev_client_name,
+            :object, :ev_before_object, :ev_after_seq)
+    RETURNING id
+    """
+).bindparams(bindparam("ev_at", type_=UTCDateTime()))
+# The change whose pending event's id is a multiple of SEAL_EVERY seals, after its
+# commit, every event then waiting (one seal for about SEAL_EVERY changes: a seal per
+# change cost more than the rest of the event together); a reader of the trail seals
+# whatever is waiting first (seal()).
+SEAL_EVERY = 16
+_SEAL_SQL = "SELECT audit_seal()"
+_SEAL_POSTGRESQL = text(_SEAL_SQL)
 
 
 def event_parts(values: dict) -> tuple[str, str]:
@@ -243,34 +264,25 @@ def event_parts(values: dict) -> tuple[str, str]:
     return before + ',"seq":', "," + after
 
 
-# The PostgreSQL posting fast path (transactions._INSERT_CHECKED) appends its event in
-# the same statement as the posting, from a CTE `obj (text)` holding the object's
-# canonical JSON built by the database around the new ids. These CTEs follow it; the
-# parameters come from sql_event_params().
-PG_APPEND_FROM_OBJ = f"""
-    head AS ({_HEAD} FOR UPDATE),
+# The PostgreSQL posting fast path (transactions._INSERT_CHECKED) writes its pending
+# event in the same statement as the posting, from a CTE `obj (text)` holding the
+# object's canonical JSON built by the database around the new ids. This CTE follows
+# it; the parameters come from sql_event_params(), and the caller then calls
+# pending(id) with the pending event's id (`event.id`).
+PG_PENDING_FROM_OBJ = f"""
     event AS (
-        INSERT INTO audit_events ({_EVENT_COLUMNS})
-        SELECT head.seq + 1, :ev_at, :ev_action, :ev_user_email, :ev_via, :ev_client_id,
-               :ev_client_name, obj.text,
-               encode(sha256(convert_to(
-                   head.hash || CAST(:ev_before_object AS text) || obj.text
-                   || ',"seq":' || CAST(head.seq + 1 AS text) || CAST(:ev_after_seq AS text),
-                   'UTF8')), 'hex')
-        FROM head, obj
-        RETURNING seq, hash
-    ),
-    moved AS (
-        UPDATE audit_head SET seq = event.seq, hash = event.hash
-        FROM event WHERE audit_head.id = 1
-        RETURNING audit_head.seq
+        INSERT INTO audit_pending ({_PENDING_COLUMNS})
+        SELECT :ev_at, :ev_action, :ev_user_email, :ev_via, :ev_client_id,
+               :ev_client_name, obj.text, :ev_before_object, :ev_after_seq
+        FROM obj
+        RETURNING id
     )
 """
 
 
 def sql_event_params(action: str) -> dict:
-    """Parameters of PG_APPEND_FROM_OBJ: the event's columns and its canonical JSON
-    before the object and after the seq (the object and seq come from the database)."""
+    """The event's columns and its canonical JSON before the object and after the seq
+    (the object and seq come from the database): parameters of PG_PENDING_FROM_OBJ."""
     if action not in ACTIONS:
         raise ValueError(f"unknown audit action {action!r}")
     actor = _actor.get()
@@ -307,8 +319,20 @@ def transaction_object_parts(occurred_on, description: str) -> tuple[str, str]:
     )
 
 
+def pending(pending_id: int) -> None:
+    """This unit of work wrote the pending event pending_id (PostgreSQL): with every
+    SEAL_EVERY-th, seal what is waiting right after the commit."""
+    if pending_id % SEAL_EVERY == 0:
+        store.after_commit(db.session.connection(), _SEAL_SQL)
+
+
 def record(action: str, obj: dict) -> None:
-    """Append one event for this change, in the caller's transaction."""
+    """Write one event for this change, in the caller's transaction (see above)."""
+    connection = db.session.connection()
+    if connection.dialect.name == "postgresql":
+        params = {**sql_event_params(action), "object": canonical(obj)}
+        pending(connection.execute(_PEND_POSTGRESQL, params).scalar_one())
+        return
     if action not in ACTIONS:
         raise ValueError(f"unknown audit action {action!r}")
     actor = _actor.get()
@@ -323,12 +347,72 @@ def record(action: str, obj: dict) -> None:
     }
     before, after = event_parts(values)
     params = {**values, "before_seq": before, "after_seq": after}
-    connection = db.session.connection()
-    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
-    if connection.execute(_APPEND[dialect], params).rowcount < 1:
-        connection.execute(_MAKE_HEAD[dialect])  # no head row yet: make it, once
-        if connection.execute(_APPEND[dialect], params).rowcount != 1:
+    if connection.execute(_APPEND_SQLITE, params).rowcount < 1:
+        connection.execute(_MAKE_HEAD)  # no head row yet: make it, once
+        if connection.execute(_APPEND_SQLITE, params).rowcount != 1:
             raise RuntimeError("the audit trail's head row is missing")
+
+
+def seal() -> int:
+    """PostgreSQL: move every committed pending event into the chain (audit_seal(), in
+    a transaction of its own on another pooled connection); how many it moved. For
+    readers of the trail: writers' events are sealed after their commit anyway.
+
+    SQLite: nothing is pending (0): its events go straight into the chain, and a
+    restore seals its own (seal_here).
+    """
+    engine = db.engine
+    if engine.dialect.name != "postgresql":
+        return 0
+    with engine.connect() as connection:
+        autocommit = connection.execution_options(isolation_level="AUTOCOMMIT")
+        try:
+            return int(autocommit.execute(_SEAL_POSTGRESQL).scalar_one())
+        except ProgrammingError as exc:
+            if getattr(exc.orig, "sqlstate", None) == "42883":  # no audit_seal(): a
+                return 0  # schema before migration 0011 (or none) has nothing pending
+            raise
+
+
+def seal_here() -> int:
+    """Seal pending events inside the caller's unit of work, in Python, on either
+    store: a restore (a backup taken while an event was pending carries it). The same
+    rule as audit_seal(), through chain()."""
+    connection = db.session.connection()
+    rows = connection.execute(select(AuditPending).order_by(AuditPending.id)).all()
+    if not rows:
+        return 0
+    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
+    connection.execute(_MAKE_HEAD_ANY[dialect])
+    seq, last = connection.execute(text(_HEAD + _FOR_UPDATE[dialect])).one()
+    events = []
+    for row in rows:
+        seq += 1
+        event = row.text_before_object + row.object + ',"seq":' + str(seq) + row.text_after_seq
+        last = chain(last, event)
+        events.append(
+            {
+                "seq": seq,
+                "at": row.at,
+                "action": row.action,
+                "user_email": row.user_email,
+                "via": row.via,
+                "client_id": row.client_id,
+                "client_name": row.client_name,
+                "object": row.object,
+                "hash": last,
+            }
+        )
+    connection.execute(insert(AuditEvent), events)
+    connection.execute(
+        text("UPDATE audit_head SET seq = :seq, hash = :hash WHERE id = 1"),
+        {"seq": seq, "hash": last},
+    )
+    connection.execute(delete(AuditPending).where(AuditPending.id <= rows[-1].id))
+    return len(rows)
+
+
+_FOR_UPDATE = {"postgresql": " FOR UPDATE", "sqlite": ""}
 
 
 # --- the objects events carry (one shape per kind, shared by every caller) --------
@@ -426,6 +510,7 @@ def page(*, limit=None, cursor=None, from_=None, to=None, action=None) -> dict:
     size = parse_limit(limit)
     start, end = validate.window(from_, to)
     wanted = parse_action(action)
+    seal()  # anything committed but still pending (a crash before its seal) shows now
     filters = f"{start or ''}|{end or ''}|{wanted or ''}"
     query = select(*EVENT_COLUMNS).order_by(AuditEvent.seq.desc())
     if cursor not in (None, ""):
@@ -466,6 +551,7 @@ def _midnight(day) -> datetime:
 
 def head() -> dict:
     """GET /audit/head: {seq, hash} of the newest event; {0, 64 zeros} before the first."""
+    seal()
     row = db.session.execute(
         select(AuditEvent.seq, AuditEvent.hash).order_by(AuditEvent.seq.desc()).limit(1)
     ).first()

@@ -91,13 +91,8 @@ def record_transaction(
             connection, day, description, created_by, parsed, action
         )
         if stored:
-            tx_id = stored[0][0]
-            if stored[0][4] is None:  # no audit head row yet: the event goes the plain way
-                audit.record(
-                    action,
-                    audit.transaction_object(tx_id, day, description, [r[1:4] for r in stored]),
-                )
-            return tx_id
+            audit.pending(stored[0][4])  # the statement wrote the event as pending
+            return stored[0][0]
         # Nothing was written: the day is locked or an account is missing or archived
         # (named below).
     lock.refuse_if_locked(day)
@@ -167,10 +162,10 @@ def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
 # (so entry ids follow the order the entries were sent). Data-modifying CTEs run
 # exactly once whatever the outer SELECT reads; every trigger (balance check at
 # commit, derived balances per statement) fires as for separate statements. The
-# same statement appends the posting's audit event: `obj` builds the event's object
-# (canonical JSON) around the new ids, and audit.PG_APPEND_FROM_OBJ locks the chain's
-# head, inserts the hashed event and moves the head (nothing when no header was
-# inserted). The returned rows carry the new seq (null: no head row yet).
+# same statement writes the posting's audit event: `obj` builds the event's object
+# (canonical JSON) around the new ids, and audit.PG_PENDING_FROM_OBJ writes it as
+# pending (nothing when no header was inserted), sealed into the chain after the
+# commit (services/ledger/audit.py, "writing").
 _INSERT_CHECKED = text(
     """
     WITH books AS (
@@ -199,10 +194,10 @@ _INSERT_CHECKED = text(
                || '],"id":' || CAST(tx.id AS text) || CAST(:obj_after AS text) AS text
         FROM tx
     ),"""
-    + audit.PG_APPEND_FROM_OBJ
+    + audit.PG_PENDING_FROM_OBJ
     + """
-    SELECT transaction_id, id, account_id, amount_cents, (SELECT seq FROM moved)
-    FROM posted ORDER BY id
+    SELECT transaction_id, id, account_id, amount_cents, (SELECT event.id FROM event)
+    FROM posted ORDER BY posted.id
     """
 ).bindparams(
     bindparam("occurred_on", type_=Date()),
@@ -219,10 +214,9 @@ def _int_array(values) -> str:
 def _insert_checked_postgresql(
     connection, day, description, created_by, parsed, action: str
 ) -> list:
-    """Insert the posting and its audit event if all its accounts exist and are open
-    and the day is not locked: its
-    (transaction_id, entry_id, account_id, amount_cents, event seq) rows by entry id,
-    or [] (nothing written)."""
+    """Insert the posting and its pending audit event if all its accounts exist and
+    are open and the day is not locked: its (transaction_id, entry_id, account_id,
+    amount_cents, pending event id) rows by entry id, or [] (nothing written)."""
     accounts = {account_id for account_id, _ in parsed}
     obj_before, obj_after = audit.transaction_object_parts(day, description)
     return _tuples(
