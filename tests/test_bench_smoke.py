@@ -173,6 +173,39 @@ def test_scaling_smoke_run():
     assert "within the 1000.0x limit" in done.stdout
 
 
+def test_compare_smoke_run():
+    """python -m bench.compare: this checkout against itself, the keyed side too, both
+    served at once, one alternated round each; the ratios printed."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.compare",
+            str(ROOT),
+            "--dialect",
+            "sqlite",
+            "--transactions",
+            "100",
+            "--rounds",
+            "2",
+            "--seconds",
+            "0.3",
+            "--clients",
+            "1",
+            "--this-keyed",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = [x for x in done.stdout.splitlines() if "client(s)" in x]
+    assert len(line) == 1, done.stdout
+    assert "(this side keyed), 1 client(s), 2 alternated rounds" in line[0]
+    assert "this/other per round: median" in line[0]
+
+
 def test_fuzz_entry_point_runs():
     """python -m bench.fuzz (named in README.md and docs/reliability.md) imports and runs.
 

@@ -200,8 +200,8 @@ def chain(previous_hash: str, event: str) -> str:
 #     verify: seal()), so what anyone is shown or verifies includes every committed
 #     change, and a head an auditor notes covers all of them.
 # So at most about SEAL_EVERY events wait between seals (more only if a crash lost a
-# seal or rollbacks skipped ids), always in the database, and the chain holds every
-# change in the order the changes were made.
+# seal or rollbacks skipped ids), always in the database; a change that depends on
+# another (started after it committed) always gets a later pending id, so a later seq.
 
 _HEAD = "SELECT seq, hash FROM audit_head WHERE id = 1"
 # The head row is made from the newest event when missing (a fresh schema, a restore,
