@@ -32,10 +32,10 @@ from .oauth import CLIENT_ID_LENGTH
 from .types import UTCDateTime
 
 
-class AuditEvent(Model):
-    __tablename__ = "audit_events"
+class _EventColumns:
+    """What an event records besides seq and hash: one set of columns for the chain's
+    events and the ones still waiting to join it."""
 
-    seq: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=False)
     at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
     action: Mapped[str] = mapped_column(String(40), nullable=False)
     user_email: Mapped[str | None] = mapped_column(String(254), nullable=True)
@@ -44,6 +44,12 @@ class AuditEvent(Model):
     client_id: Mapped[str | None] = mapped_column(String(CLIENT_ID_LENGTH), nullable=True)
     client_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
     object: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class AuditEvent(_EventColumns, Model):
+    __tablename__ = "audit_events"
+
+    seq: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=False)
     hash: Mapped[str] = mapped_column(String(64), nullable=False)
 
     __table_args__ = (
@@ -63,7 +69,7 @@ class AuditHead(Model):
     __table_args__ = (CheckConstraint("id = 1", name="single_row"),)
 
 
-class AuditPending(Model):
+class AuditPending(_EventColumns, Model):
     """An event written by a change, not yet sealed into the chain (see the module)."""
 
     __tablename__ = "audit_pending"
@@ -71,13 +77,6 @@ class AuditPending(Model):
     # Sealing order: the order the events were written in (a change that depends on
     # another starts after it committed, so it always comes later).
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
-    action: Mapped[str] = mapped_column(String(40), nullable=False)
-    user_email: Mapped[str | None] = mapped_column(String(254), nullable=True)
-    via: Mapped[str] = mapped_column(String(16), nullable=False)
-    client_id: Mapped[str | None] = mapped_column(String(CLIENT_ID_LENGTH), nullable=True)
-    client_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    object: Mapped[str] = mapped_column(Text, nullable=False)
     # The event's canonical JSON is text_before_object + object + ',"seq":' + seq +
     # text_after_seq (services/ledger/audit.py writes the two texts).
     text_before_object: Mapped[str] = mapped_column(Text, nullable=False)
