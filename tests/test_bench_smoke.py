@@ -18,6 +18,17 @@ from sqlalchemy import create_engine, text
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def run_bench(module: str, *args: str) -> subprocess.CompletedProcess:
+    """`python -m <module> ARGS` from the repository root, as a reader runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def _ledger_gen():
     """bench/ is run from the repository root, not installed: import it from there."""
     if str(ROOT) not in sys.path:
@@ -55,28 +66,20 @@ def test_bench_smoke_run(bench_dialect, tmp_path):
     if bench_dialect == "postgresql" and not _postgres_reachable():
         pytest.skip("PostgreSQL not reachable: the PostgreSQL bench smoke run is skipped")
     out = tmp_path / "figures.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "--dialect",
-            bench_dialect,
-            "--transactions",
-            "200",
-            "--repeat",
-            "3",
-            "--raw-repeat",
-            "2",
-            "--post-seconds",
-            "0.5",
-            "--json",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_bench(
+        "bench",
+        "--dialect",
+        bench_dialect,
+        "--transactions",
+        "200",
+        "--repeat",
+        "3",
+        "--raw-repeat",
+        "2",
+        "--post-seconds",
+        "0.5",
+        "--json",
+        str(out),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "balances all-time" in done.stdout
@@ -102,30 +105,22 @@ def test_bench_smoke_run(bench_dialect, tmp_path):
 
 def test_bench_smoke_run_with_two_workers(tmp_path):
     out = tmp_path / "figures.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "--dialect",
-            "sqlite",
-            "--transactions",
-            "200",
-            "--repeat",
-            "3",
-            "--raw-repeat",
-            "2",
-            "--post-seconds",
-            "0.5",
-            "--workers",
-            "2",
-            "--json",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_bench(
+        "bench",
+        "--dialect",
+        "sqlite",
+        "--transactions",
+        "200",
+        "--repeat",
+        "3",
+        "--raw-repeat",
+        "2",
+        "--post-seconds",
+        "0.5",
+        "--workers",
+        "2",
+        "--json",
+        str(out),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "WORKERS=2" in done.stdout
@@ -140,26 +135,18 @@ def test_bench_smoke_run_with_two_workers(tmp_path):
 
 def test_scaling_smoke_run():
     """python -m bench.scaling: two sizes, every report timed on both, ratios printed."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench.scaling",
-            "--dialect",
-            "sqlite",
-            "--small",
-            "100",
-            "--large",
-            "400",
-            "--repeat",
-            "3",
-            "--limit",
-            "1000",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_bench(
+        "bench.scaling",
+        "--dialect",
+        "sqlite",
+        "--small",
+        "100",
+        "--large",
+        "400",
+        "--repeat",
+        "3",
+        "--limit",
+        "1000",
     )
     assert done.returncode == 0, done.stderr[-3000:]
     for name in (
@@ -176,28 +163,20 @@ def test_scaling_smoke_run():
 def test_compare_smoke_run():
     """python -m bench.compare: this checkout against itself, the keyed side too, both
     served at once, one alternated round each; the ratios printed."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench.compare",
-            str(ROOT),
-            "--dialect",
-            "sqlite",
-            "--transactions",
-            "100",
-            "--rounds",
-            "2",
-            "--seconds",
-            "0.3",
-            "--clients",
-            "1",
-            "--this-keyed",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_bench(
+        "bench.compare",
+        str(ROOT),
+        "--dialect",
+        "sqlite",
+        "--transactions",
+        "100",
+        "--rounds",
+        "2",
+        "--seconds",
+        "0.3",
+        "--clients",
+        "1",
+        "--this-keyed",
     )
     assert done.returncode == 0, done.stderr[-3000:]
     line = [x for x in done.stdout.splitlines() if "client(s)" in x]
@@ -212,12 +191,12 @@ def test_fuzz_entry_point_runs():
     One example per operation on SQLite: a cheap end-to-end run of the entry point, so a
     name moved out from under it (an ImportError) fails here instead of in a reader's shell.
     """
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.fuzz", "--dialect", "sqlite", "--max-examples", "1"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    done = run_bench(
+        "bench.fuzz",
+        "--dialect",
+        "sqlite",
+        "--max-examples",
+        "1",
     )
     assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
     report = json.loads(done.stdout)

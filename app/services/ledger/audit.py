@@ -268,7 +268,7 @@ def event_parts(values: dict) -> tuple[str, str]:
 # event in the same statement as the posting, from a CTE `obj (text)` holding the
 # object's canonical JSON built by the database around the new ids. This CTE follows
 # it; the parameters come from sql_event_params(), and the caller then calls
-# pending(id) with the pending event's id (`event.id`).
+# pending(connection, id) with the pending event's id (`event.id`).
 PG_PENDING_FROM_OBJ = f"""
     event AS (
         INSERT INTO audit_pending ({_PENDING_COLUMNS})
@@ -319,11 +319,11 @@ def transaction_object_parts(occurred_on, description: str) -> tuple[str, str]:
     )
 
 
-def pending(pending_id: int) -> None:
-    """This unit of work wrote the pending event pending_id (PostgreSQL): with every
-    SEAL_EVERY-th, seal what is waiting right after the commit."""
+def pending(connection, pending_id: int) -> None:
+    """This unit of work wrote the pending event pending_id on connection (PostgreSQL):
+    with every SEAL_EVERY-th, seal what is waiting right after the commit."""
     if pending_id % SEAL_EVERY == 0:
-        store.after_commit(db.session.connection(), _SEAL_SQL)
+        store.after_commit(connection, _SEAL_SQL)
 
 
 def record(action: str, obj: dict) -> None:
@@ -331,7 +331,7 @@ def record(action: str, obj: dict) -> None:
     connection = db.session.connection()
     if connection.dialect.name == "postgresql":
         params = {**sql_event_params(action), "object": canonical(obj)}
-        pending(connection.execute(_PEND_POSTGRESQL, params).scalar_one())
+        pending(connection, connection.execute(_PEND_POSTGRESQL, params).scalar_one())
         return
     if action not in ACTIONS:
         raise ValueError(f"unknown audit action {action!r}")

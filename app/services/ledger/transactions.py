@@ -91,7 +91,7 @@ def record_transaction(
             connection, day, description, created_by, parsed, action
         )
         if stored:
-            audit.pending(stored[0][4])  # the statement wrote the event as pending
+            audit.pending(connection, stored[0][4])  # it wrote the event as pending
             return stored[0][0]
         # Nothing was written: the day is locked or an account is missing or archived
         # (named below).

@@ -78,15 +78,23 @@ class Replay:
         self.transactions += sign
 
 
-def _events(after: int = 0) -> Iterator:
-    """Every event from seq > after, in seq order, read BATCH at a time."""
-    columns = select(*audit.EVENT_COLUMNS).order_by(AuditEvent.seq)
+def _in_batches(columns, key) -> Iterator:
+    """Rows of columns in key order (key: an integer column, selected first), read
+    BATCH at a time."""
+    query = select(key, *columns).order_by(key)
+    after = None
     while True:
-        rows = db.session.execute(columns.where(AuditEvent.seq > after).limit(BATCH)).all()
+        page = query if after is None else query.where(key > after)
+        rows = db.session.execute(page.limit(BATCH)).all()
         if not rows:
             return
         yield from rows
-        after = rows[-1].seq
+        after = rows[-1][0]
+
+
+def _events() -> Iterator:
+    """Every event, in seq order, read BATCH at a time."""
+    return _in_batches(audit.EVENT_COLUMNS[1:], AuditEvent.seq)
 
 
 def walk_chain() -> Replay:
@@ -114,12 +122,7 @@ def walk_chain() -> Replay:
                 f"audit event seq {row.seq} does not match its hash: it (or the link to "
                 f"seq {state.last_seq}) was changed or inserted outside the service"
             )
-        try:
-            _apply(state, row.seq, row.action, orjson.loads(row.object))
-        except (KeyError, TypeError, ValueError, orjson.JSONDecodeError) as exc:
-            raise Disagreement(
-                f"audit event seq {row.seq}: its object is not a {row.action} object"
-            ) from exc
+        _replay(state, row.seq, row.action, row.object, f"audit event seq {row.seq}")
         state.events += 1
         state.last_seq, state.last_hash = row.seq, row.hash
     return state
@@ -130,18 +133,20 @@ def walk_pending(state: Replay) -> int:
     change that committed while this snapshot was taken, its seal not yet), in the
     order they will be sealed, numbered as they will be: their changes are in the
     books this snapshot reads. verify seals before it reads, so this is rare."""
-    rows = db.session.execute(
-        select(AuditPending.id, AuditPending.action, AuditPending.object).order_by(AuditPending.id)
-    ).all()
-    for n, row in enumerate(rows, start=1):
-        seq = state.last_seq + n
-        try:
-            _apply(state, seq, row.action, orjson.loads(row.object))
-        except (KeyError, TypeError, ValueError, orjson.JSONDecodeError) as exc:
-            raise Disagreement(
-                f"a pending audit event (to be seq {seq}): its object is not a {row.action} object"
-            ) from exc
-    return len(rows)
+    waiting = 0
+    for row in _in_batches((AuditPending.action, AuditPending.object), AuditPending.id):
+        waiting += 1
+        seq = state.last_seq + waiting
+        _replay(state, seq, row.action, row.object, f"a pending audit event (to be seq {seq})")
+    return waiting
+
+
+def _replay(state: Replay, seq: int, action: str, object_text: str, event: str) -> None:
+    """Apply one event's object to the replay; one it cannot read names the event."""
+    try:
+        _apply(state, seq, action, orjson.loads(object_text))
+    except (KeyError, TypeError, ValueError, orjson.JSONDecodeError) as exc:
+        raise Disagreement(f"{event}: its object is not a {action} object") from exc
 
 
 def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
