@@ -178,6 +178,80 @@ def test_an_idempotent_post_refused_by_the_lock_keeps_no_key(app, api, person, b
     assert count(app) == 1
 
 
+# --- reconciling a statement -----------------------------------------------------------------
+
+
+def _bank_entries(api, books) -> dict[str, int]:
+    items = api.get(f"/accounts/{books['bank']}/register").get_json()["items"]
+    return {i["occurred_on"]: i["entry_id"] for i in items}
+
+
+def _reconciled(api, books) -> set[int]:
+    items = api.get(f"/accounts/{books['bank']}/register").get_json()["items"]
+    return {i["entry_id"] for i in items if i["reconciled"]}
+
+
+def test_a_statement_after_the_lock_that_would_reconcile_a_locked_entry_is_409(
+    app, api, person, books
+):
+    """The statement is dated after the lock, but one of the cleared entries it would mark
+    reconciled is dated inside it: refused, naming the lock date; nothing changes."""
+    from app.models import AuditEvent, Reconciliation
+
+    api.post("/transactions", json=body("2025-12-20", books, cents=700))
+    api.post("/transactions", json=body("2026-01-10", books, cents=300))
+    ids = _bank_entries(api, books)
+    cleared = api.post(
+        f"/accounts/{books['bank']}/cleared",
+        json={"entry_ids": sorted(ids.values()), "cleared": True},
+    )
+    assert cleared.status_code == 204
+    set_lock(person, LOCKED)
+    events = count(app, AuditEvent)
+    statement = {"statement_date": "2026-01-31", "closing_balance_cents": -1000}
+    response = api.post(f"/accounts/{books['bank']}/reconciliations", json=statement)
+    assert response.status_code == 409, response.get_json()
+    error = response.get_json()
+    assert set(error) == {"error"}
+    assert "locked through 2025-12-31" in error["error"]
+    assert _reconciled(api, books) == set()
+    assert count(app, Reconciliation) == 0
+    assert count(app, AuditEvent) == events
+    set_lock(person, None)  # unlocked, the same statement reconciles both
+    response = api.post(f"/accounts/{books['bank']}/reconciliations", json=statement)
+    assert response.status_code == 201
+    assert _reconciled(api, books) == set(ids.values())
+
+
+def test_a_statement_after_the_lock_over_entries_already_reconciled_inside_it_is_fine(
+    api, person, books
+):
+    """Entries inside the lock that an earlier statement reconciled are not marked again."""
+    api.post("/transactions", json=body("2025-12-20", books, cents=700))
+    url = f"/accounts/{books['bank']}/reconciliations"
+    ids = _bank_entries(api, books)
+    api.post(
+        f"/accounts/{books['bank']}/cleared",
+        json={"entry_ids": [ids["2025-12-20"]], "cleared": True},
+    )
+    assert (
+        api.post(
+            url, json={"statement_date": "2025-12-31", "closing_balance_cents": -700}
+        ).status_code
+        == 201
+    )
+    set_lock(person, LOCKED)
+    api.post("/transactions", json=body("2026-01-10", books, cents=300))
+    ids = _bank_entries(api, books)
+    api.post(
+        f"/accounts/{books['bank']}/cleared",
+        json={"entry_ids": [ids["2026-01-10"]], "cleared": True},
+    )
+    response = api.post(url, json={"statement_date": "2026-01-31", "closing_balance_cents": -1000})
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["entries"] == [ids["2026-01-10"]]
+
+
 # --- MCP ------------------------------------------------------------------------------------
 
 

@@ -7,7 +7,9 @@
   account's cleared entries dated on or before the statement date equals the closing
   balance, those entries become reconciled and the statement is kept (table
   reconciliations); otherwise 409 with difference_cents (closing minus that balance)
-  and nothing changes.
+  and nothing changes. A statement that would mark reconciled an entry dated on or
+  before the lock date is refused as well (409 naming the lock date, nothing changes):
+  the statement's own date is not enough, an earlier entry may lie inside the lock.
 - A transaction with a reconciled entry cannot be deleted (409).
 
 Concurrency: each of the three first locks the account rows involved
@@ -89,7 +91,7 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
     account = accounts.lock_account(account.id)
     lock.refuse_if_locked(day)
     rows = db.session.execute(
-        select(Entry.id, Entry.amount_cents, Entry.reconciled)
+        select(Entry.id, Entry.amount_cents, Entry.reconciled, Transaction.occurred_on)
         .join(Transaction, Transaction.id == Entry.transaction_id)
         .where(Entry.account_id == account.id, Entry.cleared, Transaction.occurred_on <= day)
         .order_by(Entry.id)
@@ -98,6 +100,8 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
     if balance != closing:
         raise StatementMismatch(closing - balance)
     newly = [r.id for r in rows if not r.reconciled]
+    if newly:  # the earliest entry this would mark: none may be inside the lock
+        lock.refuse_if_locked(min(r.occurred_on for r in rows if not r.reconciled))
     for chunk in _chunks(newly):
         db.session.execute(update(Entry).where(Entry.id.in_(chunk)).values(reconciled=True))
     db.session.add(
