@@ -3,11 +3,14 @@ and named; books that predate the trail are backfilled by migration 0007 and ver
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from sqlalchemy import text
 
 from app import create_app, store
 from app.extensions import db
+from app.services.ledger import audit
 
 
 @pytest.fixture
@@ -163,6 +166,76 @@ def test_a_transaction_inserted_by_sql_is_named(runner, app, books):
     code, output = run_verify(runner)
     assert code == 1
     assert "transaction 900 is in the ledger but no event posted it" in output
+
+
+# --- events waiting to be sealed (audit_pending) ----------------------------------------
+
+FORGED_AT = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+
+def forge_waiting_posting(app, books, *, hashed_via="web"):
+    """A 500.00 posting written by SQL as an attacker would: the transaction, its two
+    entries, and a matching transaction.posted event waiting to be sealed, attributed
+    to alice in the web app. hashed_via: what the text the seal hashes says instead."""
+    entries = [(9001, books["food"], 50000), (9002, books["bank"], -50000)]
+    obj = audit.canonical(audit.transaction_object(900, "2026-02-01", "slipped in", entries))
+    before, after = audit.pending_texts(
+        FORGED_AT, "transaction.posted", "alice@example.com", hashed_via, None, None
+    )
+    sql(
+        app,
+        "INSERT INTO transactions (id, occurred_on, description, created_at)"
+        " VALUES (900, '2026-02-01', 'slipped in', '2026-02-01 00:00:00')",
+        "INSERT INTO entries (id, transaction_id, account_id, amount_cents) VALUES"
+        " (9001, 900, :food, 50000), (9002, 900, :bank, -50000)",
+        "INSERT INTO audit_pending (at, action, user_email, via, object, text_before_object,"
+        " text_after_seq) VALUES ('2026-11-21 12:00:00', 'transaction.posted',"
+        " 'alice@example.com', 'web', :obj, :before, :after)",
+        food=books["food"],
+        bank=books["bank"],
+        obj=obj,
+        before=before,
+        after=after,
+    )
+
+
+def test_a_forged_waiting_posting_is_named_or_sealed_into_view(runner, app, api, books, dialect):
+    """SQLite: nothing but a restore writes a waiting event, and the restore seals it, so
+    any waiting event was written outside the service: named. PostgreSQL: verify seals it
+    first, so it joins the chain after every head an auditor noted and History shows it
+    (an unkeyed chain cannot tell who appended: docs/reliability.md)."""
+    forge_waiting_posting(app, books)
+    code, output = run_verify(runner)
+    if dialect == "sqlite":
+        assert code == 1
+        assert output.startswith("verify: FAILED: audit_pending holds an event (id ")
+        assert "transaction.posted) that was written outside the service" in output
+        return
+    assert code == 0, output
+    assert api.get("/audit/head").get_json()["seq"] == 8  # past the noted head (7)
+    newest = api.get("/audit?limit=1").get_json()["items"][0]
+    assert newest["object"]["transaction"]["id"] == 900
+
+
+def test_a_waiting_event_whose_hashed_text_differs_from_its_columns_is_named(
+    runner, app, books, dialect, monkeypatch
+):
+    """The seal hashes a waiting event's texts; History shows its columns. A waiting event
+    whose texts say `cli` while its columns say `web` is named before it is sealed (here
+    sealing is impossible, as on a read-only replica) and, sealed, fails its hash."""
+    forge_waiting_posting(app, books, hashed_via="cli")
+    monkeypatch.setattr(audit, "seal", lambda: 0)
+    code, output = run_verify(runner)
+    assert code == 1
+    if dialect == "sqlite":
+        assert "that was written outside the service" in output
+        return
+    assert output.startswith("verify: FAILED: a pending audit event (id ")
+    assert ", to be seq 8) does not match its columns" in output
+    monkeypatch.undo()
+    code, output = run_verify(runner)
+    assert code == 1
+    assert output.startswith("verify: FAILED: audit event seq 8 does not match its hash")
 
 
 # --- migration 0007 on books that already exist --------------------------------------

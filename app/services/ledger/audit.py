@@ -287,17 +287,9 @@ def sql_event_params(action: str) -> dict:
         raise ValueError(f"unknown audit action {action!r}")
     actor = _actor.get()
     at = clock.now().replace(microsecond=0)
-    whole = event_text(
-        0,
-        clock.iso(at) or "",
-        action,
-        actor.user_email,
-        actor.via,
-        actor.client_id,
-        actor.client_name,
-        "\x00",
+    before_object, after_seq = pending_texts(
+        at, action, actor.user_email, actor.via, actor.client_id, actor.client_name
     )
-    before_object, _, rest = whole.partition("\x00")
     return {
         "ev_at": at,
         "ev_action": action,
@@ -306,8 +298,27 @@ def sql_event_params(action: str) -> dict:
         "ev_client_id": actor.client_id,
         "ev_client_name": actor.client_name,
         "ev_before_object": before_object,
-        "ev_after_seq": rest.removeprefix(',"seq":0'),
+        "ev_after_seq": after_seq,
     }
+
+
+def pending_texts(
+    at: datetime,
+    action: str,
+    user_email: str | None,
+    via: str,
+    client_id: str | None,
+    client_name: str | None,
+) -> tuple[str, str]:
+    """A waiting event's text_before_object and text_after_seq: its canonical JSON
+    around the object and the seq, from its other columns. What a change writes, and
+    what verify expects of every waiting event (the seal hashes these texts, History
+    shows the columns: they must say the same)."""
+    whole = event_text(
+        0, clock.iso(at) or "", action, user_email, via, client_id, client_name, "\x00"
+    )
+    before_object, _, rest = whole.partition("\x00")
+    return before_object, rest.removeprefix(',"seq":0')
 
 
 def transaction_object_parts(occurred_on, description: str) -> tuple[str, str]:

@@ -132,13 +132,51 @@ def walk_pending(state: Replay) -> int:
     """Replay the events written but not yet sealed into the chain (PostgreSQL: a
     change that committed while this snapshot was taken, its seal not yet), in the
     order they will be sealed, numbered as they will be: their changes are in the
-    books this snapshot reads. verify seals before it reads, so this is rare."""
+    books this snapshot reads. verify seals before it reads, so this is rare.
+
+    A waiting event must be one the service could have written: on SQLite none at all
+    (its changes append to the chain as they commit, and a restore seals what a backup
+    carried), so any row there was written outside the service; on PostgreSQL its two
+    texts, which the seal hashes, must be the ones its columns (which History shows)
+    give (check_waiting)."""
+    sqlite = db.session.connection().dialect.name != "postgresql"
+    columns = (
+        AuditPending.action,
+        AuditPending.object,
+        AuditPending.at,
+        AuditPending.user_email,
+        AuditPending.via,
+        AuditPending.client_id,
+        AuditPending.client_name,
+        AuditPending.text_before_object,
+        AuditPending.text_after_seq,
+    )
     waiting = 0
-    for row in _in_batches((AuditPending.action, AuditPending.object), AuditPending.id):
+    for row in _in_batches(columns, AuditPending.id):
         waiting += 1
         seq = state.last_seq + waiting
+        if sqlite:
+            raise Disagreement(
+                f"audit_pending holds an event (id {row.id}, {row.action}) that was written "
+                "outside the service: on SQLite every change joins the chain as it commits "
+                "and a restore seals the waiting events a backup carried, so nothing waits"
+            )
+        check_waiting(row, seq)
         _replay(state, seq, row.action, row.object, f"a pending audit event (to be seq {seq})")
     return waiting
+
+
+def check_waiting(row, seq: int) -> None:
+    """A waiting event's texts (what the seal will hash) must be what its columns give."""
+    expected = audit.pending_texts(
+        row.at, row.action, row.user_email, row.via, row.client_id, row.client_name
+    )
+    if (row.text_before_object, row.text_after_seq) != expected:
+        raise Disagreement(
+            f"a pending audit event (id {row.id}, to be seq {seq}) does not match its "
+            "columns: the text its seal would hash says otherwise than the event "
+            "History would show, so it was written or changed outside the service"
+        )
 
 
 def _replay(state: Replay, seq: int, action: str, object_text: str, event: str) -> None:
