@@ -168,6 +168,36 @@ def test_a_transaction_inserted_by_sql_is_named(runner, app, books):
     assert "transaction 900 is in the ledger but no event posted it" in output
 
 
+def test_a_balance_table_changed_by_sql_is_named(runner, app, api, books):
+    """Every report reads the per-day and per-month balance tables: a 30.00 expense added
+    there by SQL shows in the reports though no transaction holds it."""
+    food = books["food"]
+    sql(
+        app,
+        "INSERT INTO account_day_balances (day, account_id, cents) VALUES ('2026-03-05', :a, 3000)",
+        "INSERT INTO account_month_balances (month, account_id, cents)"
+        " VALUES ('2026-03-01', :a, 3000)",
+        a=food,
+    )
+    march = api.get("/reports/balances?from=2026-03-01&to=2026-03-31").get_json()
+    assert {line["account"]: line["cents"] for line in march}["Food"] == 3000
+    code, output = run_verify(runner)
+    assert code == 1
+    assert output == (
+        f"verify: FAILED: account_day_balances 2026-03-05 account {food} (Food): stored 3000, "
+        "entries give 0: a balance table that reports read differs from the entries, so it "
+        "was changed outside the service (`ledger-service check --repair` rebuilds it)"
+    )
+    sql(app, "DELETE FROM account_day_balances WHERE day = '2026-03-05'")
+    code, output = run_verify(runner)  # the month alone
+    assert code == 1
+    assert f"account_month_balances 2026-03-01 account {food} (Food): stored 3000" in output
+    sql(app, "UPDATE account_month_balances SET cents = cents - 3000 WHERE month = '2026-03-01'")
+    code, output = run_verify(runner)  # a zero row means no figure: nothing differs
+    assert code == 0, output
+    assert output.endswith("; the balance tables equal the entries")
+
+
 # --- events waiting to be sealed (audit_pending) ----------------------------------------
 
 FORGED_AT = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -3,7 +3,9 @@
 The triggers of migration 0002 keep account_day_balances and account_month_balances
 equal to plain aggregates over the entries. differences() proves it (or names every
 figure that is off); rebuild() restores them from the entries in one statement per
-table. `ledger-service check` is the administrative front end for both.
+table. `ledger-service check` is the administrative front end for both, and
+`ledger-service verify` runs the same comparison (balance_table_differences(), in
+bounded memory) after proving the entries equal the audit trail.
 
 On SQLite the description search (FTS5 table transaction_search, migration 0010) is
 derived too: search_index_differences() runs FTS5's own integrity check against the
@@ -13,6 +15,8 @@ index is an index: the server keeps it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Generator, Iterator
 
 from sqlalchemy import Date, cast, delete, func, insert, literal, select, text
 from sqlalchemy.exc import DatabaseError
@@ -38,9 +42,32 @@ def _from_entries(by_month: bool):
     )
 
 
-def _as_dict(rows) -> dict[tuple[str, int], int]:
-    """{(date text, account id): cents}, zeros dropped (a missing row means 0)."""
-    return {(str(k)[:10], a): int(c) for k, a, c in rows if int(c) != 0}
+BATCH = 5000  # rows fetched at a time by each of the two streams compared
+
+
+def _figures(rows) -> Iterator[tuple[tuple[str, int], int]]:
+    """((date text, account id), cents) of rows in key order, zeros dropped (a
+    missing row means 0)."""
+    for key, account_id, cents in rows:
+        if int(cents) != 0:
+            yield (str(key)[:10], int(account_id)), int(cents)
+
+
+def _merge(expected, stored) -> Iterator[tuple[tuple[str, int], int, int]]:
+    """(key, want, have) for every key where two key-ordered streams of figures differ."""
+    want, have = next(expected, None), next(stored, None)
+    while want is not None or have is not None:
+        if have is None or (want is not None and want[0] < have[0]):
+            assert want is not None
+            yield want[0], want[1], 0
+            want = next(expected, None)
+        elif want is None or have[0] < want[0]:
+            yield have[0], 0, have[1]
+            have = next(stored, None)
+        else:
+            if want[1] != have[1]:
+                yield want[0], want[1], have[1]
+            want, have = next(expected, None), next(stored, None)
 
 
 def _unbalanced() -> list[str]:
@@ -59,24 +86,38 @@ def _unbalanced() -> list[str]:
 
 def differences() -> list[str]:
     """One line per derived figure that differs from the entries (empty: all exact)."""
+    return _unbalanced() + list(balance_table_differences())
+
+
+def balance_table_differences() -> Generator[str, None, None]:
+    """One line per figure of account_day_balances and account_month_balances that
+    differs from the aggregate of the entries, in table, date and account order.
+
+    Both sides are read in key order as two streams (BATCH rows at a time, the
+    database sorting) and merged, so memory stays flat however many days and
+    accounts the books hold. `ledger-service check` lists every line; `verify` stops
+    at the first (close the generator to end the reads early)."""
     names = dict(db.session.execute(select(Account.id, Account.name)).all())
-    lines = _unbalanced()
     for model, key_column, by_month in (
         (AccountDayBalance, AccountDayBalance.day, False),
         (AccountMonthBalance, AccountMonthBalance.month, True),
     ):
-        expected = _as_dict(db.session.execute(_from_entries(by_month)))
-        stored = _as_dict(db.session.execute(select(key_column, model.account_id, model.cents)))
-        for key in sorted(expected.keys() | stored.keys()):
-            want, have = expected.get(key, 0), stored.get(key, 0)
-            if want != have:
-                day, account_id = key
-                lines.append(
+        expected = _from_entries(by_month).order_by("key", Entry.account_id)
+        stored = select(key_column, model.account_id, model.cents).order_by(
+            key_column, model.account_id
+        )
+        with _stream(expected) as want, _stream(stored) as have:
+            for (day, account_id), cents, stored_cents in _merge(_figures(want), _figures(have)):
+                yield (
                     f"{model.__tablename__} {day} account {account_id}"
                     f" ({names.get(account_id, 'unknown')}):"
-                    f" stored {have}, entries give {want}"
+                    f" stored {stored_cents}, entries give {cents}"
                 )
-    return lines
+
+
+def _stream(query):
+    """The rows of query, fetched BATCH at a time (PostgreSQL: a server-side cursor)."""
+    return db.session.execute(query.execution_options(yield_per=BATCH))
 
 
 def rebuild() -> None:

@@ -1,6 +1,6 @@
 """`ledger-service verify`: re-walk the audit trail and replay it against the ledger.
 
-Two checks, in one read snapshot:
+Three checks, in one read snapshot, one function each:
 
 1. The chain. Events are read in seq order, in batches; each must carry the next
    seq (no gap) and its stored hash must equal sha256(previous hash + the event's
@@ -10,7 +10,11 @@ Two checks, in one read snapshot:
    transactions with their entries (posted or imported, minus deleted), accounts
    (name, kind, and archived when the schema has that column), entry flags (cleared
    and reconciled, when the schema has them), the book style and the lock date (when
-   the schema has one).
+   the schema has one). Events still waiting to be sealed are replayed after the
+   chain, and each must be one the service could have written (walk_pending).
+3. The balance tables (compare_balance_tables). The per-day and per-month balances
+   every report reads must equal the entries: the comparison `ledger-service check`
+   runs (derived.balance_table_differences), stopped at the first difference.
 
 Memory stays bounded for any number of transactions: each transaction is reduced to
 a SHA-256 digest of its canonical JSON, and the digests are summed (mod 2**256) per
@@ -26,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 
 import orjson
@@ -34,7 +39,7 @@ from sqlalchemy import inspect, select, text
 from ...extensions import db
 from ...models import AuditEvent, AuditPending
 from .. import clock
-from . import audit
+from . import audit, derived
 
 BATCH = 5000
 BUCKET_BITS = 12  # 4096 transaction ids per bucket: 245 buckets at a million
@@ -449,6 +454,18 @@ def compare_settings(state: Replay) -> None:
             )
 
 
+def compare_balance_tables() -> None:
+    """The per-day and per-month balance tables every report reads must equal the
+    entries (the comparison `ledger-service check` runs; the first difference)."""
+    with closing(derived.balance_table_differences()) as differences:
+        first = next(differences, None)
+    if first is not None:
+        raise Disagreement(
+            f"{first}: a balance table that reports read differs from the entries, so it "
+            "was changed outside the service (`ledger-service check --repair` rebuilds it)"
+        )
+
+
 def run() -> str:
     """Verify chain and books; the one-line summary, or raise Disagreement."""
     state = walk_chain()
@@ -458,10 +475,12 @@ def run() -> str:
     count, entries = compare_transactions(state)
     flags = compare_flags(state)
     compare_settings(state)
+    compare_balance_tables()
     extra = ", entry flags" if flags else ""
     pending = f" (and {waiting} written but not yet sealed)" if waiting else ""
     return (
         f"verify: ok: {state.events} events chained to head seq {state.last_seq} "
         f"({state.last_hash[:16]}…){pending}; the ledger equals the trail: {count} "
-        f"transactions, {entries} entries, {accounts} accounts, settings{extra}"
+        f"transactions, {entries} entries, {accounts} accounts, settings{extra}; "
+        "the balance tables equal the entries"
     )
