@@ -3,6 +3,7 @@ and named; books that predate the trail are backfilled by migration 0007 and ver
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 
 import pytest
@@ -10,7 +11,7 @@ from sqlalchemy import text
 
 from app import create_app, store
 from app.extensions import db
-from app.services.ledger import audit
+from app.services.ledger import audit, verify
 
 
 @pytest.fixture
@@ -166,6 +167,50 @@ def test_a_transaction_inserted_by_sql_is_named(runner, app, books):
     code, output = run_verify(runner)
     assert code == 1
     assert "transaction 900 is in the ledger but no event posted it" in output
+
+
+def _digest(tx: dict) -> int:
+    """The per-transaction digest the replay comparison used to sum per block of ids."""
+    return int.from_bytes(hashlib.sha256(audit.canonical(tx).encode()).digest(), "big")
+
+
+def test_compensating_edits_inside_one_block_of_ids_are_named(runner, app, books, monkeypatch):
+    """The replay comparison is exact. It used to sum SHA-256 digests mod 2**256 per block
+    of transaction ids: a database writer who doubles one transaction's amounts and edits
+    another of the block until the sums agree again (a generalised birthday search, about
+    2**32 work) passed. Here the sums are cut to 8 bits (raising=False: today's code has no
+    such sum), standing in for that search, which then takes a few hundred tries."""
+    monkeypatch.setattr(verify, "MODULUS", 2**8, raising=False)
+    changed, other = books["tx"][2], books["tx"][0]
+    with app.app_context():
+        stored = {tx["id"]: tx for tx in verify._stored_transactions()}
+        db.session.rollback()
+    doubled = {
+        **stored[changed],
+        "entries": [
+            {**e, "amount_cents": 2 * e["amount_cents"]} for e in stored[changed]["entries"]
+        ],
+    }
+    wanted = (_digest(stored[changed]) - _digest(doubled) + _digest(stored[other])) % 2**8
+    description = next(
+        f"shop 1{' ' * k}"
+        for k in range(1, 100_000)
+        if _digest({**stored[other], "description": f"shop 1{' ' * k}"}) % 2**8 == wanted
+    )
+    sql(
+        app,
+        "UPDATE entries SET amount_cents = amount_cents * 2 WHERE transaction_id = :c",
+        "UPDATE transactions SET description = :d WHERE id = :o",
+        c=changed,
+        o=other,
+        d=description,
+    )
+    code, output = run_verify(runner)
+    assert code == 1, output
+    assert output == (
+        f"verify: FAILED: transaction {other}: description is {description!r} in the ledger "
+        "but 'shop 1' in event seq 3"
+    )
 
 
 def test_a_balance_table_changed_by_sql_is_named(runner, app, api, books):

@@ -16,35 +16,36 @@ Three checks, in one read snapshot, one function each:
    every report reads must equal the entries: the comparison `ledger-service check`
    runs (derived.balance_table_differences), stopped at the first difference.
 
-Memory stays bounded for any number of transactions: each transaction is reduced to
-a SHA-256 digest of its canonical JSON, and the digests are summed (mod 2**256) per
-bucket of BUCKET_SIZE consecutive ids, once from the events (a deletion subtracts)
-and once from the stored rows. Equal sums in every bucket mean equal books; the
-first bucket that differs is then read again, id by id, to name the transaction or
-entry and the event that disagree. Accounts, entry flags and settings are small
-and are compared directly (entry flags: one small tuple per flagged entry).
+The transactions are compared exactly, in bounded memory: the database sorts the
+trail's transaction events by transaction id (then seq), and that stream is merged
+with the stored transactions read in id order, BATCH at a time. For each id the
+events give what the books must hold (postings minus deletions) and that is compared
+field by field with the stored transaction, so the first difference is named as it
+is met. Only one transaction's events and one batch of rows are in memory. (Until
+issue 28 the comparison summed SHA-256 digests per block of ids, an additive
+multiset hash a database writer could defeat with a generalised birthday search.)
+Accounts, entry flags and settings are small and are compared directly (entry
+flags: one small tuple per flagged entry).
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 
 import orjson
-from sqlalchemy import inspect, select, text
+from sqlalchemy import bindparam, inspect, select, text
 
 from ...extensions import db
 from ...models import AuditEvent, AuditPending
 from .. import clock
-from . import audit, derived
+from . import audit, derived, validate
 
 BATCH = 5000
-BUCKET_BITS = 12  # 4096 transaction ids per bucket: 245 buckets at a million
-MODULUS = 2**256
 TRANSACTION_ACTIONS = ("transaction.posted", "transaction.imported")
+TRANSACTION_EVENTS = (*TRANSACTION_ACTIONS, "transaction.deleted")
 DEFAULT_SETTINGS = {"book_style": "personal"}
 
 
@@ -56,18 +57,14 @@ class Disagreement(Exception):
         self.message = message
 
 
-def digest(tx: dict) -> int:
-    return int.from_bytes(hashlib.sha256(audit.canonical(tx).encode()).digest(), "big")
-
-
 @dataclass
 class Replay:
-    """The books as the events say they are (transactions only as bucket sums)."""
+    """The books as the events say they are (transactions: compare_transactions reads
+    them again, sorted by id; the walk checks their shape and counts them)."""
 
     events: int = 0
     last_seq: int = 0
     last_hash: str = audit.GENESIS
-    buckets: dict[int, int] = field(default_factory=dict)
     transactions: int = 0
     accounts: dict[int, dict] = field(default_factory=dict)
     account_seq: dict[int, int] = field(default_factory=dict)
@@ -76,11 +73,6 @@ class Replay:
     settings_seq: int = 0
     locked_through: str | None = None
     lock_seq: int = 0
-
-    def add(self, tx: dict, sign: int) -> None:
-        bucket = int(tx["id"]) >> BUCKET_BITS
-        self.buckets[bucket] = (self.buckets.get(bucket, 0) + sign * digest(tx)) % MODULUS
-        self.transactions += sign
 
 
 def _in_batches(columns, key) -> Iterator:
@@ -194,11 +186,12 @@ def _replay(state: Replay, seq: int, action: str, object_text: str, event: str) 
 
 def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
     if action in TRANSACTION_ACTIONS:
-        state.add(obj["transaction"], +1)
+        _transaction_id(obj)
+        state.transactions += 1
     elif action == "transaction.deleted":
-        tx = obj["transaction"]
-        state.add(tx, -1)
-        for entry in tx["entries"]:
+        _transaction_id(obj)
+        state.transactions -= 1
+        for entry in obj["transaction"]["entries"]:
             state.flags.pop(int(entry["id"]), None)
     elif action.startswith("account."):
         account = obj["account"]
@@ -225,6 +218,15 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
         raise ValueError(action)
 
 
+def _transaction_id(obj: dict) -> int:
+    """A transaction event's transaction id: a positive 64-bit integer (the database
+    sorts the events by it, compare_transactions), else the object is not readable."""
+    tx_id = obj["transaction"]["id"]
+    if type(tx_id) is not int or not 0 < tx_id <= validate.INT64_MAX:
+        raise ValueError(tx_id)
+    return tx_id
+
+
 def check_head(state: Replay) -> None:
     row = db.session.execute(text("SELECT seq, hash FROM audit_head WHERE id = 1")).first()
     if row is None:
@@ -239,23 +241,18 @@ def check_head(state: Replay) -> None:
 # --- the stored books ------------------------------------------------------------
 
 
-def _stored_transactions(lo: int | None = None, hi: int | None = None) -> Iterator[dict]:
-    """Stored transactions (ids in [lo, hi] when given) with entries, by id, in batches."""
+def _stored_transactions() -> Iterator[dict]:
+    """Stored transactions with their entries, by id, read BATCH at a time."""
     connection = db.session.connection()
-    after = (lo - 1) if lo is not None else None
+    after = None
     while True:
-        clauses = []
-        if after is not None:
-            clauses.append("id > :after")
-        if hi is not None:
-            clauses.append("id <= :hi")
-        where = ("WHERE " + " AND ".join(clauses) + " ") if clauses else ""
+        where = "" if after is None else "WHERE id > :after "
         headers = connection.execute(
             text(
                 "SELECT id, occurred_on, description FROM transactions "
                 f"{where}ORDER BY id LIMIT {BATCH}"
             ),
-            {"after": after, "hi": hi},
+            {"after": after},
         ).all()
         if not headers:
             return
@@ -277,7 +274,9 @@ def _stored_transactions(lo: int | None = None, hi: int | None = None) -> Iterat
 
 
 def compare_transactions(state: Replay) -> tuple[int, int]:
-    """Bucket sums of the stored transactions against the replay's; (transactions, entries)."""
+    """The stored transactions against the trail's, exactly, id by id; (transactions,
+    entries). A merge of two streams in transaction id order: the trail's transaction
+    events sorted by the database, and the stored transactions."""
     orphan = db.session.execute(
         text(
             "SELECT e.id, e.transaction_id FROM entries e LEFT JOIN transactions t"
@@ -289,54 +288,112 @@ def compare_transactions(state: Replay) -> tuple[int, int]:
             f"entry {orphan[0]} belongs to transaction {orphan[1]}, which does not exist: "
             "it was added outside the service"
         )
-    stored: dict[int, int] = {}
     count = entries = 0
-    for tx in _stored_transactions():
-        bucket = tx["id"] >> BUCKET_BITS
-        stored[bucket] = (stored.get(bucket, 0) + digest(tx)) % MODULUS
-        count += 1
-        entries += len(tx["entries"])
-    for bucket in sorted(set(stored) | set(state.buckets)):
-        if stored.get(bucket, 0) != state.buckets.get(bucket, 0):
-            _name_difference(bucket)
+    stored = _stored_transactions()
+    mine = next(stored, None)
+    with closing(_trail_by_transaction(state)) as trail:
+        theirs = next(trail, None)
+        while mine is not None or theirs is not None:
+            if theirs is None or (mine is not None and mine["id"] < theirs[0]):
+                assert mine is not None
+                _compare_one(mine["id"], mine, [])
+            elif mine is None or theirs[0] < mine["id"]:
+                _compare_one(theirs[0], None, theirs[1])
+                theirs = next(trail, None)
+                continue
+            else:
+                _compare_one(mine["id"], mine, theirs[1])
+                theirs = next(trail, None)
+            count += 1
+            entries += len(mine["entries"])
+            mine = next(stored, None)
     return count, entries
 
 
-def _name_difference(bucket: int) -> None:
-    """Read one bucket again, id by id, and raise naming the first disagreement."""
-    lo = bucket << BUCKET_BITS
-    hi = lo + (1 << BUCKET_BITS) - 1
-    trail: dict[int, tuple[dict, int]] = {}
-    deleted: dict[int, int] = {}
-    for row in _events():
-        if not (row.action in TRANSACTION_ACTIONS or row.action == "transaction.deleted"):
+# The trail's transaction events by transaction id, then seq: sealed ones, and those
+# still waiting, numbered after the chain in the order they will be sealed (as
+# walk_pending numbers them).
+_TRAIL_BY_TRANSACTION = {
+    "sqlite": "CAST(json_extract(object, '$.transaction.id') AS INTEGER)",
+    "postgresql": "CAST(CAST(object AS json) #>> '{transaction,id}' AS bigint)",
+}
+
+
+def _trail_by_transaction(
+    state: Replay,
+) -> Generator[tuple[int, list[tuple[str, dict, int]]], None, None]:
+    """(transaction id, [(action, transaction, seq), ...] in trail order) for every
+    transaction an event names, in id order; the database sorts (the walk has already
+    checked every id is an integer it can sort by)."""
+    dialect = "postgresql" if db.session.connection().dialect.name == "postgresql" else "sqlite"
+    tx_id = _TRAIL_BY_TRANSACTION[dialect]
+    query = text(
+        f"SELECT {tx_id} AS tx_id, seq, action, object FROM audit_events"
+        " WHERE action IN :actions"
+        f" UNION ALL SELECT {tx_id}, :last_seq + n, action, object FROM"
+        " (SELECT action, object, ROW_NUMBER() OVER (ORDER BY id) AS n FROM audit_pending)"
+        " AS waiting WHERE action IN :actions ORDER BY 1, 2"
+    ).bindparams(bindparam("actions", expanding=True))
+    rows = db.session.execute(
+        query.execution_options(yield_per=BATCH),
+        {"actions": list(TRANSACTION_EVENTS), "last_seq": state.last_seq},
+    )
+    current: int | None = None
+    events: list[tuple[str, dict, int]] = []
+    try:
+        for row in rows:
+            if row.tx_id != current:
+                if current is not None:
+                    yield current, events
+                current, events = row.tx_id, []
+            events.append((row.action, orjson.loads(row.object)["transaction"], int(row.seq)))
+        if current is not None:
+            yield current, events
+    finally:
+        rows.close()  # a server-side cursor on PostgreSQL, also when a difference stops us
+
+
+def _compare_one(tx_id: int, stored: dict | None, events: list[tuple[str, dict, int]]) -> None:
+    """Raise naming the difference when the stored transaction (None: absent) is not
+    what the transaction's events leave: its postings minus its deletions."""
+    live: list[tuple[dict, int]] = []
+    deleted = None
+    for action, tx, seq in events:
+        if action != "transaction.deleted":
+            live.append((tx, seq))
             continue
-        tx = orjson.loads(row.object)["transaction"]
-        if not lo <= tx["id"] <= hi:
-            continue
-        if row.action == "transaction.deleted":
-            trail.pop(tx["id"], None)
-            deleted[tx["id"]] = row.seq
-        else:
-            trail[tx["id"]] = (tx, row.seq)
-    stored = {tx["id"]: tx for tx in _stored_transactions(lo, hi)}
-    for tx_id in sorted(set(trail) | set(stored)):
-        if tx_id not in trail:
-            gone = f" (deleted by event seq {deleted[tx_id]})" if tx_id in deleted else ""
+        deleted = seq
+        match = next((i for i, (posted, _) in enumerate(live) if posted == tx), None)
+        if match is None:
+            raise Disagreement(
+                f"audit event seq {seq} deletes transaction {tx_id}, but no earlier event "
+                "posted it as deleted: the trail was written outside the service"
+            )
+        del live[match]
+    if len(live) > 1:
+        raise Disagreement(
+            f"transaction {tx_id} is posted by events seq {live[0][1]} and seq {live[1][1]} "
+            "with no deletion between them: the trail was written outside the service"
+        )
+    if not live:
+        if stored is not None:
+            gone = f" (deleted by event seq {deleted})" if deleted is not None else ""
             raise Disagreement(
                 f"transaction {tx_id} is in the ledger but no event posted it{gone}: "
                 "it was added outside the service"
             )
-        recorded, seq = trail[tx_id]
-        if tx_id not in stored:
-            raise Disagreement(
-                f"transaction {tx_id} (posted by event seq {seq}) is missing from the "
-                "ledger: it was removed outside the service"
-            )
-        difference = _transaction_difference(stored[tx_id], recorded, seq)
-        if difference:
-            raise Disagreement(difference)
-    raise Disagreement(f"transactions {lo} to {hi} differ from the trail")  # not reached
+        return
+    recorded, seq = live[0]
+    if stored is None:
+        raise Disagreement(
+            f"transaction {tx_id} (posted by event seq {seq}) is missing from the "
+            "ledger: it was removed outside the service"
+        )
+    if stored != recorded:
+        raise Disagreement(
+            _transaction_difference(stored, recorded, seq)
+            or f"transaction {tx_id} differs from event seq {seq} that posted it"
+        )
 
 
 def _transaction_difference(stored: dict, recorded: dict, seq: int) -> str | None:
