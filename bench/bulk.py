@@ -30,9 +30,18 @@ def load_postgresql(url: str, n: int, seed: int) -> None:
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as conn:
         conn.execute("SET session_replication_role = replica")
         with conn.cursor() as cur:
-            with cur.copy("COPY accounts (id, name, kind, name_key) FROM STDIN") as copy:
-                for row in ledger_gen.accounts():
-                    copy.write_row((*row, row[1].casefold()))
+            name_key = cur.execute(
+                "SELECT 1 FROM information_schema.columns"
+                " WHERE table_name = 'accounts' AND column_name = 'name_key'"
+            ).fetchone()
+            if name_key:
+                with cur.copy("COPY accounts (id, name, kind, name_key) FROM STDIN") as copy:
+                    for row in ledger_gen.accounts():
+                        copy.write_row((*row, row[1].casefold()))
+            else:  # a schema before migration 0009 (python -m bench.verify loads at 0005)
+                with cur.copy("COPY accounts (id, name, kind) FROM STDIN") as copy:
+                    for row in ledger_gen.accounts():
+                        copy.write_row(row)
             entry_id = 0
             tx_buf, entry_buf = io.StringIO(), io.StringIO()
             for tx_id, day, description, legs in ledger_gen.transactions(n, seed):
@@ -70,10 +79,15 @@ def load_sqlite(url: str, n: int, seed: int) -> None:
     ).fetchall()
     for name, _ in triggers:
         conn.execute(f'DROP TRIGGER "{name}"')
-    conn.executemany(
-        "INSERT INTO accounts (id, name, kind, name_key) VALUES (?, ?, ?, ?)",
-        [(*row, row[1].casefold()) for row in ledger_gen.accounts()],
-    )
+    if any(column[1] == "name_key" for column in conn.execute("PRAGMA table_info(accounts)")):
+        conn.executemany(
+            "INSERT INTO accounts (id, name, kind, name_key) VALUES (?, ?, ?, ?)",
+            [(*row, row[1].casefold()) for row in ledger_gen.accounts()],
+        )
+    else:  # a schema before migration 0009 (python -m bench.verify loads at 0005)
+        conn.executemany(
+            "INSERT INTO accounts (id, name, kind) VALUES (?, ?, ?)", ledger_gen.accounts()
+        )
     tx_rows, entry_rows = [], []
     for tx_id, day, description, legs in ledger_gen.transactions(n, seed):
         tx_rows.append((tx_id, day.isoformat(), description, CREATED_AT.isoformat(sep=" ")))
