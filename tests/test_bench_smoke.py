@@ -203,3 +203,16 @@ def test_fuzz_entry_point_runs():
     assert report["dialect"] == "sqlite" and report["max_examples_per_operation"] == 1
     assert report["operations"] >= 20 and report["cases"] > 0
     assert report["server_errors_5xx"] == 0 and report["failed_checks"] == []
+
+
+@pytest.mark.parametrize("bench_dialect", ["sqlite", "postgresql"])
+def test_verify_bench_smoke_run(bench_dialect):
+    """python -m bench.verify (its figures are in docs/reliability.md): books loaded at the
+    schema before the trail, migrated, verified clean (exit 0), then tampered (exit 1)."""
+    if bench_dialect == "postgresql" and not _postgres_reachable():
+        pytest.skip("PostgreSQL not reachable: the PostgreSQL bench smoke run is skipped")
+    done = run_bench("bench.verify", "--dialect", bench_dialect, "--transactions", "1500")
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    assert "verify (clean): exit 0" in done.stdout
+    assert "doubled by SQL): exit 1" in done.stdout
+    assert "in the ledger but" in done.stdout
