@@ -294,19 +294,21 @@ def compare_transactions(state: Replay) -> tuple[int, int]:
     with closing(_trail_by_transaction(state)) as trail:
         theirs = next(trail, None)
         while mine is not None or theirs is not None:
-            if theirs is None or (mine is not None and mine["id"] < theirs[0]):
-                assert mine is not None
-                _compare_one(mine["id"], mine, [])
-            elif mine is None or theirs[0] < mine["id"]:
-                _compare_one(theirs[0], None, theirs[1])
+            next_ids: list[int] = []
+            if mine is not None:
+                next_ids.append(mine["id"])
+            if theirs is not None:
+                next_ids.append(theirs[0])
+            tx_id = min(next_ids)
+            in_ledger = mine if mine is not None and mine["id"] == tx_id else None
+            in_trail = theirs[1] if theirs is not None and theirs[0] == tx_id else []
+            _compare_one(tx_id, in_ledger, in_trail)
+            if in_ledger is not None:
+                count += 1
+                entries += len(in_ledger["entries"])
+                mine = next(stored, None)
+            if in_trail:
                 theirs = next(trail, None)
-                continue
-            else:
-                _compare_one(mine["id"], mine, theirs[1])
-                theirs = next(trail, None)
-            count += 1
-            entries += len(mine["entries"])
-            mine = next(stored, None)
     return count, entries
 
 
