@@ -1,0 +1,239 @@
+"""The month's work in headless Chromium, at 1280x800 and on a 390x844 phone
+(docs/web.md, "The month's work: import and reconcile"): a bank statement imported
+with a choice per line (the other side filled in from how similar lines were booked,
+flagged duplicates left out unless ticked, the closing balance offered for
+reconciling), reconciling statement-first (only the entries up to the statement's
+date, a live difference, everything up to the date ticked in one request), and the
+reports' periods, CSVs and lists. Fixtures come from tests/test_web_browser.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from app import store
+from tests import test_web_browser as browser_tests
+from tests.test_web_browser import Person, _expect_text, expect
+from tests.test_web_views import fits
+
+browser = browser_tests.browser
+live = browser_tests.live
+
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(params=sorted(SIZES))
+def size(request):
+    return request.param
+
+
+@pytest.fixture
+def treasurer(browser, live, size):
+    someone = Person(browser, live)
+    someone.context.close()
+    someone.context = browser.new_context(viewport=SIZES[size], accept_downloads=True)
+    someone.page = someone.context.new_page()
+    someone.page.set_default_timeout(10_000)
+    someone.errors = []
+    someone.page.on("pageerror", lambda exc: someone.errors.append(str(exc)))
+    someone.cdp = someone.context.new_cdp_session(someone.page)
+    someone.cdp.send("WebAuthn.enable", {"enableUI": False})
+    someone.authenticator = someone._add_authenticator()
+    yield someone
+    someone.close()
+
+
+def sign_in(treasurer, live, path):
+    live.add_user()
+    page = treasurer.page
+    page.goto(live.web + path)
+    treasurer.first_sign_in()
+    page.wait_for_url(live.web + path)
+    page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def go(page, live, path):
+    page.goto(live.web + path)
+    page.wait_for_selector("body[data-ready=true]")
+
+
+def record(ids, on, description, *entries):
+    from app.services.ledger import transactions
+
+    return transactions.record_transaction(
+        on,
+        description,
+        [{"account_id": ids[name], "amount_cents": cents} for name, cents in entries],
+        created_by=None,
+    )
+
+
+def club_books(live):
+    """A club's bank with last year's grant and February's subscription booked."""
+    from app.services.ledger import accounts
+
+    with live.app.app_context():
+        ids = {
+            name: accounts.create_account(name, kind)["id"]
+            for name, kind in [
+                ("Bank", "asset"),
+                ("Grants", "income"),
+                ("Dues", "income"),
+                ("Subscriptions", "expense"),
+                ("Printing", "expense"),
+                ("Uncategorised", "expense"),
+            ]
+        }
+        record(ids, "2025-03-03", "Council grant 2025", ("Bank", 100000), ("Grants", -100000))
+        record(ids, "2026-02-20", "Magazine subscription", ("Bank", -4500), ("Subscriptions", 4500))
+        store.commit()
+    return ids
+
+
+STATEMENT = [
+    ["Date", "Details", "Amount", "Balance"],
+    ["2026-02-20", "Magazine subscription", "-45.00", "955.00"],  # already in the books
+    ["2026-03-02", "COUNCIL GRANT REF 88231", "1,188.77", "2,143.77"],
+    ["2026-03-05", "Magazine subscription", "-45.00", "2,098.77"],
+    ["2026-03-06", "Printer ink", "-32.10", "2,066.67"],
+]
+
+
+def choose_file(page, rows, name="statement.csv"):
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows(rows)
+    page.set_input_files(
+        "#csv-file",
+        files=[{"name": name, "mimeType": "text/csv", "buffer": buffer.getvalue().encode()}],
+    )
+
+
+def stored(live):
+    """Every stored transaction as (date, description, sorted (account, cents))."""
+    return sorted(
+        (
+            tx["occurred_on"],
+            tx["description"],
+            sorted((e["account_id"], e["amount_cents"]) for e in tx["entries"]),
+        )
+        for tx in live.transactions()
+    )
+
+
+def preview(page, live, bank="Bank", fallback="Uncategorised"):
+    page.select_option("#import-bank", label=bank)
+    if fallback:
+        page.select_option("#import-counter", label=fallback)
+    page.click("#preview")
+    page.wait_for_selector("#preview-section:not([hidden])")
+    _expect_text(page, "#preview-summary", r"^\d+ lines: ")
+
+
+def test_an_import_leaves_out_its_duplicate_and_books_each_line_as_before(treasurer, live, size):
+    ids = club_books(live)
+    page = sign_in(treasurer, live, "/import")
+    choose_file(page, STATEMENT)
+    _expect_text(page, "#file-message", r"^Read 5 lines from statement\.csv\.$")
+    assert page.locator("#map-balance").input_value() == "3"  # the Balance column, guessed
+    before = stored(live)
+    preview(page, live)
+
+    # The other side of each line, as similar lines were booked before.
+    sides = page.locator("#preview-table tbody tr select.line-counter")
+    expect(sides).to_have_count(4)
+    chosen = [s.evaluate("s => s.selectedOptions[0].textContent") for s in sides.all()]
+    assert chosen == ["Subscriptions", "Grants", "Subscriptions", "Uncategorised"]
+    # The duplicate (the whole line, as it will be posted) starts unticked.
+    expect(page.locator("#preview-table tr.duplicate")).to_have_count(1)
+    duplicate = page.locator("tr[data-line='2']")
+    assert "Possible duplicate" in duplicate.inner_text()
+    assert not duplicate.locator("input.line-include").is_checked()
+    _expect_text(page, "#preview-summary", r"^4 lines: 3 ticked to import, 1 possible duplicate")
+    _expect_text(page, "#import-submit", r"^Import 3 transactions$")
+    fits(page)
+
+    page.click("#import-submit")
+    _expect_text(page, "#import-message", r"^Imported 3 transactions; 1 line left out\.")
+    added = [tx for tx in stored(live) if tx not in before]
+    assert added == sorted(
+        [
+            (
+                "2026-03-02",
+                "COUNCIL GRANT REF 88231",
+                sorted([(ids["Bank"], 118877), (ids["Grants"], -118877)]),
+            ),
+            (
+                "2026-03-05",
+                "Magazine subscription",
+                sorted([(ids["Bank"], -4500), (ids["Subscriptions"], 4500)]),
+            ),
+            (
+                "2026-03-06",
+                "Printer ink",
+                sorted([(ids["Bank"], -3210), (ids["Uncategorised"], 3210)]),
+            ),
+        ]
+    )
+    assert len(stored(live)) == len(before) + 3
+
+    # The statement's end is offered for reconciling, its closing balance with it.
+    offer = page.locator("#reconcile-link")
+    expect(offer).to_be_visible()
+    assert "2,066.67" in page.locator("#reconcile-offer-text").inner_text()
+    href = offer.get_attribute("href")
+    assert f"account={ids['Bank']}" in href
+    assert "statement_date=2026-03-06" in href and "closing=206667" in href
+    fits(page)
+
+    # The same file again: every line is a duplicate now, so nothing is ticked.
+    go(page, live, "/import")
+    choose_file(page, STATEMENT)
+    preview(page, live, fallback=None)
+    expect(page.locator("#preview-table tr.duplicate")).to_have_count(4)
+    _expect_text(page, "#preview-summary", r"^4 lines: 0 ticked to import")
+    assert page.locator("#import-submit").is_disabled()
+    assert len(stored(live)) == len(before) + 3
+
+    # Ticking one of them on purpose imports exactly that one.
+    page.locator("tr[data-line='4'] input.line-include").check()
+    _expect_text(page, "#import-submit", r"^Import 1 transaction$")
+    page.click("#import-submit")
+    _expect_text(page, "#import-message", r"^Imported 1 transaction; 3 lines left out\.")
+    assert len(stored(live)) == len(before) + 4
+
+
+def test_changing_a_lines_other_side_checks_it_again(treasurer, live, size):
+    ids = club_books(live)
+    page = sign_in(treasurer, live, "/import")
+    choose_file(page, STATEMENT[:2] + [["2026-03-09", "Hall hire", "-60.98", ""]])
+    preview(page, live, fallback=None)
+    # Nothing like "Hall hire" was booked and no default given: chosen per line.
+    hall = page.locator("tr[data-line='3']")
+    _expect_text(page, "tr[data-line='3']", r"Choose the other side")
+    assert hall.locator("input.line-include").is_disabled()
+    hall.locator("select.line-counter").select_option(label="Printing")
+    expect(hall.locator("input.line-include")).to_be_checked()
+    # The duplicate booked to another account is a different line: no longer flagged.
+    dup = page.locator("tr[data-line='2']")
+    dup.locator("select.line-counter").select_option(label="Printing")
+    expect(page.locator("#preview-table tr.duplicate")).to_have_count(0)
+    expect(dup.locator("input.line-include")).to_be_checked()
+    dup.locator("select.line-counter").select_option(label="Subscriptions")
+    expect(page.locator("#preview-table tr.duplicate")).to_have_count(1)
+    expect(dup.locator("input.line-include")).not_to_be_checked()
+    fits(page)
+    page.click("#import-submit")
+    _expect_text(page, "#import-message", r"^Imported 1 transaction; 1 line left out\.")
+    hall_tx = [tx for tx in live.transactions() if tx["description"] == "Hall hire"]
+    assert sorted((e["account_id"], e["amount_cents"]) for e in hall_tx[0]["entries"]) == sorted(
+        [(ids["Bank"], -6098), (ids["Printing"], 6098)]
+    )
+    # No balance column: the offer names the date and asks for the balance there.
+    assert (
+        "type the statement's closing balance" in page.locator("#reconcile-offer-text").inner_text()
+    )
+    assert "closing=" not in page.locator("#reconcile-link").get_attribute("href")
