@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 
@@ -237,3 +238,123 @@ def test_changing_a_lines_other_side_checks_it_again(treasurer, live, size):
         "type the statement's closing balance" in page.locator("#reconcile-offer-text").inner_text()
     )
     assert "closing=" not in page.locator("#reconcile-link").get_attribute("href")
+
+
+def bank_month(live):
+    """A bank: an opening deposit inside the lock (2025), 25 January dues, 3 in February."""
+    from app.services.ledger import accounts, lock
+
+    with live.app.app_context():
+        ids = {
+            name: accounts.create_account(name, kind)["id"]
+            for name, kind in [("Bank", "asset"), ("Dues", "income"), ("Opening", "equity")]
+        }
+        record(ids, "2025-12-20", "Opening deposit", ("Bank", 50000), ("Opening", -50000))
+        for day in range(1, 26):
+            record(
+                ids,
+                f"2026-01-{day:02d}",
+                f"Dues {day}",
+                ("Bank", 1000 + day),
+                ("Dues", -1000 - day),
+            )
+        for day in range(1, 4):
+            record(ids, f"2026-02-{day:02d}", f"Dues Feb {day}", ("Bank", 700), ("Dues", -700))
+        lock.set_lock({"locked_through": "2025-12-31"})
+        store.commit()
+    return ids
+
+
+def cleared_events(live):
+    from app.services.ledger import audit
+
+    with live.app.app_context():
+        items = audit.page(limit="500", action="entries.cleared")["items"]
+        store.commit()
+        return items
+
+
+def eventually(check, timeout=10.0):
+    """Wait until check() is true (a request the page sent may still be on its way)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "never became true"
+        time.sleep(0.05)
+
+
+JANUARY = sum(1000 + day for day in range(1, 26))  # 25,325 cents
+
+
+def test_reconciling_starts_from_the_statement_and_ticks_the_month_in_one_request(
+    treasurer, live, size
+):
+    ids = bank_month(live)
+    # As the import offers it: the statement's date and closing balance filled in.
+    path = f"/register?account={ids['Bank']}&statement_date=2026-01-31&closing={JANUARY}"
+    page = sign_in(treasurer, live, path)
+    assert page.locator("#rec-date").input_value() == "2026-01-31"
+    assert page.locator("#rec-balance").input_value() == "253.25"
+    # The statement comes first: its form is above the list.
+    form_top = page.locator("#reconcile-section").bounding_box()["y"]
+    assert form_top < page.locator("#register").bounding_box()["y"]
+
+    # Only the entries up to the statement's date: no February dues.
+    entries = page.locator("#register tbody tr[data-entry]")
+    expect(entries).to_have_count(26)
+    assert "Feb" not in page.locator("#register").inner_text()
+    _expect_text(page, "#register-count", r"^26 entries up to 2026-01-31\.$")
+    # The opening deposit is inside the lock: shown as locked, with no box to tick.
+    opening = page.locator("#register tbody tr", has_text="Opening deposit")
+    assert "locked" in opening.inner_text()
+    expect(opening.locator("input[type=checkbox]")).to_have_count(0)
+    _expect_text(page, "#rec-diff", r"^253\.25$")
+    fits(page)
+
+    # A tick moves the difference at once.
+    page.locator("#register tbody tr", has_text="Dues 25").locator("input").check()
+    _expect_text(page, "#rec-cleared", r"^10\.25$")
+    _expect_text(page, "#rec-diff", r"^243\.00$")
+    expect(page.locator("#rec-difference")).to_have_class(re.compile(r"\boff\b"))
+    eventually(lambda: len(cleared_events(live)) == 1)
+
+    # Everything up to the date: one request, one audit event, the other 24 entries.
+    posts = []
+    page.on(
+        "request",
+        lambda r: (
+            posts.append(r.url) if r.method == "POST" and r.url.endswith("/cleared") else None
+        ),
+    )
+    page.click("#rec-tick-all")
+    _expect_text(page, "#rec-message", r"^Ticked 24 entries up to 2026-01-31 as cleared\.$")
+    assert len(posts) == 1
+    events = cleared_events(live)
+    assert len(events) == 2 and len(events[0]["object"]["entry_ids"]) == 24
+    _expect_text(page, "#rec-diff", r"^0\.00$")
+    expect(page.locator("#rec-difference")).to_have_class(re.compile(r"\bzero\b"))
+    fits(page)
+
+    page.click("#rec-submit")
+    _expect_text(page, "#rec-message", r"^Reconciled to 2026-01-31: 25 entries now locked")
+    expect(page.locator("#register tbody tr.reconciled")).to_have_count(25)
+    expect(page.locator("#register tbody tr.reconciled input")).to_have_count(0)
+
+    # The next statement: a later date shows February, still to tick.
+    page.fill("#rec-date", "2026-02-28")
+    expect(entries).to_have_count(29)
+    page.fill("#rec-balance", str((JANUARY + 2100) / 100))
+    _expect_text(page, "#rec-diff", r"^21\.00$")
+    fits(page)
+
+
+def test_register_from_the_menu_offers_a_picker_then_the_statement(treasurer, live, size):
+    ids = bank_month(live)
+    page = sign_in(treasurer, live, "/register")
+    page.select_option("#register-account", str(ids["Bank"]))
+    expect(page.locator("#register tbody tr[data-entry]")).to_have_count(29)  # up to today
+    page.fill("#rec-date", "2026-01-10")
+    expect(page.locator("#register tbody tr[data-entry]")).to_have_count(11)
+    assert f"account={ids['Bank']}" in page.url
+    fits(page)
