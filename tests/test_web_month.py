@@ -12,6 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -358,3 +360,109 @@ def test_register_from_the_menu_offers_a_picker_then_the_statement(treasurer, li
     expect(page.locator("#register tbody tr[data-entry]")).to_have_count(11)
     assert f"account={ids['Bank']}" in page.url
     fits(page)
+
+
+def report_books(live):
+    """Coffee this month, dues last month and last year, relative to today."""
+    from app.services.ledger import accounts
+
+    first = date.today().replace(day=1)
+    last_month = (first - timedelta(days=1)).replace(day=1)
+    with live.app.app_context():
+        ids = {
+            name: accounts.create_account(name, kind)["id"]
+            for name, kind in [("Bank", "asset"), ("Dues", "income"), ("Coffee", "expense")]
+        }
+        for n in range(3):
+            on = first.replace(day=n + 1).isoformat()
+            record(ids, on, f"Coffee {n + 1}", ("Coffee", 350), ("Bank", -350))
+        record(ids, last_month.isoformat(), "Dues, Ann", ("Bank", 2000), ("Dues", -2000))
+        last_year = date(first.year - 1, 1, 15).isoformat()
+        record(ids, last_year, "Dues, old", ("Bank", 10000), ("Dues", -10000))
+        store.commit()
+    return first, last_month
+
+
+def month_end(first):
+    return (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+
+
+def download(page, selector):
+    with page.expect_download() as info:
+        page.click(selector)
+    return info.value.suggested_filename, Path(info.value.path()).read_text().splitlines()
+
+
+def test_reports_periods_csv_of_what_is_shown_and_what_a_line_is_made_of(treasurer, live, size):
+    first, last_month = report_books(live)
+    this_month = f"{first.isoformat()} to {month_end(first).isoformat()}"
+    page = sign_in(treasurer, live, "/reports")
+    presets = page.locator("#is-presets button")
+    expect(presets).to_have_text(
+        [
+            "This month",
+            "Last month",
+            "This year",
+            "Last year",
+            "This financial year",
+            "Last financial year",
+        ]
+    )
+
+    page.click("[data-preset=this-month]")
+    _expect_text(page, "#income-statement-table caption", rf"^Income and spending, {this_month}$")
+    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+-10\.50$")
+    expect(page.locator("[data-preset=this-month]")).to_have_attribute("aria-pressed", "true")
+    assert page.locator("#bs-as-of").input_value() == month_end(first).isoformat()
+    name, rows = download(page, "#is-csv")
+    assert name == f"income-and-spending-{this_month.replace(' ', '-')}.csv"
+    assert rows[0] == f'"Income and spending, {this_month}"'
+    assert "Spending,Coffee,10.50" in rows and rows[-1] == "Left over,,-10.50"
+    fits(page)
+
+    # A changed date: the CSV waits for that period to be shown, then is of it.
+    page.fill("#is-from", last_month.isoformat())
+    expect(page.locator("[data-preset=this-month]")).to_have_attribute("aria-pressed", "false")
+    _expect_text(page, "#income-statement-table caption", rf"^Income and spending, {last_month}")
+    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+9\.50$")
+    name, rows = download(page, "#is-csv")
+    assert rows[0].startswith(f'"Income and spending, {last_month.isoformat()} to')
+    assert rows[-1] == "Left over,,9.50"
+    # A period that cannot be shown leaves nothing to download.
+    page.fill("#is-to", "2199-12-31")
+    page.fill("#is-from", "1800-01-01")
+    page.click("#is-form button[type=submit]")
+    _expect_text(page, "#is-message", r"\w")
+    assert page.locator("#is-csv").is_disabled()
+    expect(page.locator("#income-statement-table")).to_have_count(0)
+
+    page.click("[data-preset=last-month]")
+    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+20\.00$")
+
+    # The financial year from the month it starts in (kept by this browser).
+    page.select_option("#fy-start", label="April")
+    page.click("[data-preset=this-fy]")
+    today = date.today()
+    start = date(today.year if today.month >= 4 else today.year - 1, 4, 1)
+    fy = f"{start.isoformat()} to {date(start.year + 1, 3, 31).isoformat()}"
+    _expect_text(page, "#income-statement-table caption", rf"^Income and spending, {fy}$")
+    go(page, live, "/reports")
+    assert page.locator("#fy-start").input_value() == "4"
+
+    # A line opens what it is made of: the count and the sum, equal to the figure.
+    page.click("[data-preset=this-month]")
+    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+-10\.50$")
+    page.locator("#income-statement-table button.account-line", has_text="Coffee").click()
+    _expect_text(page, "#lines-title", rf"^Coffee, {this_month}$")
+    expect(page.locator("#lines-table tbody tr")).to_have_count(3)
+    assert page.locator("#lines-count").inner_text() == "3 transactions"
+    assert page.locator("#lines-sum").inner_text() == "10.50"
+    _expect_text(
+        page, "#lines-status", r"^3 transactions, total 10\.50: the figure on the report\.$"
+    )
+    fits(page)
+
+    # One date format throughout: no day written any other way than YYYY-MM-DD.
+    text = page.locator("main").inner_text()
+    assert not re.search(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b", text), text
+    assert re.search(r"\d{4}-\d{2}-\d{2}", text)

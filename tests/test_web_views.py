@@ -350,8 +350,10 @@ def test_reports_downloads_and_connections(treasurer, live, size, mint_for_live)
     with page.expect_download() as info:
         page.click("#is-csv")
     body = Path(info.value.path()).read_text()
-    assert body.splitlines()[0] == "section,account,amount"
-    assert "net,,49.65" in body.splitlines()
+    # The period shown and the screen's words.
+    assert body.splitlines()[0] == '"Income and spending, 2026-01-01 to 2026-12-31"'
+    assert body.splitlines()[1] == "Section,Account,Amount"
+    assert "Left over,,49.65" in body.splitlines()
     with page.expect_download() as info:
         page.select_option("#export-format", "csv")
         page.click("#export-submit")
