@@ -1,5 +1,5 @@
 """Many entries cleared in one request are one change: one audit event (docs/web.md,
-"Reconciling a statement"; openapi `POST /accounts/{id}/cleared`). The web app's
+"The month's work: import and reconcile"; openapi `POST /accounts/{id}/cleared`). The web app's
 "tick everything up to this date" sends one such request, so a month of ticks is one
 line of the trail, and `ledger-service verify` replays it. Trails written before, with
 one event per ticked entry, still verify. Both stores."""

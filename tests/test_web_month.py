@@ -466,3 +466,17 @@ def test_reports_periods_csv_of_what_is_shown_and_what_a_line_is_made_of(treasur
     text = page.locator("main").inner_text()
     assert not re.search(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b", text), text
     assert re.search(r"\d{4}-\d{2}-\d{2}", text)
+
+
+def test_the_statement_stays_in_the_address(treasurer, live, size):
+    ids = bank_month(live)
+    page = sign_in(treasurer, live, f"/register?account={ids['Bank']}")
+    page.fill("#rec-date", "2026-01-20")
+    page.fill("#rec-balance", "1,234.56")
+    expect(page.locator("#register tbody tr[data-entry]")).to_have_count(21)
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.locator("#rec-date").input_value() == "2026-01-20"
+    assert page.locator("#rec-balance").input_value() == "1234.56"
+    expect(page.locator("#register tbody tr[data-entry]")).to_have_count(21)
+    fits(page)

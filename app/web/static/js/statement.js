@@ -1,5 +1,5 @@
 // Reconciling statement-first: the figures the register page shows while the
-// person ticks (docs/web.md, "Reconciling a statement"). Pure, so node tests it
+// person ticks (docs/web.md, "Register"). Pure, so node tests it
 // (tests/js/statement.test.mjs).
 //
 // The register's figures come sign-adjusted (an asset's or an expense's balance as

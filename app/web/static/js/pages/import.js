@@ -1,5 +1,5 @@
 // Bank-statement import: read a CSV file in the browser, map its columns, then a
-// choice per line (docs/web.md, "Importing a bank statement"):
+// choice per line (docs/web.md, "Import"):
 // - the other side of each line, filled in from how a similar description was
 //   booked before (matching.js; a bounded number of GET /transactions requests);
 // - a preview (POST /import with dry_run) of every line as it will be posted, so a

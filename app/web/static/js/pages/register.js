@@ -1,4 +1,4 @@
-// One account's register, statement-first (docs/web.md, "Reconciling a statement"):
+// One account's register, statement-first (docs/web.md, "Register"):
 // the statement's date and closing balance at the top, the entries up to that date
 // newest first with the running balance, a live "statement vs cleared: difference"
 // while ticking, "tick everything up to this date" as one request (one audit event),
@@ -133,8 +133,22 @@ async function loadAfter() {
   state.after = state.day ? await readAll({ from: nextDay(state.day) }) : [];
 }
 
+// The account and the statement in the address, so a reload or a return keeps them.
+function rememberStatement() {
+  const url = new URL(window.location.href);
+  url.searchParams.set("account", String(state.accountId));
+  const day = statementDay();
+  if (day) url.searchParams.set("statement_date", day);
+  else url.searchParams.delete("statement_date");
+  const closing = closingCents();
+  if (closing !== null) url.searchParams.set("closing", String(closing));
+  else url.searchParams.delete("closing");
+  window.history.replaceState(null, "", url.pathname + url.search);
+}
+
 // The list again from the top, cut at the statement date, as many entries as shown.
 async function reload() {
+  rememberStatement();
   const shown = Math.min(Math.max(state.list.items.length, PAGE_SIZE), BIG_PAGE);
   state.day = statementDay();
   state.list = startList(state.day ? { to: state.day } : {});
@@ -203,9 +217,6 @@ async function open(accountId) {
   say(byId("message"), "");
   say(message, "");
   say(byId("rec-message"), "");
-  const url = new URL(window.location.href);
-  url.searchParams.set("account", String(accountId));
-  window.history.replaceState(null, "", url.pathname + url.search);
   try {
     await reload();
   } catch (err) {
@@ -233,7 +244,10 @@ byId("rec-date").addEventListener("input", () => {
     reload().catch((err) => say(message, err.message));
   }, 150);
 });
-byId("rec-balance").addEventListener("input", renderDifference);
+byId("rec-balance").addEventListener("input", () => {
+  renderDifference();
+  if (state.accountId) rememberStatement();
+});
 
 byId("reconcile-form").addEventListener("submit", (event) => {
   event.preventDefault();
