@@ -136,6 +136,25 @@ def preview(page, live, bank="Bank", fallback="Uncategorised"):
     _expect_text(page, "#preview-summary", r"^\d+ lines: ")
 
 
+def test_a_statement_with_one_duplicate_imports_every_line_but_the_duplicate(treasurer, live, size):
+    club_books(live)
+    page = sign_in(treasurer, live, "/import")
+    choose_file(page, STATEMENT)
+    before = stored(live)
+    preview(page, live)
+    page.click("#import-submit")
+    _expect_text(page, "#import-message", r"^Imported \d+ transactions?")
+    # (Before: the one other side for every line hid the duplicate, and all 4 went in.)
+    added = [tx[:2] for tx in stored(live) if tx not in before]
+    assert len(stored(live)) == len(before) + 3
+    assert added == [
+        ("2026-03-02", "COUNCIL GRANT REF 88231"),
+        ("2026-03-05", "Magazine subscription"),
+        ("2026-03-06", "Printer ink"),
+    ]
+    fits(page)
+
+
 def test_an_import_leaves_out_its_duplicate_and_books_each_line_as_before(treasurer, live, size):
     ids = club_books(live)
     page = sign_in(treasurer, live, "/import")
