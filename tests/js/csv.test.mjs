@@ -36,16 +36,25 @@ test("signed statement amounts, exact to the cent", () => {
 });
 
 test("the header guides the mapping", () => {
-  assert.deepEqual(guessMapping(["Date", "Details", "Debit", "Credit"]), { date: 0, description: 1, amount: -1, debit: 2, credit: 3 });
-  assert.deepEqual(guessMapping(["Booked", "Memo", "Amount"]), { date: 0, description: 1, amount: 2, debit: -1, credit: -1 });
+  assert.deepEqual(guessMapping(["Date", "Details", "Debit", "Credit"]), { date: 0, description: 1, amount: -1, debit: 2, credit: 3, balance: -1 });
+  assert.deepEqual(guessMapping(["Booked", "Memo", "Amount"]), { date: 0, description: 1, amount: 2, debit: -1, credit: -1, balance: -1 });
+  assert.equal(guessMapping(["Date", "Memo", "Amount", "Balance"]).balance, 3);
+});
+
+test("a balance column gives each line the statement's balance after it", () => {
+  const rows = [["Date", "Memo", "Amount", "Balance"], ["2026-01-05", "Dues", "20.05", "1,020.05"], ["2026-01-06", "Ink", "-32.10", "n/a"]];
+  const lines = statementLines(rows, { date: 0, description: 1, amount: 2, balance: 3, split: false, dateFormat: "YYYY-MM-DD", hasHeader: true });
+  assert.equal(lines[0].balance, 102005);
+  assert.equal(lines[1].balance, null); // unreadable: only not offered, the line stays good
+  assert.equal(lines[1].error, null);
 });
 
 test("lines: money in positive, out negative, problems by line number", () => {
   const rows = [["Date", "Text", "Debit", "Credit"], ["05/01/2026", " Dues  Ann ", "", "20.05"], ["06/01/2026", "Ink", "32.10", ""], ["31/02/2026", "Bad", "1", ""], ["07/01/2026", "Nothing", "", ""]];
   const lines = statementLines(rows, { date: 0, description: 1, debit: 2, credit: 3, split: true, dateFormat: "DD/MM/YYYY", hasHeader: true });
   assert.deepEqual(lines.slice(0, 2), [
-    { line: 2, occurred_on: "2026-01-05", description: "Dues Ann", cents: 2005, error: null },
-    { line: 3, occurred_on: "2026-01-06", description: "Ink", cents: -3210, error: null },
+    { line: 2, occurred_on: "2026-01-05", description: "Dues Ann", cents: 2005, balance: null, error: null },
+    { line: 3, occurred_on: "2026-01-06", description: "Ink", cents: -3210, balance: null, error: null },
   ]);
   assert.equal(lines[2].line, 4);
   assert.match(lines[2].error, /not a day/);

@@ -82,8 +82,8 @@ export function parseSigned(text) {
   }
 }
 
-// Guess the mapping from a header row: {date, description, amount, debit, credit}
-// as column indexes (or -1).
+// Guess the mapping from a header row: {date, description, amount, debit, credit,
+// balance} as column indexes (or -1).
 export function guessMapping(header) {
   const find = (...names) => header.findIndex((cell) => names.some((n) => cell.trim().toLowerCase().includes(n)));
   return {
@@ -92,12 +92,15 @@ export function guessMapping(header) {
     amount: find("amount", "value", "betrag"),
     debit: find("debit", "withdrawal", "paid out", "money out"),
     credit: find("credit", "deposit", "paid in", "money in"),
+    balance: find("balance", "saldo"),
   };
 }
 
-// Rows + mapping → [{line, occurred_on, description, cents, error}], where
-// cents is the money into the bank account (negative: out of it).
-// mapping: {date, description, amount | (debit, credit), dateFormat, hasHeader, split}
+// Rows + mapping → [{line, occurred_on, description, cents, balance, error}], where
+// cents is the money into the bank account (negative: out of it) and balance the
+// statement's running balance after the line (cents; null without a readable one).
+// mapping: {date, description, amount | (debit, credit), balance?, dateFormat,
+// hasHeader, split}
 export function statementLines(rows, mapping) {
   const body = mapping.hasHeader ? rows.slice(1) : rows;
   const first = mapping.hasHeader ? 2 : 1;
@@ -123,10 +126,18 @@ export function statementLines(rows, mapping) {
         if (cents === null) throw new CsvError("The amount is empty.");
       }
       if (cents === 0) throw new CsvError("The amount is zero: nothing to record.");
-      return { line, occurred_on, description, cents, error: null };
+      let balance = null;
+      if (mapping.balance !== undefined && mapping.balance >= 0) {
+        try {
+          balance = parseSigned(cell(mapping.balance));
+        } catch (err) {
+          if (!(err instanceof CsvError)) throw err; // an unreadable balance is only not offered
+        }
+      }
+      return { line, occurred_on, description, cents, balance, error: null };
     } catch (err) {
       if (!(err instanceof CsvError)) throw err;
-      return { line, occurred_on: null, description: cell(mapping.description).trim(), cents: null, error: err.message };
+      return { line, occurred_on: null, description: cell(mapping.description).trim(), cents: null, balance: null, error: err.message };
     }
   });
 }

@@ -16,29 +16,40 @@ export function toCsv(rows) {
 
 const amount = (cents) => formatCents(cents).replaceAll(",", "");
 
-// Income statement JSON → rows [section, account, amount].
-export function incomeStatementRows(report) {
+// Income statement JSON → rows [section, account, amount]. With `w` (vocab.js
+// words) the rows read as the screen does: its caption with the period first, then
+// its headings and totals in the book style's words ("Spending", "Left over").
+export function incomeStatementRows(report, w = null) {
+  const say = (plain, key) => (w ? w[key] : plain);
   return [
-    ["section", "account", "amount"],
-    ...report.income.map((l) => ["income", l.account, amount(l.cents)]),
-    ["total income", "", amount(report.total_income_cents)],
-    ...report.expenses.map((l) => ["expenses", l.account, amount(l.cents)]),
-    ["total expenses", "", amount(report.total_expenses_cents)],
-    ["net", "", amount(report.net_cents)],
+    ...(w ? [[`${w.incomeStatement}, ${report.from ?? "start"} to ${report.to ?? "today"}`]] : []),
+    w ? ["Section", "Account", "Amount"] : ["section", "account", "amount"],
+    ...report.income.map((l) => [say("income", "income"), l.account, amount(l.cents)]),
+    [say("total income", "totalIncome"), "", amount(report.total_income_cents)],
+    ...report.expenses.map((l) => [say("expenses", "expenses"), l.account, amount(l.cents)]),
+    [say("total expenses", "totalExpenses"), "", amount(report.total_expenses_cents)],
+    [say("net", "net"), "", amount(report.net_cents)],
   ];
 }
 
-export function balanceSheetRows(report) {
+export function balanceSheetRows(report, w = null) {
+  const say = (plain, key) => (w ? w[key] : plain);
   return [
-    ["section", "account", "amount"],
-    ...report.assets.map((l) => ["assets", l.account, amount(l.cents)]),
-    ["total assets", "", amount(report.total_assets_cents)],
-    ...report.liabilities.map((l) => ["liabilities", l.account, amount(l.cents)]),
-    ["total liabilities", "", amount(report.total_liabilities_cents)],
-    ...report.equity.map((l) => ["equity", l.account, amount(l.cents)]),
-    ["retained", "", amount(report.retained_cents)],
-    ["total equity", "", amount(report.total_equity_cents)],
+    ...(w ? [[`${w.balanceSheet} as of ${report.as_of}`]] : []),
+    w ? ["Section", "Account", "Amount"] : ["section", "account", "amount"],
+    ...report.assets.map((l) => [say("assets", "assets"), l.account, amount(l.cents)]),
+    [say("total assets", "totalAssets"), "", amount(report.total_assets_cents)],
+    ...report.liabilities.map((l) => [say("liabilities", "liabilities"), l.account, amount(l.cents)]),
+    [say("total liabilities", "totalLiabilities"), "", amount(report.total_liabilities_cents)],
+    ...report.equity.map((l) => [say("equity", "equity"), l.account, amount(l.cents)]),
+    [say("retained", "retained"), "", amount(report.retained_cents)],
+    [say("total equity", "totalEquity"), "", amount(report.total_equity_cents)],
   ];
+}
+
+// "Income and spending" → "income-and-spending" (a file name's words).
+export function slug(text) {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-|-$/g, "");
 }
 
 // Hand a Blob to the browser as a file download.

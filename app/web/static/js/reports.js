@@ -6,18 +6,22 @@ import { formatCents } from "./money.js";
 import { words } from "./vocab.js";
 
 const money = (cents) => h("td", { class: "num" }, formatCents(cents));
-const lines = (list) => list.map((line) => h("tr", {}, h("td", {}, line.account), money(line.cents)));
+// An account's line; with onAccount(name) its name is a button that lists what makes it up.
+const name = (account, onAccount) => (onAccount
+  ? h("button", { type: "button", class: "account-line", onclick: () => onAccount(account) }, account)
+  : account);
+const lines = (list, onAccount) => list.map((line) => h("tr", {}, h("td", {}, name(line.account, onAccount)), money(line.cents)));
 const total = (label, cents, cls = "total") => h("tr", { class: cls }, h("th", { scope: "row" }, label), money(cents));
 const heading = (label) => h("tr", { class: "group" }, h("th", { colspan: 2, scope: "rowgroup" }, label));
 
-export function renderIncomeStatement(target, chartTarget, report, style) {
+export function renderIncomeStatement(target, chartTarget, report, style, { onAccount = null } = {}) {
   const w = words(style);
   target.replaceChildren(
     h("table", { class: "report", id: "income-statement-table" },
       h("caption", {}, `${w.incomeStatement}, ${report.from ?? "start"} to ${report.to ?? "today"}`),
       h("tbody", {},
-        heading(w.income), lines(report.income), total(w.totalIncome, report.total_income_cents),
-        heading(w.expenses), lines(report.expenses), total(w.totalExpenses, report.total_expenses_cents),
+        heading(w.income), lines(report.income, onAccount), total(w.totalIncome, report.total_income_cents),
+        heading(w.expenses), lines(report.expenses, onAccount), total(w.totalExpenses, report.total_expenses_cents),
         total(w.net, report.net_cents, "grand"))),
   );
   chartTarget.replaceChildren(barChart([
@@ -27,15 +31,15 @@ export function renderIncomeStatement(target, chartTarget, report, style) {
   ], w.incomeStatement));
 }
 
-export function renderBalanceSheet(target, chartTarget, report, style) {
+export function renderBalanceSheet(target, chartTarget, report, style, { onAccount = null } = {}) {
   const w = words(style);
   target.replaceChildren(
     h("table", { class: "report", id: "balance-sheet-table" },
       h("caption", {}, `${w.balanceSheet} as of ${report.as_of}`),
       h("tbody", {},
-        heading(w.assets), lines(report.assets), total(w.totalAssets, report.total_assets_cents),
-        heading(w.liabilities), lines(report.liabilities), total(w.totalLiabilities, report.total_liabilities_cents),
-        heading(w.equity), lines(report.equity),
+        heading(w.assets), lines(report.assets, onAccount), total(w.totalAssets, report.total_assets_cents),
+        heading(w.liabilities), lines(report.liabilities, onAccount), total(w.totalLiabilities, report.total_liabilities_cents),
+        heading(w.equity), lines(report.equity, onAccount),
         h("tr", {}, h("td", {}, w.retained), money(report.retained_cents)),
         total(w.totalEquity, report.total_equity_cents, "grand"))),
   );

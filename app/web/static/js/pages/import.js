@@ -1,15 +1,34 @@
-// Bank-statement import: read a CSV file in the browser, map its columns, preview
-// (POST /import with dry_run: possible duplicates and refusals per line), then
-// import every line or none (the same call without dry_run).
+// Bank-statement import: read a CSV file in the browser, map its columns, then a
+// choice per line (docs/web.md, "Import"):
+// - the other side of each line, filled in from how a similar description was
+//   booked before (matching.js; a bounded number of GET /transactions requests);
+// - a preview (POST /import with dry_run) of every line as it will be posted, so a
+//   possible duplicate is found against the whole line, checked again when a line's
+//   other side changes;
+// - only ticked lines are imported, and a flagged duplicate starts unticked;
+// - afterwards, the statement's closing balance is offered for reconciling.
 import { api, orSignIn, requireSession } from "../api.js";
 import { busy, byId, h, say } from "../dom.js";
 import { CsvError, guessMapping, lineTransaction, parseCsv, statementLines } from "../csv.js";
 import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
+import { closingBalance, searchesFor, suggestions } from "../matching.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
 
-const state = { style: "personal", accounts: null, rows: [], lines: [], preview: null, sending: null };
 const MAX_BYTES = 5 * 1024 * 1024;
+// The requests a preview may make to find how lines were booked before: one page of
+// the bank account's own history, then at most MAX_SEARCHES word searches, a few at
+// a time. Beyond that a line simply starts with the default other side.
+const HISTORY_LIMIT = 500;
+const MAX_SEARCHES = 20;
+const SEARCH_LIMIT = 50;
+const AT_ONCE = 4;
+
+const state = {
+  style: "personal", accounts: null, rows: [],
+  lines: [], // [{line, occurred_on, description, cents, balance, error, counter, hint, duplicates, problem, include, chosen}]
+  bank: null, checking: 0, imported: false,
+};
 
 const splitMode = () => document.querySelector("input[name=amount-mode]:checked").value === "split";
 
@@ -22,12 +41,16 @@ function columnOptions(select, chosen) {
 }
 
 function showMapping() {
-  const guess = byId("has-header").checked ? guessMapping(state.rows[0] ?? []) : { date: 0, description: 1, amount: 2, debit: -1, credit: -1 };
+  const guess = byId("has-header").checked
+    ? guessMapping(state.rows[0] ?? [])
+    : { date: 0, description: 1, amount: 2, debit: -1, credit: -1, balance: -1 };
   columnOptions(byId("map-date"), guess.date);
   columnOptions(byId("map-description"), guess.description);
   columnOptions(byId("map-amount"), guess.amount);
   columnOptions(byId("map-debit"), guess.debit);
   columnOptions(byId("map-credit"), guess.credit);
+  columnOptions(byId("map-balance"), guess.balance);
+  byId("map-balance").options[0].textContent = "None";
   if (guess.amount < 0 && guess.debit >= 0 && guess.credit >= 0) {
     document.querySelector("input[name=amount-mode][value=split]").checked = true;
   }
@@ -36,6 +59,7 @@ function showMapping() {
   showAmountFields();
   byId("mapping-section").hidden = false;
   byId("preview-section").hidden = true;
+  byId("reconcile-offer").hidden = true;
 }
 
 function showAmountFields() {
@@ -49,6 +73,7 @@ byId("csv-file").addEventListener("change", async (event) => {
   say(out, "");
   byId("mapping-section").hidden = true;
   byId("preview-section").hidden = true;
+  byId("reconcile-offer").hidden = true;
   const file = event.currentTarget.files[0];
   if (!file) return;
   if (file.size > MAX_BYTES) return say(out, "That file is larger than 5 MB; split the statement into shorter periods.", "error", byId("csv-file"));
@@ -70,52 +95,138 @@ function mapping() {
   const n = (id) => Number(byId(id).value);
   return {
     date: n("map-date"), description: n("map-description"), amount: n("map-amount"),
-    debit: n("map-debit"), credit: n("map-credit"), split: splitMode(),
+    debit: n("map-debit"), credit: n("map-credit"), balance: n("map-balance"), split: splitMode(),
     dateFormat: byId("date-format").value, hasHeader: byId("has-header").checked,
   };
 }
 
+// --- how similar lines were booked before --------------------------------------
+
+// Run `jobs` (functions returning promises) at most AT_ONCE at a time.
+async function inTurn(jobs) {
+  const results = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      results[i] = await jobs[i]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(AT_ONCE, jobs.length) }, worker));
+  return results;
+}
+
+// Fill each line's `counter` from the books: the bank account's recent history first
+// (one request), then a word search for the lines still without one. A search that
+// fails only leaves its lines on the default.
+async function suggestCounters(lines, bank) {
+  const usable = new Set(state.accounts.open.filter((a) => a.id !== Number(bank)).map((a) => a.id));
+  const recent = await orSignIn(api("/transactions", { query: { limit: String(HISTORY_LIMIT), account_id: bank } }));
+  let found = suggestions(lines, recent.items, bank, usable);
+  const words = searchesFor(lines, found, MAX_SEARCHES);
+  const pages = await inTurn(words.map((q) => () =>
+    orSignIn(api("/transactions", { query: { limit: String(SEARCH_LIMIT), q } })).catch(() => ({ items: [] }))));
+  const more = pages.flatMap((page) => page.items);
+  if (more.length) {
+    const rest = suggestions(lines, more, bank, usable);
+    found = new Map([...rest, ...found]);
+  }
+  return found;
+}
+
+// --- the preview: every line as it will be posted ----------------------------------
+
+const ready = (line) => !line.error && line.counter;
+
+// POST /import dry_run with every line that has its other side: each answer row
+// gives that line's problem and possible duplicates. A newly flagged duplicate is
+// unticked unless the person ticked it after it was flagged.
+async function check() {
+  const sent = state.lines.filter(ready);
+  const asked = ++state.checking;
+  let answer = { rows: [] };
+  if (sent.length) {
+    answer = await orSignIn(api("/import", {
+      method: "POST",
+      json: { transactions: sent.map((line) => lineTransaction(line, state.bank, line.counter)), dry_run: true },
+    }));
+  }
+  if (asked !== state.checking) return; // a later check is on its way
+  const rows = answer.rows ?? [];
+  for (const line of state.lines) {
+    line.problem = null;
+    if (!line.error && !line.counter) line.problem = "Choose the other side.";
+  }
+  sent.forEach((line, i) => {
+    const row = rows[i] ?? {};
+    line.problem = row.error ? row.error.replace(/^row \d+: /, "") : null;
+    const was = line.duplicates.join();
+    line.duplicates = row.possible_duplicates ?? [];
+    if (line.duplicates.join() !== was && !line.chosen) line.include = line.duplicates.length === 0;
+  });
+  renderPreview();
+}
+
+function counterSelect(line) {
+  const others = state.accounts.open.filter((a) => a.id !== Number(state.bank));
+  const select = h("select", { class: "line-counter", "aria-label": `Other side of line ${line.line}: ${line.description}` },
+    ...accountOptions(others, { chosen: line.counter ? Number(line.counter) : null, style: state.style }));
+  select.addEventListener("change", () => {
+    line.counter = select.value;
+    line.hint = null;
+    line.chosen = false; // a new other side is a new line: checked afresh
+    line.include = true;
+    line.duplicates = [];
+    check().catch((err) => say(byId("import-message"), err.message));
+  });
+  return select;
+}
+
 function renderPreview() {
-  const result = state.preview;
-  const byLine = new Map();
-  (result?.rows ?? []).forEach((row, i) => byLine.set(state.sending[i], row));
   let bad = 0;
   let dupes = 0;
+  let ticked = 0;
   const rows = state.lines.map((line) => {
-    const server = byLine.get(line.line);
-    const problem = line.error ?? server?.error ?? null;
-    const duplicates = server?.possible_duplicates ?? [];
+    const problem = line.error ?? line.problem;
+    const usable = !problem;
     if (problem) bad += 1;
-    else if (duplicates.length) dupes += 1;
+    else if (line.duplicates.length) dupes += 1;
+    if (usable && line.include) ticked += 1;
+    const box = h("input", {
+      type: "checkbox", class: "line-include", checked: usable && line.include, disabled: !usable,
+      "aria-label": `Import line ${line.line}: ${line.description}`,
+    });
+    box.addEventListener("change", () => {
+      line.include = box.checked;
+      line.chosen = true;
+      renderPreview();
+    });
     const check = problem
-      ? h("span", { class: "flag" }, problem.replace(/^row \d+: /, ""))
-      : duplicates.length
-        ? h("span", { class: "flag" }, `Possible duplicate of a transaction already in the books (#${duplicates.join(", #")})`)
+      ? h("span", { class: "flag" }, problem)
+      : line.duplicates.length
+        ? h("span", { class: "flag" }, `Possible duplicate of a transaction already in the books (#${line.duplicates.join(", #")})${line.include ? ": will be imported as well" : ": left out"}`)
         : h("span", {}, "OK");
-    return h("tr", { "data-line": line.line, class: problem ? "invalid" : duplicates.length ? "duplicate" : "" },
+    const counter = line.error ? h("span", {}, "") : h("span", { class: "line-side" }, counterSelect(line),
+      line.hint ? h("span", { class: "hint" }, `as “${line.hint}”`) : null);
+    return h("tr", { "data-line": line.line, class: problem ? "invalid" : line.duplicates.length ? "duplicate" : "" },
+      h("td", { "data-label": "Import" }, box),
       h("td", { "data-label": "Line" }, String(line.line)),
       h("td", { "data-label": "Date" }, line.occurred_on ?? ""),
       h("td", { "data-label": "Description" }, h("span", {}, line.description)),
       h("td", { class: "num", "data-label": "Amount" }, line.cents === null ? "" : formatCents(line.cents)),
+      h("td", { "data-label": "Other side" }, counter),
       h("td", { "data-label": "Check" }, check));
   });
   byId("preview-table").querySelector("tbody").replaceChildren(...rows);
-  const good = state.lines.length - bad;
-  const parts = [`${state.lines.length} lines: ${good} ready to import`];
-  if (dupes) parts.push(`${dupes} of them possible duplicate${dupes === 1 ? "" : "s"} (check before importing)`);
-  if (bad) parts.push(`${bad} with a problem`);
+  const n = state.lines.length;
+  const parts = [`${n} line${n === 1 ? "" : "s"}: ${ticked} ticked to import`];
+  if (dupes) parts.push(`${dupes} possible duplicate${dupes === 1 ? "" : "s"} (left out unless ticked)`);
+  if (bad) parts.push(`${bad} with a problem (left out)`);
   byId("preview-summary").textContent = `${parts.join(", ")}.`;
-  byId("import-submit").disabled = bad > 0 || good === 0;
-  byId("import-submit").textContent = `Import ${good} transaction${good === 1 ? "" : "s"}`;
+  const submit = byId("import-submit");
+  submit.disabled = ticked === 0 || state.imported;
+  submit.textContent = `Import ${ticked} transaction${ticked === 1 ? "" : "s"}`;
   byId("preview-section").hidden = false;
-}
-
-function transactions() {
-  const bank = byId("import-bank").value;
-  const counter = byId("import-counter").value;
-  const ready = state.lines.filter((line) => !line.error);
-  state.sending = ready.map((line) => line.line);
-  return ready.map((line) => lineTransaction(line, bank, counter));
 }
 
 byId("preview").addEventListener("click", (event) => {
@@ -128,39 +239,71 @@ byId("preview").addEventListener("click", (event) => {
   }
   if (!m.split && m.amount < 0) return say(out, "Choose the amount column.", "error", byId("map-amount"));
   if (m.split && (m.debit < 0 || m.credit < 0)) return say(out, "Choose the debit and the credit column.", "error", byId(m.debit < 0 ? "map-debit" : "map-credit"));
-  if (!byId("import-bank").value) return say(out, "Choose the bank account.", "error", byId("import-bank"));
-  if (!byId("import-counter").value) return say(out, "Choose the account for the other side.", "error", byId("import-counter"));
-  if (byId("import-bank").value === byId("import-counter").value) return say(out, "The two accounts must differ.", "error", byId("import-counter"));
-  state.lines = statementLines(state.rows, m);
-  state.preview = null;
+  const bank = byId("import-bank").value;
+  if (!bank) return say(out, "Choose the bank account.", "error", byId("import-bank"));
+  const fallback = byId("import-counter").value;
+  if (fallback === bank) return say(out, "The other side must be another account than the bank account.", "error", byId("import-counter"));
+  state.bank = bank;
+  state.imported = false;
+  byId("reconcile-offer").hidden = true;
+  const lines = statementLines(state.rows, m);
   busy(event.currentTarget, async () => {
-    const body = transactions();
-    if (body.length > 0) {
-      try {
-        state.preview = await orSignIn(api("/import", { method: "POST", json: { transactions: body, dry_run: true } }));
-      } catch (err) {
-        return say(out, err.message);
+    try {
+      const found = await suggestCounters(lines, bank);
+      state.lines = lines.map((line, i) => ({
+        ...line,
+        counter: found.get(i) ? String(found.get(i).account_id) : fallback,
+        hint: found.get(i)?.from.description ?? null,
+        duplicates: [], problem: null, include: true, chosen: false,
+      }));
+      const missing = state.lines.filter((line) => !line.error && !line.counter).length;
+      if (missing) {
+        say(out, `${missing} line${missing === 1 ? " has" : "s have"} nothing like it in the books: choose the other side for ${missing === 1 ? "it" : "them"} below, or one for every such line here.`, "info");
       }
+      await check();
+    } catch (err) {
+      return say(out, err.message);
     }
-    renderPreview();
   });
 });
 
 byId("import-submit").addEventListener("click", (event) => {
   const out = byId("import-message");
   say(out, "");
+  const chosen = state.lines.filter((line) => ready(line) && !line.problem && line.include);
+  if (chosen.length === 0) return say(out, "Tick the lines to import.");
   busy(event.currentTarget, async () => {
     try {
-      const result = await orSignIn(api("/import", { method: "POST", json: { transactions: transactions(), dry_run: false } }));
-      say(out, `Imported ${result.imported} transaction${result.imported === 1 ? "" : "s"}. They are on the Books page and in the account's register.`, "info");
-      byId("import-submit").disabled = true;
+      const result = await orSignIn(api("/import", {
+        method: "POST",
+        json: { transactions: chosen.map((line) => lineTransaction(line, state.bank, line.counter)), dry_run: false },
+      }));
+      state.imported = true;
+      const left = state.lines.length - chosen.length;
+      say(out, `Imported ${result.imported} transaction${result.imported === 1 ? "" : "s"}${left ? `; ${left} line${left === 1 ? "" : "s"} left out` : ""}. They are on the Books page and in the account's register.`, "info");
+      offerReconciliation();
     } catch (err) {
       say(out, `Nothing was imported. ${err.message}`);
     }
   }).finally(() => {
-    if (/^Imported/.test(out.textContent)) byId("import-submit").disabled = true;
+    if (state.imported) byId("import-submit").disabled = true;
   });
 });
+
+// The statement's end, offered for reconciling on the register page (statement-first).
+function offerReconciliation() {
+  const closing = closingBalance(state.lines.filter((line) => !line.error));
+  if (!closing) return;
+  const account = state.accounts.byId.get(Number(state.bank));
+  const link = new URLSearchParams({ account: state.bank, statement_date: closing.statement_date });
+  if (closing.closing_balance_cents !== null) link.set("closing", String(closing.closing_balance_cents));
+  byId("reconcile-link").href = `/register?${link}`;
+  byId("reconcile-link").textContent = `Reconcile ${account?.name ?? "the account"} to ${closing.statement_date}`;
+  byId("reconcile-offer-text").textContent = closing.closing_balance_cents !== null
+    ? `The statement ends on ${closing.statement_date} with a balance of ${formatCents(closing.closing_balance_cents)}. Reconcile it now: the register opens at that date with that balance filled in.`
+    : `The statement ends on ${closing.statement_date}. Reconcile it now: the register opens at that date; type the statement's closing balance there.`;
+  byId("reconcile-offer").hidden = false;
+}
 
 async function main() {
   const me = await requireSession();
@@ -169,7 +312,7 @@ async function main() {
   state.accounts = await loadAccounts();
   const open = state.accounts.open;
   byId("import-bank").replaceChildren(...accountOptions(open, { kinds: ["asset", "liability"], style: state.style }));
-  byId("import-counter").replaceChildren(...accountOptions(open, { style: state.style }));
+  byId("import-counter").replaceChildren(...accountOptions(open, { style: state.style, empty: "None: choose per line" }));
   document.body.dataset.ready = "true";
 }
 

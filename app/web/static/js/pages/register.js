@@ -1,99 +1,224 @@
-// One account's register: its entries newest first with the running balance,
-// the cleared mark, and reconciliation against a bank statement.
+// One account's register, statement-first (docs/web.md, "Register"):
+// the statement's date and closing balance at the top, the entries up to that date
+// newest first with the running balance, a live "statement vs cleared: difference"
+// while ticking, "tick everything up to this date" as one request (one audit event),
+// and reconciling. Reconciled and locked entries are shown as such, with no box.
 import { api, ApiError, orSignIn, requireSession } from "../api.js";
 import { busy, byId, h, say, today } from "../dom.js";
 import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
-import { formatCents } from "../money.js";
+import { centsToInput, formatCents } from "../money.js";
 import { parseSigned } from "../csv.js";
 import { renderNav } from "../nav.js";
 import { addPage, nextRequest, PAGE_SIZE, startList } from "../paging.js";
+import { clearedThrough, fixed, nextDay, signFor, toTick } from "../statement.js";
 
-const state = { style: "personal", accounts: null, accountId: null, list: startList({}), head: null };
+const BIG_PAGE = 500; // the register's largest page
+const MAX_PAGES = 20; // 10,000 entries: as many as one request may clear
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+const state = {
+  style: "personal", accounts: null, accountId: null, kind: "asset",
+  list: startList({}), head: null, locked: null,
+  day: null, // the statement date the list is cut at
+  after: null, // register items dated after it ([] when none; null: too many to read)
+};
 const message = byId("register-message");
 
+const statementDay = () => (DAY.test(byId("rec-date").value) ? byId("rec-date").value : null);
+
+// The closing balance typed, in cents; null when empty or unreadable.
+function closingCents() {
+  try {
+    return parseSigned(byId("rec-balance").value);
+  } catch {
+    return null;
+  }
+}
+
+// The figures box: statement, cleared up to the date, difference.
+function renderDifference() {
+  const box = byId("rec-difference");
+  const day = state.day;
+  if (!state.head || !day) {
+    box.replaceChildren("Choose the statement date.");
+    box.className = "difference";
+    return;
+  }
+  const closing = closingCents();
+  const cleared = state.after === null ? null : clearedThrough(state.head.cleared_balance_cents, state.after, state.kind);
+  const figure = (label, cents, id) => h("span", {}, `${label} `, h("strong", { id }, cents === null ? "–" : formatCents(cents)));
+  const difference = closing !== null && cleared !== null ? closing - cleared : null;
+  box.replaceChildren(
+    figure("Statement", closing, "rec-statement"),
+    figure(`Cleared to ${day}`, cleared, "rec-cleared"),
+    figure("Difference", difference, "rec-diff"),
+  );
+  box.className = `difference${difference === 0 ? " zero" : difference !== null ? " off" : ""}`;
+  byId("rec-tick-all").textContent = `Tick everything up to ${day}`;
+}
+
 function entryRow(item) {
-  const box = h("input", {
-    type: "checkbox",
-    checked: item.cleared,
-    disabled: item.reconciled,
-    "aria-label": `Cleared: ${item.description}, ${item.occurred_on}`,
-  });
-  box.addEventListener("change", () => setCleared(item, box));
-  return h("tr", { "data-entry": item.entry_id, class: item.reconciled ? "reconciled" : "" },
+  const locked = !item.reconciled && fixed(item, state.locked);
+  let mark;
+  if (item.reconciled) mark = h("span", { class: "badge reconciled" }, "reconciled");
+  else if (locked) mark = h("span", { class: "badge locked" }, item.cleared ? "cleared, locked" : "locked");
+  else {
+    const box = h("input", {
+      type: "checkbox",
+      checked: item.cleared,
+      "aria-label": `Cleared: ${item.description}, ${item.occurred_on}`,
+    });
+    box.addEventListener("change", () => setCleared(item, box));
+    mark = h("label", { class: "style-switch" }, box, "cleared");
+  }
+  return h("tr", { "data-entry": item.entry_id, class: item.reconciled ? "reconciled" : locked ? "locked" : "" },
     h("td", { "data-label": "Date" }, item.occurred_on),
     h("td", { "data-label": "Description" }, h("span", {}, item.description)),
     h("td", { class: "num", "data-label": "Amount" }, formatCents(item.amount_cents)),
     h("td", { class: "num", "data-label": "Balance" }, formatCents(item.balance_cents)),
-    h("td", { "data-label": "Cleared", class: "cleared" },
-      h("label", { class: "style-switch" }, box, item.reconciled ? "reconciled" : "cleared")));
+    h("td", { "data-label": "Cleared", class: "cleared" }, mark));
 }
 
-function render() {
+function renderFigures() {
   const head = state.head;
   byId("register-title").textContent = head.account.archived
     ? `Register: ${head.account.name} (archived)` : `Register: ${head.account.name}`;
   byId("register-balance").textContent = formatCents(head.balance_cents);
   byId("register-cleared").textContent = formatCents(head.cleared_balance_cents);
+  byId("register-lock").textContent = state.locked ? `Books locked through ${state.locked}` : "";
+  renderDifference();
+}
+
+function render() {
+  renderFigures();
   const body = byId("register").querySelector("tbody");
   body.replaceChildren(...state.list.items.map(entryRow));
   if (state.list.items.length === 0) {
-    body.append(h("tr", {}, h("td", { colspan: 5, class: "hint" }, "No entries in this account yet.")));
+    body.append(h("tr", {}, h("td", { colspan: 5, class: "hint" },
+      state.day ? `No entries in this account up to ${state.day}.` : "No entries in this account yet.")));
   }
   byId("register-more").hidden = state.list.done;
   const n = state.list.items.length;
-  byId("register-count").textContent = state.list.done ? `${n} entr${n === 1 ? "y" : "ies"}.` : `Showing the newest ${n}.`;
+  const upTo = state.day ? ` up to ${state.day}` : "";
+  byId("register-count").textContent = state.list.done
+    ? `${n} entr${n === 1 ? "y" : "ies"}${upTo}.` : `Showing the newest ${n}${upTo}.`;
   byId("register-section").hidden = false;
   byId("reconcile-section").hidden = false;
 }
+
+const registerOf = (query) => orSignIn(api(`/accounts/${state.accountId}/register`, { query }));
 
 async function loadMore() {
   const query = nextRequest(state.list);
   if (!query) return;
   const asked = state.list;
-  const page = await orSignIn(api(`/accounts/${state.accountId}/register`, { query }));
+  const page = await registerOf(query);
   if (state.list !== asked) return;
   state.head = page;
   state.list = addPage(state.list, page, (item) => item.entry_id);
   render();
 }
 
-// Load the register again from the top, as many entries as were shown.
+// Every register item of `query` (pages of 500, at most MAX_PAGES); null when more.
+async function readAll(query) {
+  let list = startList(query);
+  for (let n = 0; n < MAX_PAGES && !list.done; n += 1) {
+    list = addPage(list, await registerOf(nextRequest(list, BIG_PAGE)), (item) => item.entry_id);
+  }
+  return list.done ? list.items : null;
+}
+
+// The entries dated after the statement date (their cleared ones are not on it).
+async function loadAfter() {
+  state.after = state.day ? await readAll({ from: nextDay(state.day) }) : [];
+}
+
+// The account and the statement in the address, so a reload or a return keeps them.
+function rememberStatement() {
+  const url = new URL(window.location.href);
+  url.searchParams.set("account", String(state.accountId));
+  const day = statementDay();
+  if (day) url.searchParams.set("statement_date", day);
+  else url.searchParams.delete("statement_date");
+  const closing = closingCents();
+  if (closing !== null) url.searchParams.set("closing", String(closing));
+  else url.searchParams.delete("closing");
+  window.history.replaceState(null, "", url.pathname + url.search);
+}
+
+// The list again from the top, cut at the statement date, as many entries as shown.
 async function reload() {
-  const shown = Math.min(Math.max(state.list.items.length, PAGE_SIZE), 500);
-  state.list = startList({});
-  const query = nextRequest(state.list, shown);
-  const page = await orSignIn(api(`/accounts/${state.accountId}/register`, { query }));
+  rememberStatement();
+  const shown = Math.min(Math.max(state.list.items.length, PAGE_SIZE), BIG_PAGE);
+  state.day = statementDay();
+  state.list = startList(state.day ? { to: state.day } : {});
+  const asked = state.list;
+  const [page] = await Promise.all([registerOf(nextRequest(state.list, shown)), loadAfter()]);
+  if (state.list !== asked) return;
   state.head = page;
   state.list = addPage(state.list, page, (item) => item.entry_id);
   render();
 }
 
+// The account's figures only (after a tick): the newest entry up to the date.
+async function refreshFigures() {
+  state.head = await registerOf({ ...(state.day ? { to: state.day } : {}), limit: "1" });
+  renderFigures();
+}
+
+// Count a tick at once in the figures shown (the answer to the request corrects them).
+function countTick(item, cleared) {
+  item.cleared = cleared;
+  state.head.cleared_balance_cents += (cleared ? 1 : -1) * signFor(state.kind) * item.amount_cents;
+  renderFigures();
+}
+
 async function setCleared(item, box) {
   say(message, "");
   box.disabled = true;
+  countTick(item, box.checked);
   try {
     await orSignIn(api(`/accounts/${state.accountId}/cleared`, {
       method: "POST", json: { entry_ids: [item.entry_id], cleared: box.checked },
     }));
-    await reload();
+    await refreshFigures();
   } catch (err) {
-    box.checked = !box.checked;
-    box.disabled = false;
+    countTick(item, !box.checked);
+    box.checked = item.cleared;
     say(message, err.message);
+  } finally {
+    box.disabled = false;
   }
 }
 
+byId("rec-tick-all").addEventListener("click", (event) => {
+  const out = byId("rec-message");
+  say(out, "");
+  if (!state.day) return say(out, "Choose the statement date.", "error", byId("rec-date"));
+  busy(event.currentTarget, async () => {
+    try {
+      const items = await readAll({ to: state.day });
+      if (items === null) return say(out, "There are too many entries up to that date to tick at once; choose an earlier statement date first.");
+      const ids = toTick(items, state.locked);
+      if (ids.length === 0) return say(out, `Every entry up to ${state.day} is already cleared.`, "info");
+      await orSignIn(api(`/accounts/${state.accountId}/cleared`, { method: "POST", json: { entry_ids: ids, cleared: true } }));
+      await reload();
+      say(out, `Ticked ${ids.length} entr${ids.length === 1 ? "y" : "ies"} up to ${state.day} as cleared.`, "info");
+    } catch (err) {
+      say(out, err.message);
+    }
+  });
+});
+
 async function open(accountId) {
   state.accountId = accountId;
+  state.kind = state.accounts.byId.get(accountId)?.kind ?? "asset";
   state.list = startList({});
   say(byId("message"), "");
   say(message, "");
   say(byId("rec-message"), "");
-  const url = new URL(window.location.href);
-  url.searchParams.set("account", String(accountId));
-  window.history.replaceState(null, "", url.pathname + url.search);
   try {
-    await loadMore();
+    await reload();
   } catch (err) {
     byId("register-section").hidden = true;
     byId("reconcile-section").hidden = true;
@@ -108,6 +233,20 @@ byId("register-account").addEventListener("change", (event) => {
 });
 byId("register-more").addEventListener("click", (event) => {
   busy(event.currentTarget, () => loadMore().catch((err) => say(message, err.message)));
+});
+
+// A new statement date cuts the list there; a new balance only moves the difference.
+let dayTimer = null;
+byId("rec-date").addEventListener("input", () => {
+  clearTimeout(dayTimer);
+  dayTimer = setTimeout(() => {
+    if (!state.accountId || statementDay() === state.day) return;
+    reload().catch((err) => say(message, err.message));
+  }, 150);
+});
+byId("rec-balance").addEventListener("input", () => {
+  renderDifference();
+  if (state.accountId) rememberStatement();
 });
 
 byId("reconcile-form").addEventListener("submit", (event) => {
@@ -145,10 +284,16 @@ async function main() {
   const me = await requireSession();
   renderNav("register", me.email);
   state.style = await loadStyle();
-  state.accounts = await loadAccounts();
-  const wanted = Number(new URLSearchParams(window.location.search).get("account")) || null;
+  const [accounts, lock] = await Promise.all([loadAccounts(), orSignIn(api("/books/lock"))]);
+  state.accounts = accounts;
+  state.locked = lock?.locked_through ?? null;
+  const params = new URLSearchParams(window.location.search);
+  const wanted = Number(params.get("account")) || null;
   byId("register-account").replaceChildren(...accountOptions(state.accounts.list, { chosen: wanted, style: state.style }));
-  byId("rec-date").value = today();
+  const day = params.get("statement_date");
+  byId("rec-date").value = day && DAY.test(day) ? day : today();
+  const closing = Number(params.get("closing"));
+  if (params.get("closing") && Number.isSafeInteger(closing)) byId("rec-balance").value = centsToInput(closing);
   if (wanted) await open(wanted);
   else if (state.accounts.list.length === 0) say(byId("message"), "No accounts yet: create one under Accounts first.", "info");
   document.body.dataset.ready = "true";

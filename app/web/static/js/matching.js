@@ -1,0 +1,100 @@
+// Statement import, per line: which account the other side of a line probably is
+// (from how similar descriptions were booked before), and the statement's closing
+// balance. Pure, so node tests it (tests/js/matching.test.mjs); the page
+// (pages/import.js) does the few bounded requests and hands their answers here.
+
+// The words of a description that say what it is: lower case, letters only, no
+// reference numbers or dates ("COUNCIL GRANT REF 88231" → ["council", "grant", "ref"]).
+export function words(description) {
+  return (description ?? "")
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter((word) => word.length >= 2);
+}
+
+// What to search the books for (GET /transactions?q=): the line's longest word of
+// three letters or more (the first of equal length), or null when it has none.
+// The search is a plain substring match, so one distinctive word finds "Council
+// grant 2025" for "COUNCIL GRANT REF 88231" where the whole text would not.
+export function searchWord(description) {
+  let best = null;
+  for (const word of words(description)) {
+    if (word.length >= 3 && (best === null || word.length > best.length)) best = word;
+  }
+  return best;
+}
+
+// How alike two descriptions are, 0 to 1: shared words over all words (Jaccard).
+export function likeness(a, b) {
+  const left = new Set(words(a));
+  const right = new Set(words(b));
+  if (left.size === 0 || right.size === 0) return 0;
+  let shared = 0;
+  for (const word of left) if (right.has(word)) shared += 1;
+  return shared / (left.size + right.size - shared);
+}
+
+export const ALIKE = 0.5; // at least half the words in common
+
+// A booked transaction → the account that took the other side of a statement line
+// of `cents` (money into the bank; negative: out) for bank account `bankId`, or null.
+// The other side carries -cents' sign: an expense for money out, income for money in.
+export function otherSide(tx, bankId, cents) {
+  const bank = Number(bankId);
+  const entries = tx.entries ?? [];
+  const others = entries.filter((e) => e.account_id !== bank);
+  const touchesBank = others.length < entries.length;
+  const sameSign = others.filter((e) => Math.sign(e.amount_cents) === -Math.sign(cents));
+  if (touchesBank && others.length === 1) return others[0].account_id;
+  return sameSign.length === 1 ? sameSign[0].account_id : null;
+}
+
+// Statement lines ({description, cents}) + transactions booked before (newest first)
+// → Map(line index → {account_id, from: transaction}) for the lines with a match:
+// the most alike description (ties: the newest), at least ALIKE, whose other side is
+// an account in `usable` (a Set of ids: open accounts other than the bank).
+export function suggestions(lines, booked, bankId, usable) {
+  const found = new Map();
+  lines.forEach((line, index) => {
+    if (line.error) return;
+    let best = null;
+    for (const tx of booked) {
+      const score = likeness(line.description, tx.description);
+      if (score < ALIKE || (best && score <= best.score)) continue;
+      const account = otherSide(tx, bankId, line.cents);
+      if (account === null || !usable.has(account)) continue;
+      best = { score, account_id: account, from: tx };
+    }
+    if (best) found.set(index, { account_id: best.account_id, from: best.from });
+  });
+  return found;
+}
+
+// The distinct search words of the lines still without a suggestion, at most `max`
+// (the page's bound on requests), in the order the lines come.
+export function searchesFor(lines, found, max) {
+  const wanted = [];
+  lines.forEach((line, index) => {
+    if (line.error || found.has(index)) return;
+    const word = searchWord(line.description);
+    if (word && !wanted.includes(word) && wanted.length < max) wanted.push(word);
+  });
+  return wanted;
+}
+
+// The statement's closing balance: the balance column of its newest line. Statements
+// come oldest first or newest first; among lines of the newest date the last one in
+// the statement's own order is the closing one. lines: [{occurred_on, balance}] with
+// balance in cents or null. → {statement_date, closing_balance_cents} or null.
+export function closingBalance(lines) {
+  const dated = lines.filter((l) => l.occurred_on);
+  if (dated.length === 0) return null;
+  const newestFirst = dated.length > 1 && dated[0].occurred_on > dated[dated.length - 1].occurred_on;
+  const ordered = newestFirst ? [...dated].reverse() : dated;
+  const newest = ordered.reduce((day, l) => (l.occurred_on > day ? l.occurred_on : day), ordered[0].occurred_on);
+  const last = ordered.filter((l) => l.occurred_on === newest).at(-1);
+  return {
+    statement_date: newest,
+    closing_balance_cents: Number.isSafeInteger(last.balance) ? last.balance : null,
+  };
+}
