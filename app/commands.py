@@ -33,6 +33,15 @@ from .services.ledger import audit, derived, verify
 @store.reading()
 def serve_command(no_web, workers_opt):
     """Migrate the schema, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR."""
+    from .serving import Stop
+
+    # SIGINT and SIGTERM are caught from here on: one arriving while the schema is
+    # migrated lets the migration finish, then serve ends before it listens.
+    with Stop() as stop:
+        _serve(no_web, workers_opt, stop)
+
+
+def _serve(no_web, workers_opt, stop):
     from .extensions import db
     from .serving import ListenError, parse_workers, serve, web_bind_addr
     from .web import create_web_app
@@ -43,6 +52,9 @@ def serve_command(no_web, workers_opt):
     except ValueError as err:
         fail(str(err))
     upgrade_schema()
+    if stop.requested is not None:
+        click.echo(f"stopped ({stop.requested}) before serving")
+        return
     cfg = app.config
     host, port = parse_host_port(cfg["BIND_ADDR"])
     apps = [(app, host, port)]
@@ -65,9 +77,12 @@ def serve_command(no_web, workers_opt):
             announce=lambda line: click.echo(line),
             workers=workers,
             before_fork=lambda: (db.session.remove(), db.engine.dispose()),
+            stop=stop,
         )
     except ListenError as err:
         fail(str(err))
+    if stop.requested is not None:
+        click.echo(f"stopped ({stop.requested})")
 
 
 @click.group("user")

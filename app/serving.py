@@ -3,14 +3,25 @@
 Run the API and the web app from one process, or from N forked workers (--workers).
 Both waitress servers share one socket map, so a single event loop in the main
 thread serves both and Ctrl-C or SIGTERM stops both together: the loop ends,
-then each server's worker threads are shut down.
+then each server's worker threads are shut down (within STOP_GRACE seconds).
+
+Stopping (docs/deploy.md, "Stopping"): `serve` catches SIGINT and SIGTERM itself
+from its first step (Stop), whatever the disposition it inherited: a shell starts a
+background job with SIGINT ignored, and Python then never turns Ctrl-C into
+KeyboardInterrupt, which left such a `serve` running on SIGINT (issue 28, item 10).
+The handlers raise nothing into the code the main thread happens to run (a
+migration, a server's start, a lock, a finalizer that would swallow the exception):
+they record the request and wake the loop through signal.set_wakeup_fd, and each
+stage checks the request at its next safe point.
 """
 
 from __future__ import annotations
 
 import gc
 import logging
+import math
 import os
+import select
 import signal
 import sys
 import time
@@ -42,11 +53,106 @@ class ListenError(Exception):
     """An address to serve on could not be bound (in use, not permitted, no such host)."""
 
 
-def _stop_on_sigterm() -> None:
-    def handler(signum, frame):
-        raise SystemExit(0)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# Seconds a stop waits for requests in progress (a worker thread, a worker process)
+# before it gives up on them; the whole stop stays within this, however many servers.
+STOP_GRACE = 5.0
 
-    signal.signal(signal.SIGTERM, handler)
+
+class Stop:
+    """A request to stop (SIGINT or SIGTERM), caught for as long as the `with` lasts.
+
+    requested: the name of the first stop signal (or the reason given to request()),
+    None while serving. The handler only records it, forwards SIGTERM to the worker
+    processes in `forward` and lets the kernel's wake-up byte (signal.set_wakeup_fd)
+    end whatever wait the main thread is in: wait() or the serving loop's poll.
+    The previous handlers and wake-up descriptor come back on exit.
+    """
+
+    def __init__(self) -> None:
+        self.requested: str | None = None
+        self.forward: list[int] = []
+        self._read = self._write = -1
+        self._previous: dict = {}
+        self._previous_wakeup = -1
+
+    def __enter__(self) -> Stop:
+        self._previous = {sig: signal.getsignal(sig) for sig in (*STOP_SIGNALS, signal.SIGCHLD)}
+        self._previous_wakeup = self._open_wakeup()
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        signal.set_wakeup_fd(self._previous_wakeup)
+        self._close_pipe()
+
+    def _open_wakeup(self) -> int:
+        """A fresh non-blocking pipe whose write end receives a byte per signal."""
+        read, write = os.pipe()
+        for fd in (read, write):
+            os.set_blocking(fd, False)
+            os.set_inheritable(fd, False)
+        previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        self._close_pipe()
+        self._read, self._write = read, write
+        return previous
+
+    def _close_pipe(self) -> None:
+        for fd in (self._read, self._write):
+            if fd >= 0:
+                os.close(fd)
+        self._read = self._write = -1
+
+    def _handle(self, signum, frame) -> None:
+        self.request(signal.Signals(signum).name)
+
+    def request(self, reason: str) -> None:
+        """Stop (the first reason is kept); every worker process is sent SIGTERM."""
+        if self.requested is None:
+            self.requested = reason
+        for pid in self.forward:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def wait(self, timeout: float) -> None:
+        """Sleep until a signal arrives (any with a Python handler) or timeout passes."""
+        select.select([self._read], [], [], max(0.0, timeout))
+        self.drain()
+
+    def drain(self) -> None:
+        try:
+            while os.read(self._read, 512):
+                pass
+        except BlockingIOError:
+            pass
+
+    def in_worker(self) -> None:
+        """In a forked worker: its own wake-up pipe (the inherited one is shared with
+        the supervisor), nothing to forward to, Ctrl-C left to the supervisor."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        self.forward = []
+        self._open_wakeup()
+
+    def waker(self, socket_map: dict):
+        """A dispatcher in the serving loop's map that reads the wake-up bytes."""
+        from waitress import wasyncore
+
+        stop = self
+
+        class Waker(wasyncore.file_dispatcher):
+            def writable(self) -> bool:
+                return False
+
+            def handle_read(self) -> None:
+                stop.drain()
+
+        return Waker(self._read, map=socket_map)
 
 
 MAX_WORKERS = 64
@@ -103,6 +209,7 @@ def serve(
     announce=print,
     workers: int = 1,
     before_fork=None,
+    stop: Stop | None = None,
 ) -> None:
     """Serve each (wsgi_app, host, port) until interrupted; all stop together.
 
@@ -112,7 +219,13 @@ def serve(
     stops every worker; a worker that dies stops the rest, and serve exits 1 so
     that the supervisor (systemd, a container runtime) restarts the service.
     before_fork() runs first (close database connections a child must not share).
+    stop: the caller's Stop, installed before its own start-up steps (one is made
+    here otherwise); a stop requested before the loop starts serves nothing.
     """
+    if stop is None:
+        with Stop() as own:
+            serve(apps, threads, announce, workers, before_fork, own)
+        return
     sockets: list[list] = []
     try:
         for _app, host, port in apps:
@@ -135,27 +248,49 @@ def serve(
     # frozen (and so shared, copy-on-write).
     gc.collect()
     gc.freeze()
-    if workers == 1:
-        _serve_sockets(apps, sockets, threads)
+    if stop.requested is None and workers == 1:
+        _serve_sockets(apps, sockets, threads, stop)
         return
-    announce(f"{workers} worker processes, {threads} threads each")
-    children = []
+    if stop.requested is None:
+        announce(f"{workers} worker processes, {threads} threads each")
+    children = _fork_workers(apps, sockets, threads, workers, stop)
+    for group in sockets:
+        for sock in group:
+            sock.close()
+    code = _supervise(children, stop)
+    if code:
+        sys.exit(code)
+
+
+def _fork_workers(apps, sockets, threads: int, workers: int, stop: Stop) -> list[int]:
+    """Fork the workers (none once a stop is requested). The stop signals are held
+    back across each fork, so none arrives before the child has its own handling or
+    before the supervisor knows the child's pid to forward it."""
+    children: list[int] = []
     supervisor = os.getpid()
+    held = {*STOP_SIGNALS, signal.SIGCHLD}
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)  # wakes Stop.wait
     for _ in range(workers):
+        if stop.requested is not None:
+            break
+        previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, held)
         pid = os.fork()
         if pid == 0:  # a worker
             code = 0
             try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C: the supervisor stops us
+                stop.in_worker()
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
                 _end_with(supervisor)
-                _serve_sockets(apps, sockets, threads)
+                _serve_sockets(apps, sockets, threads, stop)
             except BaseException:  # noqa: BLE001 - reported, then this worker ends
                 log.exception("worker %s failed", os.getpid())
                 code = 1
             finally:
                 os._exit(code)
         children.append(pid)
-    sys.exit(_supervise(children))
+        stop.forward.append(pid)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+    return children
 
 
 def _end_with(supervisor: int) -> None:
@@ -171,36 +306,50 @@ def _end_with(supervisor: int) -> None:
     threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
 
 
-def _supervise(children: list[int]) -> int:
-    """Wait for the workers; stop them all on SIGTERM / Ctrl-C or when one ends."""
-    stopping = False
+def _supervise(children: list[int], stop: Stop, grace: float = STOP_GRACE) -> int:
+    """Wait for the workers; stop them all on SIGTERM / Ctrl-C or when one ends.
 
-    def stop(signum=None, frame=None):
-        nonlocal stopping
-        stopping = True
-        for pid in children:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    Once a stop is requested the workers have `grace` seconds to end; any still
+    running then is killed, so the stop has a deadline. 0 after a requested stop,
+    1 when a worker ended on its own (the others are stopped).
+    """
     code = 0
     alive = set(children)
+    deadline = math.inf
     while alive:
-        try:
-            pid, status = os.waitpid(-1, 0)
-        except ChildProcessError:
+        for pid, status in _reap():
+            alive.discard(pid)
+            if stop.requested is None:
+                log.error("worker %s ended (%s); stopping the others", pid, _describe(status))
+                code = 1
+                stop.request("a worker ended")
+        if not alive:
             break
-        except InterruptedError:
-            continue
-        alive.discard(pid)
-        if not stopping:
-            log.error("worker %s ended (%s); stopping the others", pid, _describe(status))
-            code = 1
-            stop()
+        if stop.requested is not None and deadline == math.inf:
+            deadline = time.monotonic() + grace
+        if time.monotonic() >= deadline:
+            log.error("%d worker(s) still running %.0f s after the stop: killed", len(alive), grace)
+            for pid in alive:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + grace  # SIGKILL cannot be refused
+        stop.wait(min(1.0, deadline - time.monotonic()))
     return code
+
+
+def _reap() -> list[tuple[int, int]]:
+    """(pid, status) of every child that has ended, without waiting."""
+    ended: list[tuple[int, int]] = []
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return ended
+        if pid == 0:
+            return ended
+        ended.append((pid, status))
 
 
 def _describe(status: int) -> str:
@@ -209,8 +358,8 @@ def _describe(status: int) -> str:
     return f"exit status {os.WEXITSTATUS(status)}"
 
 
-def _serve_sockets(apps, sockets, threads: int) -> None:
-    """One process serving every (app, socket) pair until SIGTERM or Ctrl-C."""
+def _serve_sockets(apps, sockets, threads: int, stop: Stop) -> None:
+    """One process serving every (app, socket) pair until a stop is requested."""
     from waitress import wasyncore
     from waitress.server import create_server
 
@@ -219,17 +368,24 @@ def _serve_sockets(apps, sockets, threads: int) -> None:
         create_server(app, map=shared_map, sockets=group, threads=threads, ident="ledger-service")
         for (app, _host, _port), group in zip(apps, sockets, strict=True)
     ]
-    _stop_on_sigterm()
-    first = servers[0]
+    stop.waker(shared_map)
+    adj = servers[0].adj
+    poll = wasyncore.poll2 if adj.asyncore_use_poll and hasattr(select, "poll") else wasyncore.poll
     try:
-        wasyncore.loop(
-            timeout=first.adj.asyncore_loop_timeout,
-            map=shared_map,
-            use_poll=first.adj.asyncore_use_poll,
-        )
-    except (SystemExit, KeyboardInterrupt):
-        pass
+        while stop.requested is None:
+            poll(adj.asyncore_loop_timeout, shared_map)
     finally:
-        for server in servers:
-            server.task_dispatcher.shutdown()
-        wasyncore.close_all(shared_map)
+        _shut_down(servers, shared_map)
+
+
+def _shut_down(servers, shared_map: dict, grace: float = STOP_GRACE) -> None:
+    """Stop every server's threads (those in a request get until the shared deadline),
+    then close every socket."""
+    from waitress import wasyncore
+
+    for server in servers:
+        server.task_dispatcher.set_thread_count(0)
+    deadline = time.monotonic() + grace
+    for server in servers:
+        server.task_dispatcher.shutdown(timeout=max(0.0, deadline - time.monotonic()))
+    wasyncore.close_all(shared_map)

@@ -142,12 +142,15 @@ class Service:
         self.cli("user", "add", email, "--password", "-", stdin=password + "\n")
         return self.cli("mint-token", email)
 
-    def launch(self) -> Service:
-        """Start the process and return at once (see start())."""
+    def launch(self, sigint_ignored: bool | None = None) -> Service:
+        """Start the process and return at once (see start()). sigint_ignored: True,
+        it starts with SIGINT ignored (as a shell starts a background job); False,
+        with SIGINT's default; None, as this process has it."""
         if self.log is None:
             self.log = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
-            LEDGER_SERVICE + ["serve", *self.args],
+            preexec_fn=None if sigint_ignored is None else _sigint(sigint_ignored),
+            args=LEDGER_SERVICE + ["serve", *self.args],
             cwd=self.root,
             env=self.env,
             stdout=self.log,
@@ -262,6 +265,11 @@ class Service:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _sigint(ignored: bool):
+    disposition = signal.SIG_IGN if ignored else signal.SIG_DFL
+    return lambda: signal.signal(signal.SIGINT, disposition)
 
 
 def child_pids(pid: int) -> list[int]:

@@ -1,0 +1,233 @@
+"""Stopping `serve` at every moment of its start-up: SIGINT and SIGTERM, many times.
+
+    python -m bench.serve_signals --trials 100
+
+Each trial starts `ledger-service serve` (the API and the web app, on a new SQLite
+database, so the migrations run) and sends it SIGINT or SIGTERM after a delay. The
+delays are spread evenly from the moment of spawning to a little past the moment it
+answers (measured by a first, calibrating start): during the interpreter's start,
+the app's loading, the migrations, the binding of the sockets, the start of the
+server threads and while serving. Every third trial starts serve with SIGINT
+ignored, as a shell starts a background job (`ledger-service serve &` in a script),
+and signals it once serve has begun (its first line printed): the case of issue 28,
+item 10. A trial passes when:
+
+- serve ended within --deadline seconds (default 15);
+- nothing listens on its two ports any more;
+- the database is either untouched or at the newest migration (never in between);
+- the exit status is 0 with a "stopped (SIG...)" line, or, only while serve had not
+  yet begun (nothing printed), the signal's default ending (SIGTERM: killed by it;
+  SIGINT: KeyboardInterrupt), which comes before anything is written.
+
+Prints the counts by outcome and the slowest stop; exit status 1 on any failure.
+tests/test_web_serve.py runs a short version (a few trials).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from .server import ROOT, Service, free_port
+
+BEGUN = "ledger-service API on"  # serve's first line: migrated, about to listen
+
+
+def newest_revision() -> str:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(ROOT / "migrations"))
+    return ScriptDirectory.from_config(config).get_current_head()
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(1)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _schema_state(path: Path, head: str) -> str:
+    """'untouched', 'newest', or what is wrong."""
+    if not path.exists():
+        return "untouched"
+    conn = sqlite3.connect(path)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "alembic_version" not in tables:
+            return "untouched" if not tables else f"tables without a revision: {sorted(tables)}"
+        versions = [r[0] for r in conn.execute("SELECT version_num FROM alembic_version")]
+    finally:
+        conn.close()
+    if versions == [head]:
+        return "newest"
+    if not versions and tables == {"alembic_version"}:
+        return "untouched"
+    return f"revision {versions} (newest is {head})"
+
+
+class Trials:
+    """Starts serve in folder, one new database per trial."""
+
+    def __init__(self, folder: Path, deadline: float = 15.0):
+        self.folder = folder
+        self.deadline = deadline
+        self.head = newest_revision()
+        self.count = 0
+
+    def _service(self) -> tuple[Service, Path, int, int]:
+        self.count += 1
+        database = self.folder / f"serve-{self.count}.db"
+        api, web = free_port(), free_port()
+        service = Service(
+            f"sqlite:///{database}",
+            self.folder / f"instance-{self.count}",
+            port=api,
+            WEB_BIND_ADDR=f"127.0.0.1:{web}",
+            API_ORIGIN=f"http://localhost:{api}",
+            WEB_ORIGIN=f"http://localhost:{web}",
+        )
+        return service, database, api, web
+
+    def calibrate(self) -> float:
+        """Seconds from spawning serve to its web app answering."""
+        service, _, _, web = self._service()
+        began = time.monotonic()
+        service.launch()
+        try:
+            service.wait_for(f"http://127.0.0.1:{web}/signin", timeout=120)
+            return time.monotonic() - began
+        finally:
+            service.stop()
+
+    def run(self, sig: signal.Signals, delay: float, sigint_ignored: bool = False) -> dict:
+        service, database, api, web = self._service()
+        service.launch(sigint_ignored=sigint_ignored)
+        if sigint_ignored:  # a signal before serve has begun is ignored by the kernel
+            _wait_for_line(service, BEGUN, 120)
+        time.sleep(delay)
+        sent_after = service.log_text()
+        service.proc.send_signal(sig)
+        sent = time.monotonic()
+        try:
+            code = service.proc.wait(timeout=self.deadline)
+            took = time.monotonic() - sent
+        except subprocess.TimeoutExpired:
+            service.proc.kill()
+            service.proc.wait()
+            code, took = None, None
+        output = service.log_text()
+        service.stop()
+        result = {
+            "signal": sig.name,
+            "sigint_ignored": sigint_ignored,
+            "delay": round(delay, 3),
+            "exit": code,
+            "seconds": None if took is None else round(took, 3),
+            "began": BEGUN in output,
+        }
+        result["outcome"], result["problem"] = self._judge(
+            sig, code, output, sent_after, api, web, database
+        )
+        return result
+
+    def _judge(self, sig, code, output, sent_after, api, web, database):
+        problems = []
+        if code is None:
+            problems.append(f"did not stop within {self.deadline} s")
+        listening = [port for port in (api, web) if _listening(port)]
+        if listening:
+            problems.append(f"still listening on {listening}")
+        schema = _schema_state(database, self.head)
+        if schema not in ("untouched", "newest"):
+            problems.append(f"schema left half-migrated: {schema}")
+        if code == 0 and f"stopped ({sig.name}" in output:
+            outcome = "stopped, before serving" if "before serving" in output else "stopped"
+        elif (
+            code is not None and not sent_after and BEGUN not in output and _default_end(sig, code)
+        ):
+            outcome = "ended by the signal's default, before serve began"
+        else:
+            outcome = "failed"
+            if code is not None:
+                problems.append(f"exit status {code}")
+        if problems:
+            outcome = "failed"
+            problems.append("output: " + output[-600:])
+        return outcome, "; ".join(problems) or None
+
+
+def _default_end(sig: signal.Signals, code: int) -> bool:
+    if sig == signal.SIGTERM:
+        return code == -signal.SIGTERM
+    return code in (1, 130, -signal.SIGINT)  # KeyboardInterrupt (click: "Aborted!")
+
+
+def _wait_for_line(service: Service, line: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while line not in service.log_text():
+        if service.proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("serve did not begin: " + service.log_text()[-2000:])
+        time.sleep(0.005)
+
+
+def run(trials: int, deadline: float = 15.0, folder: Path | None = None) -> dict:
+    """trials spread over start-up, both signals; the summary and every failure."""
+    with tempfile.TemporaryDirectory(prefix="ledger-serve-signals-") as scratch:
+        runner = Trials(Path(folder or scratch), deadline)
+        startup = runner.calibrate()
+        began = time.monotonic()
+        results = []
+        for i in range(trials):
+            sig = (signal.SIGINT, signal.SIGTERM)[i % 2]
+            if i % 3 == 2:
+                # SIGINT inherited ignored; from serve's first line to past its answering
+                fraction = i / max(1, trials - 1)
+                results.append(runner.run(signal.SIGINT, 0.6 * fraction, sigint_ignored=True))
+            else:
+                fraction = i / max(1, trials - 1)
+                results.append(runner.run(sig, 1.2 * startup * fraction))
+        seconds = time.monotonic() - began
+    failures = [r for r in results if r["outcome"] == "failed"]
+    stops = [r["seconds"] for r in results if r["seconds"] is not None]
+    return {
+        "trials": len(results),
+        "startup_seconds": round(startup, 2),
+        "outcomes": dict(Counter(r["outcome"] for r in results)),
+        "by_signal": dict(
+            Counter(
+                f"{r['signal']}{' (inherited ignored)' if r['sigint_ignored'] else ''}"
+                for r in results
+            )
+        ),
+        "failures": len(failures),
+        "slowest_stop_seconds": max(stops) if stops else None,
+        "wall_seconds": round(seconds, 1),
+        "failed": failures,
+    }
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m bench.serve_signals", description=__doc__.splitlines()[0]
+    )
+    p.add_argument("--trials", type=int, default=100)
+    p.add_argument("--deadline", type=float, default=15.0, help="seconds a stop may take")
+    args = p.parse_args(argv)
+    report = run(args.trials, args.deadline)
+    print(json.dumps(report, indent=2))
+    return 1 if report["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
