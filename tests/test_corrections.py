@@ -340,3 +340,59 @@ def test_the_tool_describes_replaces(rpc):
     assert "replaces" not in record["inputSchema"]["required"]
     assert "replaced: <id>" in record["description"]
     assert "reconciled" in record["description"]
+
+
+# --- concurrency: many corrections of one original at once, through a real server ---------
+
+PARALLEL = 6
+
+
+def test_concurrent_corrections_of_one_original_leave_exactly_one(
+    app, live_server, make_user, service_account
+):
+    """Each correction first locks its original: one wins, the others find it gone (404);
+    the books never hold two replacements or the original beside one."""
+    import json
+    import threading
+    import urllib.error
+    import urllib.request
+
+    make_user()
+    books = {"bank": service_account("Bank", "asset"), "hall": service_account("Hall", "expense")}
+    token = live_server.mint()
+
+    def send(payload):
+        request = urllib.request.Request(
+            live_server.origin + "/transactions",
+            data=json.dumps(payload).encode(),
+            method="POST",
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read())
+
+    status, created = send(body(books))
+    assert status == 201, created
+    original = created["id"]
+    barrier = threading.Barrier(PARALLEL)
+    results: list = []
+
+    def correct(cents):
+        barrier.wait()
+        results.append(send(body(books, cents=cents, replaces=original)))
+
+    threads = [threading.Thread(target=correct, args=(7000 + n,)) for n in range(PARALLEL)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(90)
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [201] + [404] * (PARALLEL - 1), results
+    winner = next(data["id"] for status, data in results if status == 201)
+    with app.app_context():
+        left = db.session.execute(select(Transaction.id)).scalars().all()
+        db.session.rollback()
+    assert left == [winner]
