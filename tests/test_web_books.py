@@ -279,6 +279,7 @@ def test_messages_clear_after_an_unrelated_action(treasurer, live, size):
     _expect_text(page, "#record-message", r"^Recorded: Milk, 1\.20\.$")
     page.click("#tx-more")  # something else entirely
     expect(page.locator("#record-message")).to_be_hidden()
+    expect(page.locator("#transactions tbody tr[data-id]")).to_have_count(62)
     row_of(page, "Milk").get_by_role("button", name="Delete").click()
     row_of(page, "Milk").get_by_role("button", name="Yes, delete").click()
     _expect_text(page, "#tx-message", r"^Deleted “Milk”\.$")

@@ -163,7 +163,8 @@ function editRow(tx, values) {
       field("Date ", fields.date), field("Description ", fields.description), field("Amount ", fields.amount),
       h("label", {}, fields.creditLabel, " ", fields.credit), h("label", {}, fields.debitLabel, " ", fields.debit)),
     h("div", { class: "actions" }, save, cancel),
-    h("p", { class: "hint" }, "Saving stores the corrected transaction and deletes this one in one step: both happen or neither."),
+    h("p", { class: "hint" }, "Saving stores the corrected transaction and deletes this one in one step: both happen or neither. ",
+      h("a", { href: `/history?transaction=${tx.id}` }, "Its history")),
     message);
   fields.root = editForm;
   const row = h("tr", { class: "editing", "data-edit": tx.id }, h("td", { colspan: 6 }, editForm));
