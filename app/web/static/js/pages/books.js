@@ -427,7 +427,7 @@ byId("book-style").addEventListener("change", async (event) => {
 async function main() {
   const me = await requireSession();
   renderNav("books", me.email);
-  clearMessagesOnAction(document.querySelector("main"));
+  clearMessagesOnAction(document.querySelector("main"), ["message"]); // a failed load stays
   // A phone shows the list first: the entry form and the search open on request.
   if (PHONE.matches) {
     byId("record-section").open = false;
