@@ -173,3 +173,12 @@ def test_the_web_app_never_reaches_for_the_database():
                 assert not any(
                     a.name.startswith(("sqlalchemy", "flask_sqlalchemy")) for a in node.names
                 ), source.name
+
+
+def test_the_favicon_is_served(web):
+    """Browsers ask for /favicon.ico on every page: an icon, never a 404."""
+    with web.client.get("/favicon.ico") as response:
+        assert response.status_code == 200
+        assert response.mimetype == "image/x-icon"
+        assert response.get_data()[:4] == b"\x00\x00\x01\x00"  # an ICO header
+        assert "Content-Security-Policy" in response.headers

@@ -700,18 +700,21 @@ def test_keeping_the_books(live, person):
     expect(descriptions).to_have_text(["Stamps", "Dues from Ann", "Float to cash"])
     assert page.locator("#tx-count").inner_text() == "3 transactions."
 
-    # Edit: the replacement is recorded first, then the original deleted.
+    # Edit, in place: one request, the corrected transaction naming the one it replaces
+    # (the server stores it and deletes the original in one step).
     old_id = next(tx["id"] for tx in live.transactions() if tx["description"] == "Stamps")
+    sent = len(writes)
     page.locator("#transactions tbody tr", has_text="Stamps").get_by_role(
         "button", name="Edit"
     ).click()
-    assert page.locator("#amount").input_value() == "0.07"
-    assert page.locator("input[name=mode][value=out]").is_checked()
-    page.fill("#amount", "0.70")
-    page.fill("#description", "Stamps and envelopes")
-    page.click("#record-submit")
-    _expect_text(page, "#record-message", r"^Saved: Stamps and envelopes, 0\.70\.$")
-    assert writes[-2:] == [("POST", "/transactions"), ("DELETE", f"/transactions/{old_id}")]
+    edit = page.locator(f"tr.editing[data-edit='{old_id}']")
+    assert edit.locator(".e-amount").input_value() == "0.07"
+    assert edit.locator("input[value=out]").is_checked()
+    edit.locator(".e-amount").fill("0.70")
+    edit.locator(".e-description").fill("Stamps and envelopes")
+    edit.locator(".e-save").click()
+    _expect_text(page, "#tx-message", r"^Saved: Stamps and envelopes, 0\.70\.$")
+    assert writes[sent:] == [("POST", "/transactions")]
     after = stored()
     assert "Stamps" not in after and after["Stamps and envelopes"] == [("Rent", 70), ("Bank", -70)]
     assert old_id not in [tx["id"] for tx in live.transactions()]
@@ -862,7 +865,7 @@ def test_a_person_locks_the_books_and_a_post_inside_the_lock_is_refused(live, pe
         page.select_option("#account-kind", kind)
         page.click("#account-submit")
         _expect_text(page, "#new-account-message", rf"^Created {name}\.$")
-    page.goto(live.web + "/")
+    page.goto(live.web + "/year-end")  # closing the year is where the lock lives
     page.wait_for_selector("body[data-ready=true]")
 
     _expect_text(page, "#lock-status", r"^The books are not locked")
@@ -874,6 +877,9 @@ def test_a_person_locks_the_books_and_a_post_inside_the_lock_is_refused(live, pe
 
         assert lock.get_lock() == {"locked_through": "2026-03-31"}
         db.session.rollback()
+    page.goto(live.web + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    _expect_text(page, "#lock-line", r"locked through 2026-03-31")
 
     def record(on, description):
         page.check("input[name=mode][value=out]")
@@ -891,6 +897,8 @@ def test_a_person_locks_the_books_and_a_post_inside_the_lock_is_refused(live, pe
     _expect_text(page, "#record-message", r"^Recorded: April rent, 12\.00\.$")
     assert [tx["description"] for tx in live.transactions()] == ["April rent"]
 
+    page.goto(live.web + "/year-end")
+    page.wait_for_selector("body[data-ready=true]")
     page.click("#lock-clear")
     _expect_text(page, "#lock-status", r"^The books are not locked")
     page.set_viewport_size({"width": 390, "height": 844})

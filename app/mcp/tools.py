@@ -133,15 +133,21 @@ def _record(args: dict, principal) -> dict:
         args.get("description"),
         args.get("entries"),
         created_by=principal.user_id,
+        replaces=args.get("replaces"),
     )
     # Valid by now: record_transaction parsed the same values.
     day = validate.date_value("occurred_on", args.get("occurred_on"))
     entries = validate.entries(args.get("entries"))
-    return {
+    replaced = transactions.parse_replaces(args.get("replaces"))
+    result: dict = {
         "recorded": True,
         "id": tx_id,
+        # The replaced transaction is deleted by now, so it is never listed.
         "possible_duplicates": duplicates.possible_duplicates(day, entries, exclude_id=tx_id),
     }
+    if replaced is not None:
+        result["replaced"] = replaced
+    return result
 
 
 # Every tool carries annotations (CONTRACT "Trust"): the five readers are read-only, and
@@ -163,10 +169,17 @@ RECORD_DESCRIPTION = (
     "the source.\n"
     "Example: paying $42.50 for groceries from Checking (id 1) into Groceries (id 7): "
     'entries [{"account_id": 7, "amount_cents": 4250}, {"account_id": 1, "amount_cents": -4250}]. '
-    "Call list_accounts first for the account ids and kinds. A transaction cannot be edited "
-    "here. Returns {recorded: true, id, possible_duplicates}: possible_duplicates lists the "
-    "ids of other transactions within 3 days with exactly the same entries (newest first, "
-    "at most 5); when it is not empty, tell the person, who may have recorded this already.\n"
+    "Call list_accounts first for the account ids and kinds. Returns {recorded: true, id, "
+    "possible_duplicates}: possible_duplicates lists the ids of other transactions within 3 "
+    "days with exactly the same entries (newest first, at most 5); when it is not empty, tell "
+    "the person, who may have recorded this already.\n"
+    "Corrections: a transaction is never edited in place. To correct one (a wrong amount, "
+    "date, account or description), record the whole corrected transaction with replaces = "
+    "the id of the wrong one (list_transactions shows ids): the correction is stored and the "
+    "original deleted in one step, both or neither, and the result adds replaced: <id>. It is "
+    "refused (nothing stored) when that id does not exist, when the original has an entry "
+    "already reconciled with a bank statement, or when either date is on or before the lock "
+    "date.\n"
     "Retries: send an idempotency_key (any new unique string, e.g. a UUID) with each new "
     "transaction. If a call times out or its answer is lost, retry with the SAME "
     "idempotency_key and the same arguments: the transaction is then recorded only once and "
@@ -270,6 +283,14 @@ TOOLS: dict[str, dict] = {
                         "required": ["account_id", "amount_cents"],
                         "additionalProperties": False,
                     },
+                },
+                "replaces": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": (
+                        "Optional: the id of a transaction this one corrects. That "
+                        "transaction is deleted in the same step; both happen or neither."
+                    ),
                 },
                 "idempotency_key": {
                     "type": "string",

@@ -104,11 +104,15 @@ def record_transaction():
         body.get("description"),
         body.get("entries"),
         principal().user_id,
+        body.get("replaces"),
     )
 
 
-def _post(occurred_on, description, entries, user_id: int) -> dict:
-    return {"id": transactions.record_transaction(occurred_on, description, entries, user_id)}
+def _post(occurred_on, description, entries, user_id: int, replaces) -> dict:
+    tx_id = transactions.record_transaction(
+        occurred_on, description, entries, user_id, replaces=replaces
+    )
+    return {"id": tx_id}
 
 
 @bp.delete("/transactions/<int:tx_id>")

@@ -61,6 +61,19 @@ class BooksLocked(Conflict):
     invalid_params = True
 
 
+class UnknownReplaced(NotFound):
+    """A correction's `replaces` names no transaction: 404 over HTTP, -32602 over MCP."""
+
+    invalid_params = True
+
+
+class Reconciled(Conflict):
+    """A transaction with a reconciled entry cannot be deleted or replaced: 409 over
+    HTTP, -32602 over MCP."""
+
+    invalid_params = True
+
+
 class KeyReused(Unprocessable):
     """An idempotency key sent again with another request: 422 over HTTP, -32602 over MCP."""
 

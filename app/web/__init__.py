@@ -36,6 +36,7 @@ PAGES = {
     "/device": "device.html",
     "/security": "security.html",
     "/history": "history.html",
+    "/year-end": "year-end.html",
 }
 
 # Served types, fixed here rather than guessed from the host's mime.types:
@@ -101,6 +102,13 @@ def create_web_app(api_origin: str, web_origin: str) -> Flask:
             mimetype=STATIC_TYPES[".js"],
             headers={"Cache-Control": "no-cache"},
         )
+
+    @app.get("/favicon.ico")
+    def favicon():
+        # Browsers ask for it on every page: an answer, not a 404 in every log.
+        response = send_from_directory(STATIC_DIR, "favicon.ico", mimetype=STATIC_TYPES[".ico"])
+        response.headers["Cache-Control"] = "public, max-age=86400"
+        return response
 
     @app.get("/static/<path:filename>")
     def static_file(filename: str):

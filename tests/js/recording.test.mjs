@@ -64,8 +64,35 @@ test("refusals: same account, wrong kinds, missing fields, bad amounts", () => {
   }
 });
 
+test("money goes out of and comes into a liability like any bank account", () => {
+  const purchase = buildTransaction({ ...base, cents: 999, mode: "out", debitId: 4, creditId: 5 }, byId);
+  assert.deepEqual(purchase.entries, [
+    { account_id: 4, amount_cents: 999 },
+    { account_id: 5, amount_cents: -999 },
+  ]);
+  const refund = buildTransaction({ ...base, cents: 500, mode: "in", debitId: 5, creditId: 3 }, byId);
+  assert.deepEqual(refund.entries, [
+    { account_id: 5, amount_cents: 500 },
+    { account_id: 3, amount_cents: -500 },
+  ]);
+  assert.equal(toForm({ ...purchase, occurred_on: base.occurredOn }, byId).mode, "out");
+  // Paying the card off from the bank is a transfer; an expense is not a transfer's side.
+  assert.ok(buildTransaction({ ...base, mode: "transfer", debitId: 5, creditId: 1 }, byId));
+  assert.throws(() => buildTransaction({ ...base, mode: "transfer", debitId: 4, creditId: 1 }, byId),
+    /Rent is not an account of kind asset or liability or equity/);
+});
+
+test("an unusual pair opens as a transfer over every account, and saves as it was", () => {
+  const moved = { occurred_on: "2026-01-01", description: "reclassify", entries: [
+    { account_id: 4, amount_cents: 100 }, { account_id: 3, amount_cents: -100 }] };
+  const form = toForm(moved, byId);
+  assert.equal(form.mode, "transfer");
+  assert.equal(form.anyKinds, true);
+  assert.deepEqual(buildTransaction(form, byId).entries, moved.entries);
+});
+
 test("toForm recognises each recording and round-trips it", () => {
-  for (const [mode, debitId, creditId] of [["in", 1, 3], ["out", 4, 1], ["transfer", 2, 1], ["transfer", 4, 5]]) {
+  for (const [mode, debitId, creditId] of [["in", 1, 3], ["in", 5, 3], ["out", 4, 1], ["out", 4, 5], ["transfer", 2, 1], ["transfer", 5, 1]]) {
     const body = buildTransaction({ ...base, mode, debitId, creditId }, byId);
     const stored = { id: 9, ...body, entries: body.entries.slice().reverse() };
     const form = toForm(stored, byId);

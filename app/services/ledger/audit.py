@@ -321,11 +321,15 @@ def pending_texts(
     return before_object, rest.removeprefix(',"seq":0')
 
 
-def transaction_object_parts(occurred_on, description: str) -> tuple[str, str]:
+def transaction_object_parts(
+    occurred_on, description: str, replaces: int | None = None
+) -> tuple[str, str]:
     """transaction_object's canonical JSON around `<entries>],"id":<id>`: what the
     database fills in for the PostgreSQL fast path."""
+    # Keys sorted: "replaces" comes before "transaction".
+    start = "{" if replaces is None else '{"replaces":' + str(int(replaces)) + ","
     return (
-        '{"transaction":{"description":' + _string(description) + ',"entries":[',
+        start + '"transaction":{"description":' + _string(description) + ',"entries":[',
         ',"occurred_on":' + _string(_iso_day(occurred_on)) + "}}",
     )
 
@@ -429,10 +433,14 @@ _FOR_UPDATE = {"postgresql": " FOR UPDATE", "sqlite": ""}
 # --- the objects events carry (one shape per kind, shared by every caller) --------
 
 
-def transaction_object(tx_id: int, occurred_on, description: str, entries) -> dict:
+def transaction_object(
+    tx_id: int, occurred_on, description: str, entries, replaces: int | None = None
+) -> dict:
     """{"transaction": {id, occurred_on, description, entries: [{id, account_id,
-    amount_cents}]}} from (entry_id, account_id, amount_cents) rows, ordered by entry id."""
-    return {
+    amount_cents}]}} from (entry_id, account_id, amount_cents) rows, ordered by entry id;
+    a correction's posting adds "replaces": the id of the transaction it corrects."""
+    obj: dict = {} if replaces is None else {"replaces": int(replaces)}
+    return obj | {
         "transaction": {
             "id": int(tx_id),
             "occurred_on": _iso_day(occurred_on),

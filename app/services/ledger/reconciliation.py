@@ -25,7 +25,7 @@ from sqlalchemy import select, update
 from ...extensions import db
 from ...models import Account, Entry, Reconciliation, Transaction
 from .. import clock
-from ..errors import BadRequest, Conflict
+from ..errors import BadRequest, Conflict, Reconciled
 from . import accounts, audit, lock, reports, validate
 
 CLEAR_MAX = 10_000
@@ -153,7 +153,7 @@ def refuse_if_reconciled(tx_id: int) -> None:
         .limit(1)
     ).scalar()
     if reconciled is not None:
-        raise Conflict(
+        raise Reconciled(
             f"transaction {tx_id} has a reconciled entry ({reconciled}); "
-            "reconciled entries cannot be deleted"
+            "reconciled entries cannot be deleted or replaced"
         )

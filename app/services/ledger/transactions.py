@@ -1,8 +1,13 @@
-"""Transactions: listing, recording, deleting.
+"""Transactions: listing, recording, correcting, deleting.
 
 IMPORTANT: a posting is written only if it has at least two entries that sum to
 exactly zero. This function is the single write path for postings (HTTP, MCP and
 import all call record_transaction); the store re-checks the same rule at commit.
+
+A correction (docs/ledger.md, "Corrections in one step") is record_transaction with
+`replaces`: the original is checked and locked first, the replacement is posted, and
+the original is deleted (replace_original), all in the caller's one unit of work, so
+either both happen or neither does.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from ...extensions import db
 from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
-from ..errors import BadRequest, NotFound
+from ..errors import BadRequest, NotFound, UnknownReplaced
 from . import audit, lock, reconciliation, validate
 
 DESCRIPTION_MAX = 2000
@@ -66,29 +71,57 @@ def check_accounts_exist(account_ids: set[int]) -> None:
             raise BadRequest(f"account_id {account_id} is archived and takes no new entries")
 
 
+def parse_replaces(value) -> int | None:
+    """The optional `replaces` of a posting: None when absent (or null), else the id
+    of the transaction being corrected, a positive integer (400 naming it otherwise)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise BadRequest(
+            "'replaces' must be a positive integer: the id of the transaction this one corrects"
+        )
+    return value
+
+
 def record_transaction(
     occurred_on,
     description,
     entries,
     created_by: int | None,
     action: str = "transaction.posted",
+    replaces=None,
 ) -> int:
     """Validate and store one balanced posting with its entries; return its id.
 
     Its audit event (`action`: transaction.posted, or transaction.imported from the
     importer) carries the posting with its new entry ids, in the same unit of work.
+    With `replaces` (a transaction id) the posting corrects that transaction: see
+    replace_original; the posting's event then carries `replaces: <id>`.
     """
+    original_id = parse_replaces(replaces)
     if occurred_on is None:
         raise BadRequest("occurred_on is required")
     day = validate.date_value("occurred_on", occurred_on)
     description = validate.text("description", description, max_length=DESCRIPTION_MAX)
     parsed = validate.entries(entries)
     check_balanced(parsed)
+    original = None
+    if original_id is not None:
+        original = _deletable(
+            original_id, UnknownReplaced(f"'replaces': there is no transaction {original_id}")
+        )
+    tx_id = _post(day, description, parsed, created_by, action, original_id)
+    if original is not None:
+        replace_original(original, tx_id)
+    return tx_id
 
+
+def _post(day, description, parsed, created_by, action, replaces: int | None) -> int:
+    """Store a parsed, balanced posting and its audit event; its id."""
     connection = db.session.connection()
     if connection.dialect.name == "postgresql" and len(parsed) <= ENTRY_CHUNK:
         stored = _insert_checked_postgresql(
-            connection, day, description, created_by, parsed, action
+            connection, day, description, created_by, parsed, action, replaces
         )
         if stored:
             audit.pending(connection, stored[0][4])  # it wrote the event as pending
@@ -121,7 +154,7 @@ def record_transaction(
     stored = []
     for i in range(0, len(rows), ENTRY_CHUNK):
         stored.extend(_insert_entries(connection, rows[i : i + ENTRY_CHUNK]))
-    audit.record(action, audit.transaction_object(tx_id, day, description, stored))
+    audit.record(action, audit.transaction_object(tx_id, day, description, stored, replaces))
     return tx_id
 
 
@@ -212,13 +245,13 @@ def _int_array(values) -> str:
 
 
 def _insert_checked_postgresql(
-    connection, day, description, created_by, parsed, action: str
+    connection, day, description, created_by, parsed, action: str, replaces: int | None
 ) -> list:
     """Insert the posting and its pending audit event if all its accounts exist and
     are open and the day is not locked: its (transaction_id, entry_id, account_id,
     amount_cents, pending event id) rows by entry id, or [] (nothing written)."""
     accounts = {account_id for account_id, _ in parsed}
-    obj_before, obj_after = audit.transaction_object_parts(day, description)
+    obj_before, obj_after = audit.transaction_object_parts(day, description, replaces)
     return _tuples(
         connection,
         _INSERT_CHECKED,
@@ -240,24 +273,50 @@ def _insert_checked_postgresql(
 
 def delete_transaction(tx_id: int) -> None:
     """Delete a transaction and (by cascade) its entries; its event keeps all of it."""
+    _delete(_deletable(tx_id, NotFound("no such transaction")))
+
+
+def _deletable(tx_id: int, unknown: NotFound):
+    """The header (id, occurred_on, description) of a transaction that may be deleted,
+    locked (PostgreSQL) so the deletion's event shows what it removed and a concurrent
+    deletion or correction of it waits and then finds it gone; `unknown` (404) when
+    there is none, 409 when it is dated on or before the lock date or has a
+    reconciled entry."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
-        raise NotFound("no such transaction")
-    connection = db.session.connection()
-    # Locked (PostgreSQL) so the event shows what this delete removed, not an older read.
-    header = connection.execute(
-        select(Transaction.occurred_on, Transaction.description)
-        .where(Transaction.id == tx_id)
-        .with_for_update()
-    ).first()
+        raise unknown
+    header = (
+        db.session.connection()
+        .execute(
+            select(Transaction.id, Transaction.occurred_on, Transaction.description)
+            .where(Transaction.id == tx_id)
+            .with_for_update()
+        )
+        .first()
+    )
     if header is None:
-        raise NotFound("no such transaction")
+        raise unknown
     lock.refuse_if_locked(header.occurred_on)
     reconciliation.refuse_if_reconciled(tx_id)
+    return header
+
+
+def replace_original(original, replacement_id: int) -> None:
+    """The one place where a correction replaces its original (already checked by
+    _deletable), after the replacement `replacement_id` is posted in this same unit
+    of work: the original is deleted, with its own transaction.deleted event.
+    Anything the original carries that must survive the correction moves to the
+    replacement here, before the deletion."""
+    _delete(original)
+
+
+def _delete(header) -> None:
+    """Delete a checked transaction (see _deletable) and write its deletion event."""
+    connection = db.session.connection()
     gone = audit.transaction_object(
-        tx_id, header.occurred_on, header.description, _entry_rows(connection, tx_id)
+        header.id, header.occurred_on, header.description, _entry_rows(connection, header.id)
     )
     result = typing.cast(
-        CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == tx_id))
+        CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == header.id))
     )
     if result.rowcount != 1:
         raise NotFound("no such transaction")

@@ -80,3 +80,22 @@ export async function busy(button, action) {
     button.disabled = false;
   }
 }
+
+// A page's messages answer the action that showed them: once the person does
+// something else (presses another button, submits another form), they go. Call
+// once per page; `keep` names messages that stay (e.g. one saying why the page
+// cannot work at all). Runs before the action's own handler, which then says its
+// own message.
+export function clearMessagesOnAction(root = document, keep = []) {
+  const clear = (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    if (!target) return;
+    if (event.type === "click" && !target.closest("button, summary, a")) return;
+    for (const el of root.querySelectorAll(".message:not([hidden])")) {
+      if (keep.includes(el.id) || el.contains(target)) continue;
+      say(el, "");
+    }
+  };
+  root.addEventListener("click", clear, true);
+  root.addEventListener("submit", clear, true);
+}

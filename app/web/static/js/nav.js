@@ -11,9 +11,12 @@ export const VIEWS = [
   ["/reports", "Reports", "reports"],
   ["/import", "Import", "import"],
   ["/history", "History", "history"],
+  ["/year-end", "Year end", "year-end"],
   ["/security", "Security", "security"],
 ];
 
+// On a phone the header is one short line (brand, this view's name, Menu); the
+// views and the sign-out open under Menu. On a wider screen all of it shows at once.
 export function renderNav(active, email) {
   const header = document.getElementById("nav");
   const link = (href, label, key) =>
@@ -27,9 +30,19 @@ export function renderNav(active, email) {
       window.location.assign("/signin");
     }
   });
-  header.replaceChildren(
+  const here = VIEWS.find(([, , key]) => key === active);
+  const menu = h("button", { type: "button", class: "menu-toggle", id: "menu-toggle", "aria-expanded": "false", "aria-controls": "nav-views" }, "Menu");
+  menu.addEventListener("click", () => {
+    const open = !header.classList.contains("open");
+    header.classList.toggle("open", open);
+    menu.setAttribute("aria-expanded", String(open));
+  });
+  // (replaceChildren would write a null as the text "null": left out instead.)
+  header.replaceChildren(...[
     h("span", { class: "brand" }, "Ledger"),
-    h("nav", { "aria-label": "Views" }, VIEWS.map(([href, label, key]) => link(href, label, key))),
+    here ? h("span", { class: "here" }, here[1]) : null,
+    menu,
+    h("nav", { "aria-label": "Views", id: "nav-views" }, VIEWS.map(([href, label, key]) => link(href, label, key))),
     h("span", { class: "who" }, email ? h("span", { id: "who" }, email) : null, signOut),
-  );
+  ].filter(Boolean));
 }

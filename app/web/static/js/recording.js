@@ -5,17 +5,22 @@
 //   money out: debit the expense account,     credit the asset account
 //   transfer:  debit the destination account, credit the source account (must differ)
 
-// Which kinds each form field offers. A transfer may move between any two
-// accounts, so every two-entry transaction can be opened for editing.
+// Which kinds each form field offers (docs/web.md, "Recording"). Money goes out of
+// and comes into a liability (a credit card, a loan) like any bank account: a
+// card purchase is money out, paid from the card. A transfer moves money between
+// what you have, what you owe and the opening balances. A stored transaction that
+// fits none of these (an expense moved to another expense, say) is still opened for
+// editing, as a transfer whose pickers offer every account (`anyKinds`).
 export const MODES = {
-  in: { debit: ["asset"], credit: ["income"] },
-  out: { debit: ["expense"], credit: ["asset"] },
-  transfer: { debit: null, credit: null },
+  in: { debit: ["asset", "liability"], credit: ["income"] },
+  out: { debit: ["expense"], credit: ["asset", "liability"] },
+  transfer: { debit: ["asset", "liability", "equity"], credit: ["asset", "liability", "equity"] },
 };
 
 export class RecordingError extends Error {}
 
-// form: {mode, occurredOn, description, cents, debitId, creditId} → POST /transactions body.
+// form: {mode, occurredOn, description, cents, debitId, creditId, anyKinds?} →
+// POST /transactions body.
 export function buildTransaction(form, accountsById) {
   const mode = MODES[form.mode];
   if (!mode) throw new RecordingError("Choose money in, money out or transfer.");
@@ -34,7 +39,7 @@ export function buildTransaction(form, accountsById) {
     throw new RecordingError("A transfer needs two different accounts.");
   }
   for (const [account, kinds] of [[debit, mode.debit], [credit, mode.credit]]) {
-    if (kinds && !kinds.includes(account.kind)) {
+    if (!form.anyKinds && !kinds.includes(account.kind)) {
       throw new RecordingError(`${account.name} is not an account of kind ${kinds.join(" or ")}.`);
     }
   }
@@ -59,10 +64,9 @@ export function toForm(transaction, accountsById) {
   const debit = accountsById.get(debitEntry.account_id);
   const credit = accountsById.get(creditEntry.account_id);
   if (!debit || !credit) return null;
-  let mode = "transfer";
-  if (debit.kind === "asset" && credit.kind === "income") mode = "in";
-  else if (debit.kind === "expense" && credit.kind === "asset") mode = "out";
-  return {
+  const fits = (mode) => MODES[mode].debit.includes(debit.kind) && MODES[mode].credit.includes(credit.kind);
+  const mode = ["in", "out", "transfer"].find(fits) ?? "transfer";
+  const values = {
     mode,
     occurredOn: transaction.occurred_on,
     description: transaction.description,
@@ -70,4 +74,6 @@ export function toForm(transaction, accountsById) {
     debitId: debit.id,
     creditId: credit.id,
   };
+  if (!fits(mode)) values.anyKinds = true;
+  return values;
 }

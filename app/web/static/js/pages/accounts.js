@@ -1,7 +1,7 @@
 // Accounts by kind with their balances: create, rename, archive / unarchive,
 // and a link to each account's register.
 import { api, orSignIn, requireSession } from "../api.js";
-import { busy, byId, h, say } from "../dom.js";
+import { busy, byId, clearMessagesOnAction, h, say } from "../dom.js";
 import { loadAccounts, loadStyle } from "../ledger.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
@@ -53,9 +53,11 @@ function accountRow(account) {
   const nameCell = h("td", { "data-label": "Account" });
   const actions = h("td", { class: "row-actions" });
   const show = () => {
-    nameCell.replaceChildren(
+    // (replaceChildren would write a null as the text "null": only what is there.)
+    nameCell.replaceChildren(...[
       h("a", { href: `/register?account=${account.id}`, class: "account-link" }, account.name),
-      account.archived ? h("span", { class: "badge" }, " archived") : null);
+      account.archived ? h("span", { class: "badge" }, "archived") : null,
+    ].filter(Boolean));
     const rename = h("button", { type: "button", class: "secondary" }, "Rename");
     rename.addEventListener("click", () => renameForm(account, nameCell, show));
     const archive = h("button", { type: "button", class: "secondary" }, account.archived ? "Unarchive" : "Archive");
@@ -74,11 +76,14 @@ function render() {
   const showArchived = byId("show-archived").checked;
   const shown = state.accounts.list.filter((a) => showArchived || !a.archived);
   byId("account-groups").replaceChildren(
+    // A heading of its own above each kind's table (a caption collapses with the
+    // table when a phone stacks its rows).
     ...KINDS.filter((kind) => shown.some((a) => a.kind === kind)).map((kind) =>
-      h("table", { class: "report accounts stack", "data-kind": kind },
-        h("caption", {}, w.kinds[kind]),
-        h("thead", {}, h("tr", {}, h("th", {}, "Account"), h("th", { class: "num" }, "Balance"), h("th", {}, h("span", { class: "sr-only" }, "Actions")))),
-        h("tbody", {}, shown.filter((a) => a.kind === kind).map(accountRow)))),
+      h("section", { class: "account-group", "data-kind": kind, "aria-labelledby": `kind-${kind}` },
+        h("h3", { id: `kind-${kind}`, class: "kind-heading" }, w.kinds[kind]),
+        h("table", { class: "report accounts stack", "aria-labelledby": `kind-${kind}` },
+          h("thead", {}, h("tr", {}, h("th", {}, "Account"), h("th", { class: "num" }, "Balance"), h("th", {}, h("span", { class: "sr-only" }, "Actions")))),
+          h("tbody", {}, shown.filter((a) => a.kind === kind).map(accountRow))))),
   );
   if (state.accounts.list.length === 0) {
     byId("account-groups").append(h("p", { class: "hint" }, "No accounts yet: create the first one below (for example a bank account of kind asset)."));
@@ -117,6 +122,7 @@ byId("new-account").addEventListener("submit", (event) => {
 async function main() {
   const me = await requireSession();
   renderNav("accounts", me.email);
+  clearMessagesOnAction(document.querySelector("main"));
   state.style = await loadStyle();
   const w = words(state.style);
   byId("account-kind").replaceChildren(...KINDS.map((kind) => h("option", { value: kind }, `${kind} (${w.kinds[kind]})`)));

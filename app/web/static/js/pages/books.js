@@ -1,35 +1,89 @@
 // The books: recording money, and the transactions, page by page, with search
-// (text, account, amount range, dates). Accounts, registers and reports have
-// views of their own.
+// (text, account, amount range, dates). A transaction is corrected in place, in a
+// form of its own under its row (never in the new-entry form, so nothing half typed
+// there is lost), and saved as ONE request: the corrected transaction with
+// `replaces` (docs/ledger.md, "Corrections in one step"). Locked and reconciled
+// transactions are marked as such and offer no Edit or Delete (both could only
+// fail). Accounts, registers, reports and the year end have views of their own.
 import { api, orSignIn, requireSession } from "../api.js";
-import { busy, byId, h, say, today } from "../dom.js";
+import { busy, byId, clearMessagesOnAction, h, say, today } from "../dom.js";
 import { accountOptions, loadAccounts } from "../ledger.js";
+import { lockedThrough } from "../lock.js";
 import { formatCents, parseDollars } from "../money.js";
 import { renderNav } from "../nav.js";
 import { addPage, FilterError, nextRequest, searchQuery, startList } from "../paging.js";
 import { buildTransaction, MODES, toForm } from "../recording.js";
 import { applyVocab, words } from "../vocab.js";
-import { mountLock } from "../lock.js";
 
-const state = { style: "personal", accounts: { list: [], byId: new Map(), open: [] }, list: startList({}), editing: null };
+const PHONE = window.matchMedia("(max-width: 640px)");
+const state = {
+  style: "personal",
+  accounts: { list: [], byId: new Map(), open: [] },
+  list: startList({}),
+  locked: null, // the lock date, "YYYY-MM-DD", or null
+  reconciled: new Set(), // ids of listed transactions holding a reconciled entry
+  editing: new Map(), // transaction id → its open edit row (kept across re-renders)
+};
 const form = byId("record-form");
 const recordMessage = byId("record-message");
 const txMessage = byId("tx-message");
 
-const mode = () => form.querySelector("input[name=mode]:checked").value;
+// ---- entry fields: the new-entry form and every edit form -----------------------
+// f = {root, modeName, date, description, amount, credit, debit, creditLabel,
+//      debitLabel, anyKinds}
 
-// ---- account choices --------------------------------------------------------
+const modeOf = (f) => f.root.querySelector(`input[name="${f.modeName}"]:checked`).value;
 
-function fillAccountChoices() {
-  const rules = MODES[mode()];
+function fillPickers(f) {
+  const mode = modeOf(f);
+  const rules = MODES[mode];
   const w = words(state.style);
-  const keep = (id) => Number(byId(id).value) || null;
+  const keep = (el) => Number(el.value) || null;
   // Archived accounts take no new entries: never offered (an edit of one is refused).
   const open = state.accounts.open;
-  byId("debit").replaceChildren(...accountOptions(open, { kinds: rules.debit, chosen: keep("debit"), style: state.style }));
-  byId("credit").replaceChildren(...accountOptions(open, { kinds: rules.credit, chosen: keep("credit"), style: state.style }));
-  byId("debit-label").textContent = w.to[mode()];
-  byId("credit-label").textContent = w.from[mode()];
+  const kinds = (side) => (f.anyKinds && mode === "transfer" ? null : rules[side]);
+  f.debit.replaceChildren(...accountOptions(open, { kinds: kinds("debit"), chosen: keep(f.debit), style: state.style }));
+  f.credit.replaceChildren(...accountOptions(open, { kinds: kinds("credit"), chosen: keep(f.credit), style: state.style }));
+  f.debitLabel.textContent = w.to[mode];
+  f.creditLabel.textContent = w.from[mode];
+}
+
+function readBody(f) {
+  return buildTransaction({
+    mode: modeOf(f),
+    occurredOn: f.date.value,
+    description: f.description.value,
+    cents: parseDollars(f.amount.value),
+    debitId: f.debit.value,
+    creditId: f.credit.value,
+    anyKinds: f.anyKinds && modeOf(f) === "transfer",
+  }, state.accounts.byId);
+}
+
+// Which field a refusal in the page is about, so it can be marked and focused.
+function fieldOf(f, message) {
+  if (/date/i.test(message)) return f.date;
+  if (/Describe/.test(message)) return f.description;
+  if (/account/i.test(message)) return f.debit;
+  return f.amount;
+}
+
+const newEntry = {
+  root: form,
+  modeName: "mode",
+  date: byId("occurred-on"),
+  description: byId("description"),
+  amount: byId("amount"),
+  credit: byId("credit"),
+  debit: byId("debit"),
+  creditLabel: byId("credit-label"),
+  debitLabel: byId("debit-label"),
+  anyKinds: false,
+};
+
+function fillAccountChoices() {
+  fillPickers(newEntry);
+  for (const row of state.editing.values()) fillPickers(row.fields);
   const chosen = Number(byId("tx-account").value) || null;
   byId("tx-account").replaceChildren(...accountOptions(state.accounts.list, { chosen, style: state.style, empty: "All accounts" }));
 }
@@ -42,16 +96,37 @@ async function reloadAccounts() {
   }
 }
 
-// ---- recording and editing ------------------------------------------------
+// ---- recording ------------------------------------------------------------------
 
-function resetForm() {
-  state.editing = null;
-  byId("description").value = "";
-  byId("amount").value = "";
-  byId("record-submit").textContent = "Record";
-  byId("cancel-edit").hidden = true;
-  byId("record-heading").textContent = "Record money";
-}
+form.addEventListener("change", (event) => {
+  if (event.target.name === "mode") fillPickers(newEntry);
+});
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  say(recordMessage, "");
+  busy(byId("record-submit"), async () => {
+    let body;
+    try {
+      body = readBody(newEntry);
+    } catch (err) {
+      say(recordMessage, err.message, "error", fieldOf(newEntry, err.message)); // nothing was sent
+      return;
+    }
+    try {
+      await orSignIn(api("/transactions", { method: "POST", json: body }));
+    } catch (err) {
+      say(recordMessage, `Not recorded: ${err.message}`);
+      return;
+    }
+    byId("description").value = "";
+    byId("amount").value = "";
+    await reloadList();
+    say(recordMessage, `Recorded: ${body.description}, ${formatCents(body.entries[0].amount_cents)}.`, "info");
+  });
+});
+
+// ---- correcting a transaction in place ------------------------------------------
 
 function editable(tx) {
   const values = toForm(tx, state.accounts.byId);
@@ -60,111 +135,128 @@ function editable(tx) {
   return archived ? null : values;
 }
 
+function editRow(tx, values) {
+  const w = words(state.style);
+  const modeName = `mode-${tx.id}`;
+  const field = (label, control) => h("label", {}, label, control);
+  const fields = {
+    modeName,
+    anyKinds: Boolean(values.anyKinds),
+    date: h("input", { type: "date", class: "e-date", value: values.occurredOn, required: true }),
+    description: h("input", { class: "e-description", maxlength: 200, value: values.description, required: true }),
+    amount: h("input", { class: "e-amount", inputmode: "decimal", autocomplete: "off", value: formatCents(values.cents), required: true }),
+    credit: h("select", { class: "e-credit" }),
+    debit: h("select", { class: "e-debit" }),
+    creditLabel: h("span", {}),
+    debitLabel: h("span", {}),
+  };
+  const message = h("p", { id: `edit-message-${tx.id}`, role: "alert", hidden: true });
+  const save = h("button", { type: "submit", class: "e-save" }, "Save correction");
+  const cancel = h("button", { type: "button", class: "secondary e-cancel" }, "Cancel");
+  const modes = h("fieldset", { class: "modes" }, h("legend", {}, "What happened"),
+    ["in", "out", "transfer"].map((m) => h("label", {},
+      h("input", { type: "radio", name: modeName, value: m, checked: m === values.mode }), " ", w.modes[m])));
+  const editForm = h("form", { class: "edit-form", novalidate: true, "aria-label": `Correct “${tx.description}”` },
+    h("p", { class: "edit-title" }, `Correct “${tx.description}” of ${tx.occurred_on}`),
+    modes,
+    h("div", { class: "grid" },
+      field("Date ", fields.date), field("Description ", fields.description), field("Amount ", fields.amount),
+      h("label", {}, fields.creditLabel, " ", fields.credit), h("label", {}, fields.debitLabel, " ", fields.debit)),
+    h("div", { class: "actions" }, save, cancel),
+    h("p", { class: "hint" }, "Saving stores the corrected transaction and deletes this one in one step: both happen or neither. ",
+      h("a", { href: `/history?transaction=${tx.id}` }, "Its history")),
+    message);
+  fields.root = editForm;
+  const row = h("tr", { class: "editing", "data-edit": tx.id }, h("td", { colspan: 6 }, editForm));
+  row.fields = fields;
+  fillPickers(fields);
+  fields.debit.value = String(values.debitId);
+  fields.credit.value = String(values.creditId);
+  editForm.addEventListener("change", (event) => {
+    if (event.target.name === modeName) fillPickers(fields);
+  });
+  cancel.addEventListener("click", () => {
+    state.editing.delete(tx.id);
+    renderList();
+  });
+  editForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    say(message, "");
+    busy(save, async () => {
+      let body;
+      try {
+        body = readBody(fields);
+      } catch (err) {
+        say(message, err.message, "error", fieldOf(fields, err.message));
+        return;
+      }
+      try {
+        await orSignIn(api("/transactions", { method: "POST", json: { ...body, replaces: tx.id } }));
+      } catch (err) {
+        // Refused whole (a reconciled or locked original, say): nothing was recorded.
+        say(message, `Not saved: ${err.message}`);
+        return;
+      }
+      state.editing.delete(tx.id);
+      await reloadList();
+      say(txMessage, `Saved: ${body.description}, ${formatCents(body.entries[0].amount_cents)}.`, "info");
+    });
+  });
+  return row;
+}
+
 function startEdit(tx) {
   const values = editable(tx);
   if (!values) return;
-  state.editing = tx;
-  form.querySelector(`input[name=mode][value=${values.mode}]`).checked = true;
-  fillAccountChoices();
-  byId("occurred-on").value = values.occurredOn;
-  byId("description").value = values.description;
-  byId("amount").value = formatCents(values.cents);
-  byId("debit").value = String(values.debitId);
-  byId("credit").value = String(values.creditId);
-  byId("record-submit").textContent = "Save changes";
-  byId("cancel-edit").hidden = false;
-  byId("record-heading").textContent = `Edit “${tx.description}”`;
-  say(recordMessage, "Saving records the corrected transaction and then deletes the original.", "info");
-  form.scrollIntoView({ block: "start" });
-  byId("description").focus({ preventScroll: true });
+  const row = editRow(tx, values);
+  state.editing.set(tx.id, row);
+  renderList();
+  row.fields.description.focus();
 }
 
-form.addEventListener("change", (event) => {
-  if (event.target.name === "mode") fillAccountChoices();
-});
-byId("cancel-edit").addEventListener("click", () => {
-  resetForm();
-  say(recordMessage, "");
-});
-
-// Which field a refusal in the page is about, so it can be marked and focused.
-function fieldOf(message) {
-  if (/date/i.test(message)) return byId("occurred-on");
-  if (/Describe/.test(message)) return byId("description");
-  if (/account/i.test(message)) return byId("debit");
-  return byId("amount");
-}
-
-form.addEventListener("submit", (event) => {
-  event.preventDefault();
-  say(recordMessage, "");
-  busy(byId("record-submit"), async () => {
-    let body;
-    try {
-      body = buildTransaction({
-        mode: mode(),
-        occurredOn: byId("occurred-on").value,
-        description: byId("description").value,
-        cents: parseDollars(byId("amount").value),
-        debitId: byId("debit").value,
-        creditId: byId("credit").value,
-      }, state.accounts.byId);
-    } catch (err) {
-      say(recordMessage, err.message, "error", fieldOf(err.message)); // refused here: nothing was sent
-      return;
-    }
-    const original = state.editing;
-    try {
-      await orSignIn(api("/transactions", { method: "POST", json: body }));
-    } catch (err) {
-      say(recordMessage, `Not recorded: ${err.message}`);
-      return;
-    }
-    // No update operation exists: an edit records the replacement first, then
-    // deletes the original (SPEC), so a failure can never lose the transaction.
-    if (original) {
-      try {
-        await orSignIn(api(`/transactions/${original.id}`, { method: "DELETE" }));
-      } catch (err) {
-        resetForm();
-        await reloadList();
-        say(recordMessage, `The corrected transaction was recorded, but the original could not be deleted (${err.message}) Delete “${original.description}” of ${original.occurred_on} by hand.`);
-        return;
-      }
-    }
-    const amount = formatCents(body.entries[0].amount_cents);
-    resetForm();
-    await reloadList();
-    say(recordMessage, original
-      ? `Saved: ${body.description}, ${amount}.`
-      : `Recorded: ${body.description}, ${amount}.`, "info");
-  });
-});
-
-// ---- transactions -----------------------------------------------------------
+// ---- transactions -----------------------------------------------------------------
 
 function describe(tx) {
   const values = toForm(tx, state.accounts.byId);
   if (!values) {
     return [
-      h("td", { "data-label": "Accounts" }, h("span", {}, tx.entries.map((e) => h("div", {}, `${e.account_name} ${formatCents(e.amount_cents)}`)))),
+      h("td", { class: "accounts", "data-label": "Accounts" }, h("span", {}, tx.entries.map((e) => h("div", {}, `${e.account_name} ${formatCents(e.amount_cents)}`)))),
       h("td", { class: "num", "data-label": "Amount" }, ""),
     ];
   }
   const from = state.accounts.byId.get(values.creditId).name;
   const to = state.accounts.byId.get(values.debitId).name;
   return [
-    h("td", { "data-label": "Accounts" }, h("span", {}, h("span", { class: "badge" }, words(state.style).modes[values.mode]), ` ${from} → ${to}`)),
+    h("td", { class: "accounts", "data-label": "Accounts" }, h("span", {}, h("span", { class: "badge" }, words(state.style).modes[values.mode]), ` ${from} → ${to}`)),
     h("td", { class: "num", "data-label": "Amount" }, formatCents(values.cents)),
   ];
 }
 
+// Why a transaction cannot change, or null when it can.
+function frozen(tx) {
+  if (state.locked && tx.occurred_on <= state.locked) {
+    return ["locked", `Locked: dated on or before ${state.locked}, when the books were closed (Year end).`];
+  }
+  if (state.reconciled.has(tx.id)) {
+    return ["reconciled", "Reconciled with a bank statement: it can no longer change."];
+  }
+  return null;
+}
+
 function txRow(tx) {
   const actions = h("td", { class: "row-actions" });
+  const why = frozen(tx);
   const showButtons = () => {
-    const edit = h("button", { type: "button", class: "secondary" }, "Edit");
-    edit.addEventListener("click", () => startEdit(tx));
-    edit.disabled = !editable(tx);
+    if (why) {
+      actions.replaceChildren(h("span", { class: `badge status ${why[0]}`, title: why[1] }, why[0]));
+      return;
+    }
+    const buttons = [];
+    if (editable(tx)) {
+      const edit = h("button", { type: "button", class: "secondary" }, "Edit");
+      edit.addEventListener("click", () => startEdit(tx));
+      buttons.push(edit);
+    }
     const del = h("button", { type: "button", class: "secondary" }, "Delete");
     del.addEventListener("click", () => {
       const yes = h("button", { type: "button", class: "danger" }, "Yes, delete");
@@ -174,14 +266,15 @@ function txRow(tx) {
       actions.replaceChildren(h("span", { class: "confirm" }, "Delete this transaction?"), yes, keep);
       yes.focus();
     });
-    actions.replaceChildren(edit, del);
+    buttons.push(del);
+    actions.replaceChildren(...buttons);
   };
   showButtons();
-  return h("tr", { "data-id": tx.id },
-    h("td", { "data-label": "Date" }, tx.occurred_on),
-    h("td", { "data-label": "Description" }, h("span", {}, tx.description)),
+  return h("tr", { "data-id": tx.id, class: why ? why[0] : "" },
+    h("td", { class: "date", "data-label": "Date" }, tx.occurred_on),
+    h("td", { class: "desc", "data-label": "Description" }, h("span", {}, tx.description)),
     ...describe(tx),
-    h("td", { class: "hint", "data-label": "By" }, tx.created_by_email ?? ""), actions);
+    h("td", { class: "by hint", "data-label": "By" }, tx.created_by_email ?? ""), actions);
 }
 
 async function deleteTx(tx) {
@@ -191,22 +284,47 @@ async function deleteTx(tx) {
   } catch (err) {
     outcome = [err.message];
   }
-  if (state.editing && state.editing.id === tx.id) resetForm();
+  state.editing.delete(tx.id);
   await reloadList();
   say(txMessage, ...outcome);
 }
 
 function renderList() {
   const body = byId("transactions").querySelector("tbody");
-  body.replaceChildren(...state.list.items.map(txRow));
+  const shown = new Set(state.list.items.map((tx) => tx.id));
+  for (const id of state.editing.keys()) if (!shown.has(id)) state.editing.delete(id);
+  // An open correction keeps its row (and whatever is typed in it) across re-renders.
+  body.replaceChildren(...state.list.items.map((tx) => state.editing.get(tx.id) ?? txRow(tx)));
   if (state.list.items.length === 0) {
-    body.append(h("tr", {}, h("td", { colspan: 6, class: "hint" }, "No transactions match.")));
+    body.append(h("tr", { class: "empty" }, h("td", { colspan: 6, class: "hint" }, "No transactions match.")));
   }
   byId("tx-more").hidden = state.list.done;
   const n = state.list.items.length;
   byId("tx-count").textContent = state.list.done
     ? `${n} transaction${n === 1 ? "" : "s"}.`
     : `Showing the newest ${n}.`;
+}
+
+// Which of these transactions hold a reconciled entry: read from the registers of the
+// accounts a statement reconciles (what you have and owe) over the page's dates.
+async function findReconciled(items) {
+  const kinds = new Set(["asset", "liability"]);
+  const accountIds = new Set(items.flatMap((tx) => tx.entries.map((e) => e.account_id))
+    .filter((id) => kinds.has(state.accounts.byId.get(id)?.kind)));
+  if (accountIds.size === 0 || items.length === 0) return [];
+  const days = items.map((tx) => tx.occurred_on).sort();
+  const found = [];
+  await Promise.all([...accountIds].map(async (id) => {
+    let cursor = null;
+    do {
+      const page = await orSignIn(api(`/accounts/${id}/register`, {
+        query: { from: days[0], to: days[days.length - 1], limit: 500, cursor },
+      }));
+      for (const item of page.items) if (item.reconciled) found.push(item.transaction_id);
+      cursor = page.next_cursor;
+    } while (cursor);
+  }));
+  return found;
 }
 
 // Next page of the current search (nothing when all are shown).
@@ -216,6 +334,8 @@ async function loadMore() {
   const asked = state.list;
   const page = await orSignIn(api("/transactions", { query }));
   if (state.list !== asked) return; // a newer search replaced this one meanwhile
+  for (const id of await findReconciled(page.items)) state.reconciled.add(id);
+  if (state.list !== asked) return;
   state.list = addPage(state.list, page);
   renderList();
 }
@@ -238,10 +358,12 @@ async function reloadList() {
     query = formQuery();
   } catch (err) {
     if (!(err instanceof FilterError)) throw err;
+    byId("tx-search").open = true;
     say(txMessage, err.message, "error", byId(`tx-${err.field}`));
     return;
   }
   state.list = startList(query);
+  state.reconciled = new Set();
   try {
     await loadMore();
   } catch (err) {
@@ -265,7 +387,18 @@ byId("tx-more").addEventListener("click", (event) => {
   busy(event.currentTarget, () => loadMore().catch((err) => say(txMessage, err.message)));
 });
 
-// ---- wording --------------------------------------------------------------
+// ---- the lock, wording ------------------------------------------------------------
+
+function showLock() {
+  const line = byId("lock-line");
+  if (!state.locked) {
+    line.hidden = true;
+    return;
+  }
+  line.replaceChildren(`The books are locked through ${state.locked}: nothing on or before it can change. `,
+    h("a", { href: "/year-end" }, "Year end"));
+  line.hidden = false;
+}
 
 function applyStyle(style) {
   state.style = style;
@@ -294,6 +427,12 @@ byId("book-style").addEventListener("change", async (event) => {
 async function main() {
   const me = await requireSession();
   renderNav("books", me.email);
+  clearMessagesOnAction(document.querySelector("main"), ["message"]); // a failed load stays
+  // A phone shows the list first: the entry form and the search open on request.
+  if (PHONE.matches) {
+    byId("record-section").open = false;
+    byId("tx-search").open = false;
+  }
   const settings = await orSignIn(api("/settings"));
   byId("occurred-on").value = today();
   applyStyle(settings.book_style);
@@ -303,8 +442,17 @@ async function main() {
   } catch (err) {
     say(byId("message"), `Could not load the accounts. ${err.message}`);
   }
-  if (wanted && state.accounts.byId.has(Number(wanted))) byId("tx-account").value = wanted;
-  await Promise.all([reloadList(), mountLock(document.querySelector("main"))]);
+  if (wanted && state.accounts.byId.has(Number(wanted))) {
+    byId("tx-account").value = wanted;
+    byId("tx-search").open = true;
+  }
+  try {
+    state.locked = await lockedThrough();
+  } catch (err) {
+    say(byId("message"), `Could not load the lock date. ${err.message}`);
+  }
+  showLock();
+  await reloadList();
   document.body.dataset.ready = "true";
 }
 

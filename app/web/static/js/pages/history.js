@@ -1,8 +1,12 @@
 // History: the audit trail (GET /audit), newest first, a page at a time, filtered by
-// the kind of change. Each event says what changed, who changed it, how (via) and
-// with which application (the OAuth client's name), as the API recorded it.
+// the kind of change (?action=...), or the history of one transaction
+// (?transaction=<id>: its posting, its corrections and the transactions they
+// replaced, its deletion). Each event says what changed, who changed it, how (via)
+// and with which application (the OAuth client's name), as the API recorded it. A
+// correction (a posting with `replaces`, then the original's deletion) reads as one
+// line: "60.98 → 61.00".
 import { api, orSignIn, requireSession } from "../api.js";
-import { busy, byId, formatWhen, h, say } from "../dom.js";
+import { busy, byId, clearMessagesOnAction, h, say } from "../dom.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
 
@@ -29,7 +33,8 @@ const VIA = {
 
 const params = new URLSearchParams(window.location.search);
 const limit = params.get("limit") || "50";
-const state = { cursor: null, accounts: new Map() };
+const state = { cursor: null, accounts: new Map(), deletions: new Map() };
+const SCAN_PAGES = 20; // one transaction's history: at most 20 pages of 500 changes read
 const message = byId("history-message");
 
 function account(id) {
@@ -37,16 +42,46 @@ function account(id) {
   return name ? name : `account ${id}`;
 }
 
+// "2026-03-04 14:05", local time: the pages' one date format, with the time of day.
+function formatWhen(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso ?? "";
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+const moved = (tx) => tx.entries.filter((e) => e.amount_cents > 0).reduce((s, e) => s + e.amount_cents, 0);
+const changed = (before, after) => (before === after ? after : `${before} → ${after}`);
+
+function entryList(tx) {
+  return h("ul", { class: "event-entries" },
+    ...tx.entries.map((e) => h("li", {}, `${account(e.account_id)}: ${formatCents(e.amount_cents)}`)));
+}
+
+function historyLink(txId) {
+  return h("a", { class: "tx-history", href: `/history?transaction=${txId}` }, "its history");
+}
+
 // One line saying what the event changed, from its object (shapes: docs/ledger.md).
-function summary(event) {
+// `original`: for a correction, the deleted transaction it replaced (when known).
+function summary(event, original = null) {
   const o = event.object || {};
   if (o.transaction) {
     const tx = o.transaction;
-    const moved = tx.entries.filter((e) => e.amount_cents > 0).reduce((s, e) => s + e.amount_cents, 0);
+    let what = `${tx.occurred_on} · ${tx.description} · ${formatCents(moved(tx))}`;
+    if (original) {
+      what = [
+        changed(original.occurred_on, tx.occurred_on),
+        changed(original.description, tx.description),
+        changed(formatCents(moved(original)), formatCents(moved(tx))),
+      ].join(" · ");
+    } else if (o.replaces) {
+      what += ` · replaces transaction ${o.replaces}`;
+    }
     return [
-      h("span", { class: "event-what" }, `${tx.occurred_on} · ${tx.description} · ${formatCents(moved)}`),
-      h("ul", { class: "event-entries" },
-        ...tx.entries.map((e) => h("li", {}, `${account(e.account_id)}: ${formatCents(e.amount_cents)}`))),
+      h("span", { class: "event-what" }, what),
+      entryList(tx),
+      h("span", { class: "event-link hint" }, `Transaction ${tx.id} · `, historyLink(tx.id)),
     ];
   }
   if (o.account) {
@@ -69,29 +104,56 @@ function summary(event) {
   return null;
 }
 
-function row(event) {
+function row(event, original = null) {
   const who = [
     event.user_email || "no signed-in person",
     VIA[event.via] || event.via,
     event.client_name ? `using ${event.client_name}` : null,
   ].filter(Boolean).join(" · ");
-  return h("li", { "data-seq": event.seq, "data-action": event.action },
+  const corrected = Boolean(event.object?.replaces);
+  const seqs = original ? `#${event.seq} and #${original.seq}` : `#${event.seq}`;
+  return h("li", { "data-seq": event.seq, "data-action": event.action, class: corrected ? "correction" : "" },
     h("span", { class: "event-head" },
-      h("span", { class: "event-action" }, ACTIONS[event.action] || event.action),
-      h("span", { class: "hint" }, `#${event.seq} · ${formatWhen(event.at)}`)),
+      h("span", { class: "event-action" }, corrected ? "Transaction corrected" : ACTIONS[event.action] || event.action),
+      h("span", { class: "hint" }, `${seqs} · ${formatWhen(event.at)}`)),
     h("span", { class: "event-who hint" }, who),
-    summary(event));
+    summary(event, original?.object?.transaction ?? null));
+}
+
+// Append events (newest first) to the list. A correction's posting is drawn together
+// with the deletion of the transaction it replaced (the next newer event, perhaps on
+// the page before): one line instead of two.
+function appendEvents(list, events) {
+  for (const event of events) {
+    const o = event.object || {};
+    if (event.action === "transaction.deleted" && o.transaction) {
+      const li = row(event);
+      state.deletions.set(o.transaction.id, { event, li });
+      list.append(li);
+      continue;
+    }
+    const deletion = o.replaces ? state.deletions.get(o.replaces) : null;
+    if (deletion) {
+      state.deletions.delete(o.replaces);
+      deletion.li.replaceWith(row(event, deletion.event));
+      continue;
+    }
+    list.append(row(event));
+  }
 }
 
 async function loadPage(reset) {
   say(message, "");
-  if (reset) state.cursor = null;
+  if (reset) {
+    state.cursor = null;
+    state.deletions = new Map();
+  }
   const action = byId("history-action").value;
   try {
     const page = await orSignIn(api("/audit", { query: { limit, action, cursor: state.cursor } }));
     const list = byId("events");
     if (reset) list.replaceChildren();
-    list.append(...page.items.map(row));
+    appendEvents(list, page.items);
     state.cursor = page.next_cursor;
     byId("history-more").hidden = !page.next_cursor;
     byId("history-empty").hidden = list.children.length > 0;
@@ -103,6 +165,7 @@ async function loadPage(reset) {
 async function start() {
   const me = await requireSession();
   renderNav("history", me.email);
+  clearMessagesOnAction(document.querySelector("main"));
   const select = byId("history-action");
   select.append(...Object.entries(ACTIONS).map(([value, label]) => h("option", { value }, label)));
   try {
@@ -117,11 +180,61 @@ async function start() {
   }
   byId("history-filter").addEventListener("submit", (event) => {
     event.preventDefault();
+    // The filter is part of the address, so a reload or a shared link shows the same.
+    const url = new URL(window.location.href);
+    url.searchParams.delete("transaction");
+    if (select.value) url.searchParams.set("action", select.value);
+    else url.searchParams.delete("action");
+    window.history.replaceState(null, "", url);
+    byId("history-one").hidden = true;
     loadPage(true);
   });
   byId("history-more").addEventListener("click", () => busy(byId("history-more"), () => loadPage(false)));
-  await loadPage(true);
+  const wanted = params.get("action");
+  if (wanted && wanted in ACTIONS) select.value = wanted;
+  const one = Number(params.get("transaction"));
+  if (Number.isSafeInteger(one) && one > 0) await loadTransaction(one);
+  else await loadPage(true);
   document.body.dataset.ready = "true";
+}
+
+// The history of one transaction: read the trail newest first, following each
+// correction back to the transaction it replaced, until the first posting of the
+// chain (at most SCAN_PAGES pages).
+async function loadTransaction(txId) {
+  byId("history-one").hidden = false;
+  byId("history-one-title").textContent = `The history of transaction ${txId}`;
+  const wanted = new Set([txId]);
+  const found = [];
+  let cursor = null;
+  let pages = 0;
+  let complete = false;
+  try {
+    do {
+      const page = await orSignIn(api("/audit", { query: { limit: 500, cursor } }));
+      for (const event of page.items) {
+        const tx = event.object?.transaction;
+        if (!tx || !wanted.has(tx.id)) continue;
+        found.push(event);
+        if (event.action !== "transaction.deleted") {
+          wanted.delete(tx.id); // its posting: the oldest event of this transaction
+          if (event.object.replaces) wanted.add(event.object.replaces);
+        }
+      }
+      complete = wanted.size === 0 || !page.next_cursor;
+      cursor = page.next_cursor;
+      pages += 1;
+    } while (!complete && pages < SCAN_PAGES);
+  } catch (err) {
+    say(message, err.message);
+  }
+  const list = byId("events");
+  list.replaceChildren();
+  state.deletions = new Map();
+  appendEvents(list, found);
+  byId("history-more").hidden = true;
+  byId("history-empty").hidden = found.length > 0;
+  if (!complete) say(message, `Only the newest ${pages * 500} changes were searched.`, "info");
 }
 
 start();
