@@ -213,6 +213,41 @@ def test_compensating_edits_inside_one_block_of_ids_are_named(runner, app, books
     )
 
 
+def test_a_deletion_appended_with_a_valid_hash_must_match_a_posting(runner, app, books):
+    """An event appended with the right next hash passes the chain (the hash rule is
+    public); the replay still holds it to the trail: a deletion of a transaction as no
+    event posted it is named."""
+    tx = books["tx"][0]
+    with app.app_context():
+        stored = {t["id"]: t for t in verify._stored_transactions()}[tx]
+        db.session.rollback()
+    forged = {**stored, "description": "something else"}
+    head = audit_head(app)
+    obj = audit.canonical({"transaction": forged})
+    event = audit.event_text(
+        8, "2026-11-21T12:00:00Z", "transaction.deleted", None, "cli", None, None, obj
+    )
+    sql(
+        app,
+        "INSERT INTO audit_events (seq, at, action, via, object, hash) VALUES"
+        " (8, '2026-11-21 12:00:00', 'transaction.deleted', 'cli', :obj, :h)",
+        "UPDATE audit_head SET seq = 8, hash = :h",
+        obj=obj,
+        h=audit.chain(head, event),
+    )
+    code, output = run_verify(runner)
+    assert code == 1
+    assert output == (
+        f"verify: FAILED: audit event seq 8 deletes transaction {tx} as no earlier event "
+        "posted it: the trail was written outside the service"
+    )
+
+
+def audit_head(app) -> str:
+    with app.app_context(), db.engine.connect() as conn:
+        return conn.execute(text("SELECT hash FROM audit_events WHERE seq = 7")).scalar_one()
+
+
 def test_a_balance_table_changed_by_sql_is_named(runner, app, api, books):
     """Every report reads the per-day and per-month balance tables: a 30.00 expense added
     there by SQL shows in the reports though no transaction holds it."""

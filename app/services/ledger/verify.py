@@ -368,8 +368,8 @@ def _compare_one(tx_id: int, stored: dict | None, events: list[tuple[str, dict, 
         match = next((i for i, (posted, _) in enumerate(live) if posted == tx), None)
         if match is None:
             raise Disagreement(
-                f"audit event seq {seq} deletes transaction {tx_id}, but no earlier event "
-                "posted it as deleted: the trail was written outside the service"
+                f"audit event seq {seq} deletes transaction {tx_id} as no earlier event "
+                "posted it: the trail was written outside the service"
             )
         del live[match]
     if len(live) > 1:
