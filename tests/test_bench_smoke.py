@@ -203,3 +203,22 @@ def test_fuzz_entry_point_runs():
     assert report["dialect"] == "sqlite" and report["max_examples_per_operation"] == 1
     assert report["operations"] >= 20 and report["cases"] > 0
     assert report["server_errors_5xx"] == 0 and report["failed_checks"] == []
+
+
+def test_reliability_runs_select_one_test_per_store():
+    """Each long run of `python -m bench.reliability` names exactly one test per store
+    (a renamed test would otherwise leave a figure nothing measures)."""
+    reliability = importlib.import_module("bench.reliability")
+    runs = (*reliability.RACES, reliability.CRASH)
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+        + sorted({path for _, path, _, _ in runs}),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout.splitlines()
+    for _name, path, selector, _variable in runs:
+        for dialect in ("sqlite", "postgresql"):
+            chosen = [i for i in collected if i.startswith(path) and selector in i and dialect in i]
+            assert len(chosen) == 1, (selector, dialect, chosen)
