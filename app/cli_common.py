@@ -8,6 +8,7 @@ back.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 from flask import current_app
@@ -44,9 +45,41 @@ def read_password(option: str | None) -> str | None:
     return password
 
 
-def upgrade_schema() -> None:
-    """Bring the schema to the newest migration (serialised under a lock, see migrations/env.py)."""
+def upgrade_schema(backup_first: bool = False) -> None:
+    """Bring the schema to the newest migration (serialised under a lock, see migrations/env.py).
+
+    backup_first (serve): when migrations are pending on books, write a backup to the
+    instance folder's backups/ first (services.interchange.upgrade_backup); if the
+    upgrade then fails, the books are as they were and the message names the backup.
+    """
     from flask_migrate import upgrade
 
-    with store.writing():
-        upgrade(directory=current_app.extensions["migrate"].directory)
+    from .services.interchange import upgrade_backup
+
+    directory = current_app.extensions["migrate"].directory
+    saved = None
+    if backup_first:
+        try:
+            saved = upgrade_backup.backup_if_pending(
+                directory, Path(current_app.instance_path) / "backups"
+            )
+        except (ServiceError, OSError) as err:
+            fail(f"cannot back up the books before upgrading the schema, so it was not: {err}")
+        if saved is not None:
+            click.echo(f"backed up the books before upgrading the schema: {saved}", err=True)
+    if saved is None:
+        with store.writing():
+            upgrade(directory=directory)
+        return
+    from alembic import command
+
+    config = current_app.extensions["migrate"].migrate.get_config(directory)
+    try:
+        with store.writing():
+            command.upgrade(config, "head")  # as flask_migrate's upgrade, its error kept
+    except Exception as err:  # noqa: BLE001 - reported with the backup's place
+        cause = (str(err).strip().splitlines() or [""])[0][:200]
+        fail(
+            f"the schema upgrade failed ({type(err).__name__}{': ' + cause if cause else ''}); "
+            f"the books are as they were; the backup taken just before it is {saved}"
+        )

@@ -51,7 +51,7 @@ def _serve(no_web, workers_opt, stop):
         workers = parse_workers(workers_opt if workers_opt is not None else app.config["WORKERS"])
     except ValueError as err:
         fail(str(err))
-    upgrade_schema()
+    upgrade_schema(backup_first=True)
     if stop.requested is not None:
         click.echo(f"stopped ({stop.requested}) before serving")
         return

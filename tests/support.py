@@ -25,6 +25,14 @@ WEB_ORIGIN = "http://localhost:38080"
 SESSION_COOKIE = "svc_session"
 
 
+def repetitions(variable: str, default: int) -> int:
+    """How many rounds or trials a reliability test runs: `default` in the ordinary
+    suite, the environment variable's value for the long runs `python -m
+    bench.reliability` makes (docs/reliability.md)."""
+    value = os.environ.get(variable, "").strip()
+    return int(value) if value else default
+
+
 def require_postgres() -> bool:
     flag = os.environ.get("LEDGER_REQUIRE_POSTGRES") or os.environ.get("CI") or ""
     return flag.strip().lower() not in ("", "0", "false", "no")

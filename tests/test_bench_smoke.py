@@ -216,3 +216,22 @@ def test_verify_bench_smoke_run(bench_dialect):
     assert "verify (clean): exit 0" in done.stdout
     assert "doubled by SQL): exit 1" in done.stdout
     assert "in the ledger but" in done.stdout
+
+
+def test_reliability_runs_select_one_test_per_store():
+    """Each long run of `python -m bench.reliability` names exactly one test per store
+    (a renamed test would otherwise leave a figure nothing measures)."""
+    reliability = importlib.import_module("bench.reliability")
+    runs = (*reliability.RACES, reliability.CRASH)
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+        + sorted({path for _, path, _, _ in runs}),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout.splitlines()
+    for _name, path, selector, _variable in runs:
+        for dialect in ("sqlite", "postgresql"):
+            chosen = [i for i in collected if i.startswith(path) and selector in i and dialect in i]
+            assert len(chosen) == 1, (selector, dialect, chosen)

@@ -23,9 +23,10 @@ import pytest
 
 from app.errors import GENERIC_500
 from bench.server import Service, http
-from tests.support import free_port, require_postgres
+from tests.support import free_port, repetitions, require_postgres
 
-TRIALS = 3
+# LEDGER_CRASH_TRIALS: trials for the long run (python -m bench.reliability crash).
+TRIALS = repetitions("LEDGER_CRASH_TRIALS", 3)
 ACKED_BEFORE_KILL = 40
 POSTERS = 4
 

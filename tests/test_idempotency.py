@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from app.extensions import db
 from app.models import Account, IdempotencyKey, Transaction
 from app.services.ledger import idempotency
+from tests.support import repetitions
 from tests.testkit import ApiClient
 
 
@@ -256,7 +257,7 @@ def _race(url: str, token: str, payload: dict, key: str) -> list[tuple[int, byte
     return results
 
 
-@pytest.mark.parametrize("rounds", [3])
+@pytest.mark.parametrize("rounds", [repetitions("LEDGER_RACE_ROUNDS", 3)])
 def test_concurrent_requests_with_one_key_store_exactly_one_result(
     app, live_server, make_user, service_account, rounds
 ):

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from app.extensions import db
 from app.models import AuthorizationCode, DeviceRecord, DeviceStart, Session, Token
 from app.services import crypto
+from app.services.oauth.device import DEVICE_TTL
 from tests.oauth.flow import (
     FORM,
     OAuthFlow,
@@ -21,14 +22,15 @@ from tests.oauth.flow import (
     change_alice_password,
     query_of,
 )
-from tests.support import SESSION_COOKIE
+from tests.support import SESSION_COOKIE, repetitions
 
 THREADS = 4
 
 
 @pytest.fixture
 def rounds(dialect):
-    return 30 if dialect == "postgresql" else 8
+    """Rounds of each race; LEDGER_RACE_ROUNDS for the long run (bench.reliability)."""
+    return repetitions("LEDGER_RACE_ROUNDS", 30 if dialect == "postgresql" else 8)
 
 
 def race(app, form=None, send=None, threads=THREADS) -> list:
@@ -111,11 +113,14 @@ def test_two_refreshes_of_one_refresh_token(app, oauth, rounds):
     assert_no_orphans(app, 2 + 2 * rounds)
 
 
-def test_two_polls_claiming_one_approved_device_code(app, oauth, rounds):
+def test_two_polls_claiming_one_approved_device_code(app, oauth, rounds, clock):
     oauth.human()
     for n in range(rounds):
+        if n and n % 90 == 0:  # past the 100-live-records cap's window: the old ones expire
+            clock.advance(DEVICE_TTL.total_seconds() + 1)
+            oauth.human()
         # Each round from its own address: one address may start 10 flows per 10 minutes.
-        started = oauth.device_start(address=f"192.0.2.{n + 1}").get_json()
+        started = oauth.device_start(address=f"192.0.{2 + n // 250}.{n % 250 + 1}").get_json()
         response = oauth.client.post(
             "/oauth/device/approve", json={"user_code": started["user_code"], "approve": True}
         )
@@ -151,12 +156,25 @@ def test_concurrent_registrations_never_pass_the_20_client_cap(app, client, dial
 BUDGET_RACERS = 16  # more than the 10-attempt budget
 
 
-def test_parallel_wrong_user_codes_never_pass_the_attempt_budget(app, oauth):
+@pytest.fixture
+def budget_rounds():
+    """Rounds of the attempt-budget races; LEDGER_BUDGET_ROUNDS for the long run."""
+    return repetitions("LEDGER_BUDGET_ROUNDS", 1)
+
+
+def test_parallel_wrong_user_codes_never_pass_the_attempt_budget(app, oauth, clock, budget_rounds):
     """16 wrong user codes at once from one session: exactly 10 are charged (400), the
     rest are 429; none is a 5xx (SQLite: the unit begins as a writer, no lock upgrade)."""
+    for _ in range(budget_rounds):
+        clock.advance(DEVICE_TTL.total_seconds() + 1)  # no earlier record stays live
+        _wrong_user_codes_round(app, oauth)  # each from a new session (its own budget)
+
+
+def _wrong_user_codes_round(app, oauth):
     oauth.human()
     started = oauth.device_start().get_json()
     cookie = oauth.client.get_cookie(SESSION_COOKIE, domain="localhost").value
+    this_session = Session.id == crypto.digest(cookie)
 
     def wrong_code(client, i):
         client.set_cookie(SESSION_COOKIE, cookie, domain="localhost")
@@ -173,7 +191,7 @@ def test_parallel_wrong_user_codes_never_pass_the_attempt_budget(app, oauth):
         for status, body in results
     ), results
     with app.app_context():
-        assert db.session.query(Session.device_attempts).scalar() == 10
+        assert db.session.query(Session.device_attempts).filter(this_session).scalar() == 10
     # The budget is spent: even the right code is refused, and the record stays pending.
     info = oauth.client.get("/oauth/device_info", query_string={"user_code": started["user_code"]})
     assert_oauth_error(info, "invalid_request", 429)
@@ -182,7 +200,7 @@ def test_parallel_wrong_user_codes_never_pass_the_attempt_budget(app, oauth):
     )
     assert_oauth_error(decision, "invalid_request", 429)
     with app.app_context():
-        assert db.session.query(Session.device_attempts).scalar() == 10
+        assert db.session.query(Session.device_attempts).filter(this_session).scalar() == 10
         row = db.session.get(DeviceRecord, crypto.digest(started["device_code"]))
         assert row.status == "pending"
 

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Boolean, Date, DateTime, Integer, LargeBinary, select
+from sqlalchemy import Boolean, Date, DateTime, Integer, LargeBinary, inspect, select
 
 from ... import store
 from ...extensions import db
@@ -88,13 +88,31 @@ def decode(value, tag: str):
     return value
 
 
+def _columns_present(conn) -> dict[str, set[str]]:
+    """The database's own tables and their columns (by name), on the snapshot's connection."""
+    inspector = inspect(conn)
+    return {
+        name: {column["name"] for column in inspector.get_columns(name)}
+        for name in inspector.get_table_names()
+    }
+
+
 def _dump(document) -> str:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def generate() -> Iterator[str]:
-    """The backup as lines of text, read from one snapshot of the store."""
-    audit.seal()  # PostgreSQL: the trail's waiting events into the chain first
+def generate(seal: bool = True) -> Iterator[str]:
+    """The backup as lines of text, read from one snapshot of the store.
+
+    The tables and columns are those the database has: at the newest revision, every
+    table of the schema; at an older one (serve's backup before it migrates,
+    services.interchange.upgrade_backup), the ones that revision has, which restore
+    migrates an empty database to before it loads them. seal: PostgreSQL's waiting
+    audit events into the chain first (not before a migration: they are backed up as
+    they wait, and restore seals them).
+    """
+    if seal:
+        audit.seal()  # PostgreSQL: the trail's waiting events into the chain first
     engine = db.engine
     postgres = engine.dialect.name == "postgresql"
     intent = store.write_intent.set(False)  # a reader: plain BEGIN on SQLite, no write lock
@@ -116,15 +134,16 @@ def generate() -> Iterator[str]:
                     }
                 )
                 counts = {}
+                present = _columns_present(conn)
                 for table in db.metadata.sorted_tables:
-                    if is_derived(table):
+                    if is_derived(table) or table.name not in present:
                         continue
-                    columns = list(table.columns)
+                    columns = [c for c in table.columns if c.name in present[table.name]]
                     tags = [type_tag(c) for c in columns]
                     yield _dump(
                         {"table": table.name, "columns": [c.name for c in columns], "types": tags}
                     )
-                    query = select(table).order_by(*table.primary_key.columns)
+                    query = select(*columns).order_by(*table.primary_key.columns)
                     result = conn.execute(query.execution_options(yield_per=BATCH))
                     n = 0
                     for row in result:
