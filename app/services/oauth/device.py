@@ -139,6 +139,24 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
         .where(DeviceStart.client_id == client_id, DeviceStart.created_at <= now - START_WINDOW)
         .execution_options(synchronize_session=False)
     )
+    refusal = _over_the_rate(client_id, address, now)
+    if refusal is not None:
+        raise refusal
+    db.session.add(DeviceStart(client_id=client_id, address=address, created_at=now))
+
+
+def check_rate(client_id, remote_addr) -> None:
+    """The rate alone, read-only, before anything else is done for the request (a
+    metadata document is fetched only for a request the rate admits): 429 as _admit."""
+    if not isinstance(client_id, str) or not client_id:
+        return
+    refusal = _over_the_rate(client_id, address_key(remote_addr), clock.now())
+    if refusal is not None:
+        refusal.commit = False  # nothing to keep: this check wrote nothing
+        raise refusal
+
+
+def _over_the_rate(client_id: str, address: str, now: datetime) -> TemporarilyUnavailable | None:
     oldest, recent = db.session.execute(
         select(func.min(DeviceStart.created_at), func.count()).where(
             DeviceStart.client_id == client_id,
@@ -148,7 +166,7 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
     ).one()
     if recent >= START_LIMIT:
         wait = _seconds_until(oldest + START_WINDOW, now)
-        raise TemporarilyUnavailable(
+        return TemporarilyUnavailable(
             f"too many device authorization requests for this client from this address; "
             f"try again in {wait} seconds",
             retry_after=wait,
@@ -161,19 +179,19 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
     ).one()
     if live >= LIVE_LIMIT:
         wait = _seconds_until(first_expiry, now)
-        raise TemporarilyUnavailable(
+        return TemporarilyUnavailable(
             f"too many device authorizations are pending for this client; "
             f"try again in {wait} seconds",
             retry_after=wait,
             commit=True,
         )
-    db.session.add(DeviceStart(client_id=client_id, address=address, created_at=now))
+    return None
 
 
 def start(form, *, address: str | None) -> dict:
     """POST /oauth/device_authorization: a pending record with fresh codes, under the rate."""
     require(form, "client_id", "resource")
-    client = get_client(form["client_id"])
+    client = get_client(form["client_id"], lock=True)  # reaping cannot delete it under us
     resource = check_resource(form.get("resource"), required=True)
     now = clock.now()
     _admit(client.id, address_key(address), now)
