@@ -565,6 +565,8 @@ def test_lifetime_from_the_caching_headers(clock, headers, seconds):
         ("fe80::1", False),
         ("fe80::1%eth0", False),
         ("fc00::1", False),
+        ("fec0::1", False),  # site-local (deprecated, RFC 3879)
+        ("feff:ffff::1", False),  # the top of fec0::/10
         ("ff02::1", False),
         ("::ffff:127.0.0.1", False),
         ("::ffff:10.0.0.1", False),
@@ -596,6 +598,12 @@ def test_only_global_addresses_are_public(address, public):
         ("https://app.example/client.json#x", False),
         ("https://app.example/a b", False),
         ("https://app.example/a/../b", False),
+        ("https://app.example/a/%2e%2e/b", False),
+        ("https://app.example/a/%2E%2e/b", False),
+        ("https://app.example/a/.%2E/b", False),
+        ("https://app.example/%2e/b", False),
+        ("https://app.example/a/%2e%2e", False),
+        ("https://app.example/a%2eb/c.json", True),  # an encoded dot inside a name
         ("https://app.example:99999/a", False),
         ("https://app.example/caf\u00e9", False),
         ("svc-cli", False),
