@@ -1,7 +1,9 @@
 // History: the audit trail (GET /audit), newest first, a page at a time, filtered by
 // the kind of change. Each event says what changed, who changed it, how (via) and
-// with which application (the OAuth client's name), as the API recorded it.
+// with which application (the OAuth client's name, and for a third-party client its id
+// or its document's host: clients.js), as the API recorded it.
 import { api, orSignIn, requireSession } from "../api.js";
+import { clientLabel } from "../clients.js";
 import { busy, byId, formatWhen, h, say } from "../dom.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
@@ -73,7 +75,7 @@ function row(event) {
   const who = [
     event.user_email || "no signed-in person",
     VIA[event.via] || event.via,
-    event.client_name ? `using ${event.client_name}` : null,
+    event.client_name ? `using ${clientLabel(event.client_id, event.client_name)}` : null,
   ].filter(Boolean).join(" · ");
   return h("li", { "data-seq": event.seq, "data-action": event.action },
     h("span", { class: "event-head" },
