@@ -373,3 +373,28 @@ def test_a_document_that_changes_after_approval_is_new_again(app, client, oauth,
     clock.advance(61)
     info = client_info(client, url).get_json()
     assert (info["redirect_uris"], info["first_use"]) == ([REDIRECT, other], True)
+
+
+def test_one_address_starts_at_most_10_document_clients_in_10_minutes(app, client, docs, clock):
+    """A device record keeps its client stored, so minting document clients through the
+    device grant is bounded per caller address (10 in any 10 minutes)."""
+    urls = [docs.document(f"/tv/{i}.json", redirect_uris=[REDIRECT]) for i in range(11)]
+    for url in urls[:10]:
+        assert device_start(client, url).status_code == 200
+        clock.advance(1)
+    before = counts(app)
+    refused = device_start(client, urls[10])
+    body = assert_oauth_error(refused, "temporarily_unavailable", 429)
+    assert int(refused.headers["Retry-After"]) == 600 - 10
+    assert counts(app) == before and len(docs.requests) == 10  # not even fetched
+    assert device_start(client, urls[0]).status_code == 200  # a client already started
+    other = app.test_client()
+    started = other.post(
+        "/oauth/device_authorization",
+        data={"client_id": urls[10], "resource": API_ORIGIN},
+        content_type=FORM,
+        environ_base={"REMOTE_ADDR": "192.0.2.7"},
+    )
+    assert started.status_code == 200  # another address
+    clock.advance(600)
+    assert device_start(client, urls[10]).status_code == 200, body
