@@ -258,7 +258,7 @@ def test_hosts_that_never_answer_leave_the_api_answering(
         assert silent.connections == 2
         status, elapsed = _get(live_server.port, "/accounts", bearer)
         assert status == 200
-        assert elapsed < 1.0, f"GET /accounts took {elapsed:.2f} s while fetches hung"
+        assert elapsed < 1.5, f"GET /accounts took {elapsed:.2f} s while fetches hung"
         for asker in askers:
             asker.join(timeout=15)
         assert sorted(answers.values()) == [401] * 8
@@ -267,7 +267,7 @@ def test_hosts_that_never_answer_leave_the_api_answering(
         assert len(failed) == 2
         for url in failed:  # remembered: answered at once, no new connection
             status, elapsed = _get(live_server.port, authorize_path(url))
-            assert status == 401 and elapsed < 1.0
+            assert status == 401 and elapsed < 1.5
         clock.advance(59)
         assert _get(live_server.port, authorize_path(failed[0]))[0] == 401
         assert silent.connections == 2
