@@ -155,15 +155,17 @@ def is_document_url(client_id) -> bool:
 def needs_fetch(url: str) -> bool:
     """No stored copy of this document, or HTTP caching says it is stale.
 
-    A URL whose fetch failed less than FAILURE_MEMORY ago is an unknown client at once:
-    401 invalid_client, no fetch.
+    Without a fresh copy, a URL whose fetch failed less than FAILURE_MEMORY ago is an
+    unknown client at once: 401 invalid_client, no fetch.
     """
     now = clock.now()
+    row = db.session.get(ClientDocument, url)
+    if row is not None and row.expires_at > now:
+        return False
     failed = db.session.get(DocumentFailure, url)
     if failed is not None and failed.retry_at > now:
         raise InvalidClient(UNKNOWN)
-    row = db.session.get(ClientDocument, url)
-    return row is None or row.expires_at <= now
+    return True
 
 
 # --- the fetch ---------------------------------------------------------------------
