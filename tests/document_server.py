@@ -201,3 +201,42 @@ class DocumentServer:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=10)
+
+
+class SilentHost:
+    """A TCP socket on 127.0.0.1 that accepts every connection and never sends a byte
+    (a host that drops everything after the handshake): `connections` counts them."""
+
+    def __init__(self):
+        import socket
+
+        self.listener = socket.create_server(("127.0.0.1", 0), backlog=64)
+        self.port = self.listener.getsockname()[1]
+        self.origin = f"https://127.0.0.1:{self.port}"
+        self.connections = 0
+        self.held: list = []
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        self.listener.settimeout(0.05)
+        while not self.stopped.is_set():
+            try:
+                sock, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            self.held.append(sock)  # kept open, never answered
+
+    def url(self, path: str) -> str:
+        return self.origin + path
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=5)
+        for sock in self.held:
+            sock.close()
+        self.listener.close()

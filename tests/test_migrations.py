@@ -203,7 +203,7 @@ def test_0010_without_pg_trgm_skips_the_index_and_q_still_answers(tmp_path, monk
                     == 0
                 )
                 version = text("SELECT version_num FROM alembic_version")
-                assert db.session.execute(version).scalar_one() == "0011_audit_sealing"
+                assert db.session.execute(version).scalar_one() == "0012_cimd_limits"
                 db.session.execute(
                     text(
                         "INSERT INTO accounts (id, name, kind, name_key) VALUES"

@@ -23,6 +23,11 @@ AUTHORIZE = {
 ORIGINS = [{}, {"Origin": WEB}, {"Origin": "http://evil.example"}]
 
 
+def mcp_status(status: int, origin: dict) -> int:
+    """POST /mcp refuses a foreign Origin with 403 before anything else (docs/mcp.md)."""
+    return 403 if origin.get("Origin") == "http://evil.example" else status
+
+
 def assert_common_headers(response):
     assert response.headers.get("X-Content-Type-Options") == "nosniff", response.headers
     vary = [v.strip().lower() for v in response.headers.get("Vary", "").split(",")]
@@ -66,6 +71,8 @@ REQUESTS = {
 def test_anonymous_responses_carry_the_common_headers(client, name, origin):
     method, path, kw, status = REQUESTS[name]
     kw = {**kw, "headers": {**kw.get("headers", {}), **origin}}
+    if path == "/mcp":
+        status = mcp_status(status, origin)
     response = client.open(path, method=method, **kw)
     assert response.status_code == status, response.get_data(as_text=True)
     assert_common_headers(response)
@@ -79,14 +86,17 @@ def test_authenticated_responses_carry_the_common_headers(api, origin):
         (api.post("/accounts", json={"name": "Bank", "kind": "nope"}, headers=origin), 400),
         (api.delete("/transactions/99", headers=origin), 404),
         (api.get("/auth/me", headers=origin), 200),
-        (api.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=origin), 200),
+        (
+            api.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=origin),
+            mcp_status(200, origin),
+        ),
         (
             api.post(
                 "/mcp",
                 json={"jsonrpc": "2.0", "method": "notifications/initialized"},
                 headers=origin,
             ),
-            202,
+            mcp_status(202, origin),
         ),
         (api.delete("/auth/tokens/x", headers=origin), 403),
     ]

@@ -20,6 +20,7 @@ from .oauth import (
     ClientDocument,
     DeviceRecord,
     DeviceStart,
+    DocumentFailure,
     OAuthClient,
     Token,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "ClientDocument",
     "DeviceRecord",
     "DeviceStart",
+    "DocumentFailure",
     "Entry",
     "IdempotencyKey",
     "LoginThrottle",

@@ -72,6 +72,24 @@ class ClientDocument(Model):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
 
 
+class DocumentFailure(Model):
+    """A client ID metadata document URL whose last fetch failed, until `retry_at`.
+
+    While `retry_at` lies ahead the URL answers as an unknown client without a fetch
+    (services/oauth/metadata_documents.py); kept in the database so every process
+    behaves as one. No foreign key: the URL names no stored client. Rows past their
+    `retry_at` are deleted when the next failure is written, and at most MAX_FAILURES
+    are kept (the oldest go first).
+    """
+
+    __tablename__ = "oauth_document_failures"
+
+    url: Mapped[str] = mapped_column(String(CLIENT_ID_LENGTH), primary_key=True)
+    retry_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+
+    __table_args__ = (Index("ix_oauth_document_failures_retry_at", "retry_at"),)
+
+
 class Token(Model):
     __tablename__ = "tokens"
 

@@ -3,18 +3,21 @@
 GET /mcp (the optional server-to-client stream) and DELETE /mcp (session end) are not
 offered: with only POST routed, Flask answers them 405 with `Allow: POST, OPTIONS`.
 No Mcp-Session-Id is ever issued (no revision served here has a session).
+An Origin other than WEB_ORIGIN or API_ORIGIN is refused with 403 before the
+credential is looked at (support.checks_origin; docs/mcp.md).
 """
 
 from flask import Blueprint, jsonify, request
 
 from ..mcp import jsonrpc
 from ..services.errors import UnsupportedMediaType
-from .support import principal, reads
+from .support import checks_origin, principal, reads
 
 bp = Blueprint("mcp", __name__)
 
 
 @bp.post("/mcp")
+@checks_origin
 @reads  # each tool declares its own intent (mcp/jsonrpc.py run_tool)
 def endpoint():
     caller = principal()

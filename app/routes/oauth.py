@@ -7,7 +7,9 @@ wrong content type or no grant_type) are answered here and change nothing.
 
 The four requests that name a client by its id (authorize, client_info, approve,
 device_authorization) first make sure a metadata-document client's stored copy is
-fresh (fresh_document): the fetch runs between units of work, never inside one.
+fresh (fresh_document): the fetch runs between units of work, never inside one, and
+what it found is committed only with a request that succeeds (each of the four
+commits its unit at the end), so a refused request stores no client and no copy.
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from .. import store
 from ..services.oauth import authorize, clients, codes, device, metadata_documents, refresh, revoke
-from ..services.oauth.errors import InvalidRequest, UnsupportedGrantType, session_only_refusal
+from ..services.oauth.errors import (
+    InvalidClient,
+    InvalidRequest,
+    UnsupportedGrantType,
+    session_only_refusal,
+)
 from ..services.oauth.metadata import DEVICE_GRANT
 from .support import json_body, open_route, principal, session_only, writes
 
@@ -44,16 +51,25 @@ def fresh_document(client_id) -> None:
     """A client id naming a metadata document whose stored copy is missing or stale:
     fetch it with no database transaction open (the unit begun by the credential
     lookup, which wrote nothing, is ended first; a 5-second fetch must not hold the
-    SQLite writer lock or a PostgreSQL snapshot), then store the outcome in a unit of
-    its own. The handler's unit that follows finds the client, or an unknown one."""
+    SQLite writer lock or a PostgreSQL snapshot). A usable document is written into
+    the handler's unit, which begins as a writer and commits only if the request
+    succeeds; a failed fetch is stored in a unit of its own (the copy dropped, the
+    failure remembered for 60 s) and, like a fetch that found no free slot, answers
+    401 invalid_client at once."""
     if not metadata_documents.is_document_url(client_id):
         return
     if not metadata_documents.needs_fetch(client_id):
         return
     store.commit()
     outcome = metadata_documents.fetch(client_id)
-    with store.writing():
-        store.run_unit(metadata_documents.remember, client_id, outcome)
+    if isinstance(outcome, metadata_documents.Fetched):
+        store.declare(True)
+        metadata_documents.keep(client_id, outcome)
+        return
+    if isinstance(outcome, metadata_documents.Unusable):
+        with store.writing():
+            store.run_unit(metadata_documents.forget, client_id)
+    raise InvalidClient(metadata_documents.UNKNOWN)
 
 
 @bp.after_request
@@ -73,6 +89,7 @@ def authorize_redirect():
         raise InvalidRequest("the query string may contain only printable ASCII characters")
     fresh_document(request.args.get("client_id"))
     authorize.validate(request.args.to_dict())
+    store.commit()
     query = request.query_string.decode("ascii")
     response = Response(status=303)
     response.headers["Location"] = f"{current_app.config['WEB_ORIGIN']}/authorize?{query}"
@@ -85,7 +102,9 @@ def client_info():
     if not client_id:
         raise InvalidRequest("client_id is required")
     fresh_document(client_id)
-    return jsonify(clients.client_info(clients.get_client(client_id)))
+    info = clients.client_info(clients.get_client(client_id))
+    store.commit()
+    return jsonify(info)
 
 
 @bp.post("/authorize/approve")
@@ -94,7 +113,7 @@ def approve():
     body = json_body()
     decision = body.get("approve")
     fresh_document(body.get("client_id"))
-    auth_request = authorize.validate(body)
+    auth_request = authorize.validate(body, lock=True)
     if not isinstance(decision, bool):
         raise InvalidRequest("approve must be true or false")
     me = principal()
@@ -129,8 +148,9 @@ def device_authorization():
     refused = form_or_415()
     if refused:
         return refused
-    fresh_document(request.form.get("client_id"))
     # remote_addr is the caller's address after ProxyFix (TRUSTED_PROXIES), if set up.
+    device.check_rate(request.form.get("client_id"), request.remote_addr)  # before a fetch
+    fresh_document(request.form.get("client_id"))
     result = device.start(request.form, address=request.remote_addr)
     store.commit()
     return jsonify(result)

@@ -53,6 +53,24 @@ def reads(view):
     return view
 
 
+def checks_origin(view):
+    """Mark a view that refuses a foreign `Origin` (403) before any credential counts.
+
+    POST /mcp: the MCP transport requires servers to validate Origin against DNS
+    rebinding. A request without Origin (scripts, SDK clients) is unaffected; one whose
+    Origin is neither WEB_ORIGIN nor API_ORIGIN is 403 `{error}`, whatever it carries.
+    """
+    view._checks_origin = True
+    return view
+
+
+def _foreign_origin(origin: str | None) -> bool:
+    if origin is None:
+        return False
+    ours = {current_app.config[name].rstrip("/").lower() for name in ("WEB_ORIGIN", "API_ORIGIN")}
+    return origin.rstrip("/").lower() not in ours
+
+
 def route_writes(view, method: str) -> bool:
     """The route's declared intent: its @writes / @reads mark, else by method.
 
@@ -98,6 +116,8 @@ def load_principal():
         return None
     if view is None:  # no such route: let routing answer 404/405
         return None
+    if getattr(view, "_checks_origin", False) and _foreign_origin(request.headers.get("Origin")):
+        raise Forbidden("the Origin of this request is not allowed here")
     tier = getattr(view, "_tier", "full")
     g.principal = credentials.resolve(
         cookie=request.cookies.get(SESSION_COOKIE),

@@ -175,10 +175,15 @@ def refuses_everywhere(app, client, oauth, url):
     assert stored_copy(app, url) is None
 
 
-def test_a_document_naming_another_client_id_is_refused(app, client, oauth, docs):
+def test_a_document_naming_another_client_id_is_refused(app, client, oauth, docs, clock):
     url = docs.document(DOC, client_id=docs.url("/other.json"), redirect_uris=[REDIRECT])
     refuses_everywhere(app, client, oauth, url)
-    assert docs.requests == [DOC] * 4  # nothing is cached from an unusable document
+    # Nothing is cached from an unusable document, but the failure is remembered for
+    # 60 seconds: the other three requests made no fetch.
+    assert docs.requests == [DOC]
+    clock.advance(61)
+    assert_oauth_error(client_info(client, url), "invalid_client", 401)
+    assert docs.requests == [DOC, DOC]
 
 
 @pytest.mark.parametrize(
@@ -335,12 +340,13 @@ def test_urls_that_are_not_document_ids_are_unknown_clients(app, client, oauth, 
     assert docs.connections == 0 and docs.requests == []
 
 
-def test_a_private_address_is_not_reached_while_the_setting_is_off(app, client, oauth, docs):
+def test_a_private_address_is_not_reached_while_the_setting_is_off(app, client, oauth, docs, clock):
     app.config["OAUTH_CIMD_ALLOW_PRIVATE"] = False
     url = docs.document(DOC, redirect_uris=[REDIRECT])
     refuses_everywhere(app, client, oauth, url)
     assert docs.connections == 0 and docs.requests == []  # not even a TCP connection
     app.config["OAUTH_CIMD_ALLOW_PRIVATE"] = True  # the setting lifts exactly that rule
+    clock.advance(61)  # once the failure is no longer remembered
     assert client_info(client, url).status_code == 200
     assert docs.requests == [DOC]
 
@@ -384,7 +390,7 @@ def test_the_certificate_must_name_the_host(app, client, oauth, docs, dns):
     url = f"https://docs.example:{docs.port}{DOC}"
     docs.document(DOC, client_id=url, redirect_uris=[REDIRECT])
     refuses_everywhere(app, client, oauth, url)
-    assert docs.connections == 4 and docs.requests == []
+    assert docs.connections == 1 and docs.requests == []  # the failure is remembered
 
 
 def test_the_certificate_must_be_trusted(app, client, oauth, docs, monkeypatch):
@@ -559,6 +565,8 @@ def test_lifetime_from_the_caching_headers(clock, headers, seconds):
         ("fe80::1", False),
         ("fe80::1%eth0", False),
         ("fc00::1", False),
+        ("fec0::1", False),  # site-local (deprecated, RFC 3879)
+        ("feff:ffff::1", False),  # the top of fec0::/10
         ("ff02::1", False),
         ("::ffff:127.0.0.1", False),
         ("::ffff:10.0.0.1", False),
@@ -590,6 +598,12 @@ def test_only_global_addresses_are_public(address, public):
         ("https://app.example/client.json#x", False),
         ("https://app.example/a b", False),
         ("https://app.example/a/../b", False),
+        ("https://app.example/a/%2e%2e/b", False),
+        ("https://app.example/a/%2E%2e/b", False),
+        ("https://app.example/a/.%2E/b", False),
+        ("https://app.example/%2e/b", False),
+        ("https://app.example/a/%2e%2e", False),
+        ("https://app.example/a%2eb/c.json", True),  # an encoded dot inside a name
         ("https://app.example:99999/a", False),
         ("https://app.example/caf\u00e9", False),
         ("svc-cli", False),

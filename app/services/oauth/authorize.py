@@ -52,14 +52,16 @@ def raw_query_is_printable(raw: bytes) -> bool:
     return all(0x20 <= b <= 0x7E for b in unquote_to_bytes(raw.replace(b"+", b" ")))
 
 
-def validate(params) -> AuthorizationRequest:
-    """The whole authorization request, or the first InvalidRequest/InvalidClient."""
+def validate(params, *, lock: bool = False) -> AuthorizationRequest:
+    """The whole authorization request, or the first InvalidRequest/InvalidClient.
+
+    `lock`: the unit will write a code for the client (clients.get_client)."""
     for name in REQUIRED + OPTIONAL:
         value = params.get(name)
         if value is not None and (not isinstance(value, str) or not printable_ascii(value)):
             raise InvalidRequest(f"{name} must be a string of printable ASCII characters")
     require(params, *REQUIRED)
-    client = get_client(params["client_id"])
+    client = get_client(params["client_id"], lock=lock)
     redirect_uri = check_redirect(client, params["redirect_uri"])
     if params["response_type"] != "code":
         raise InvalidRequest("response_type must be code")

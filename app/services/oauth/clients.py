@@ -17,7 +17,18 @@ A client id that is an https URL with a path names a client ID metadata document
 (dynamic, name and redirect URIs as the document says, cleaned by the same rules as a
 registration), so codes, tokens and device records reference it as any other; it is
 known only while a usable copy of its document is stored. It is reaped like a
-registered client and does not count towards the 20 registered ones.
+registered client and does not count towards the 20 registered ones; besides, at
+most 100 of them that nothing references are kept (metadata_documents.py).
+
+Reserved names: a client name that reads like a first-party client's (the name or id
+of any client that is not dynamic, e.g. svc-cli "Ledger command line"; compared
+ignoring case and runs of spaces) is refused at registration (400
+invalid_client_metadata) and makes a metadata document unusable.
+
+Reaping and a request that writes a code or device record for the client cannot
+cross: that request holds the client row (get_client(lock=True), FOR KEY SHARE on
+PostgreSQL; SQLite runs one writer at a time) and reaping skips locked rows, and a
+client with a live device record is not reaped.
 """
 
 from __future__ import annotations
@@ -52,6 +63,7 @@ from .errors import (
 MAX_DYNAMIC_CLIENTS = 20
 MAX_REDIRECT_URIS = 5
 MAX_NAME_LENGTH = 60
+MAX_REDIRECT_URI_LENGTH = 2000
 REGISTERED_PREFIX = "dyn_"  # SPEC: dynamically registered ids start with dyn_
 DOCUMENT_PREFIX = "https://"
 UNUSED_CLIENT_TTL = timedelta(hours=24)
@@ -79,13 +91,21 @@ def printable_ascii(value: str) -> bool:
 # --- lookup -----------------------------------------------------------------
 
 
-def get_client(client_id) -> OAuthClient:
+def get_client(client_id, *, lock: bool = False) -> OAuthClient:
     """The client a request names, or 401 invalid_client.
 
     A metadata-document client is known only while a usable copy of its document is
-    stored (the route fetched it first when the copy was missing or stale).
+    stored (the route fetched it first when the copy was missing or stale). `lock`:
+    the unit is about to write a row referencing the client, so hold it (PostgreSQL
+    FOR KEY SHARE) against reaping and forgetting, which skip locked clients; a
+    client deleted meanwhile is unknown, never a failed foreign key.
     """
-    client = db.session.get(OAuthClient, client_id) if isinstance(client_id, str) else None
+    client = None
+    if isinstance(client_id, str):
+        query = select(OAuthClient).where(OAuthClient.id == client_id)
+        if lock:
+            query = query.with_for_update(key_share=True)
+        client = db.session.execute(query).scalar_one_or_none()
     if client is None:
         raise InvalidClient("unknown client_id")
     if client.id.startswith(DOCUMENT_PREFIX) and db.session.get(ClientDocument, client.id) is None:
@@ -219,8 +239,11 @@ def check_redirect(client: OAuthClient, presented) -> str:
 
 
 def allowed_redirect(uri) -> bool:
-    """Registration rule: http loopback IP or https without user info; no fragment/space."""
+    """Registration rule: http loopback IP or https without user info; no fragment/space;
+    at most 2,000 characters."""
     if not isinstance(uri, str) or not uri or not printable_ascii(uri):
+        return False
+    if len(uri) > MAX_REDIRECT_URI_LENGTH:
         return False
     if " " in uri or "#" in uri:
         return False
@@ -248,20 +271,44 @@ def clean_name(value) -> str:
     return kept or PLACEHOLDER_NAME
 
 
+def _name_key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def reserved_name(name: str) -> bool:
+    """Whether `name` reads like a first-party client's name or id (not dynamic)."""
+    first_party = db.session.execute(
+        select(OAuthClient.id, OAuthClient.name).where(OAuthClient.dynamic.is_(False))
+    ).all()
+    taken = {_name_key(value) for row in first_party for value in row}
+    return _name_key(name) in taken
+
+
 # --- registration --------------------------------------------------------------
 
 
 def reap_unused() -> int:
-    """Delete dynamic clients unused for over 24 h that no code or token row references."""
-    cutoff = clock.now() - UNUSED_CLIENT_TTL
+    """Delete dynamic clients unused for over 24 h that no code, token or live device
+    record references (their expired device records go with them). A client another
+    unit holds (get_client(lock=True)) is skipped: it is being used right now."""
+    now = clock.now()
+    cutoff = now - UNUSED_CLIENT_TTL
     referenced = exists().where(AuthorizationCode.client_id == OAuthClient.id)
     has_token = exists().where(Token.client_id == OAuthClient.id)
-    doomed = select(OAuthClient.id).where(
-        OAuthClient.dynamic.is_(True),
-        OAuthClient.first_used_at.is_(None),
-        OAuthClient.created_at < cutoff,
-        ~referenced,
-        ~has_token,
+    pending = exists().where(
+        DeviceRecord.client_id == OAuthClient.id, DeviceRecord.expires_at > now
+    )
+    doomed = (
+        select(OAuthClient.id)
+        .where(
+            OAuthClient.dynamic.is_(True),
+            OAuthClient.first_used_at.is_(None),
+            OAuthClient.created_at < cutoff,
+            ~referenced,
+            ~has_token,
+            ~pending,
+        )
+        .with_for_update(of=OAuthClient, skip_locked=True)
     )
     ids = list(db.session.execute(doomed).scalars())
     if not ids:
@@ -287,7 +334,8 @@ def check_redirect_uris(uris) -> list[str]:
         if not allowed_redirect(uri):
             raise InvalidRedirectUri(
                 "redirect URIs must be http://127.0.0.1 or http://[::1] (any port), or https "
-                "without user info; no fragment, no whitespace, no custom scheme"
+                "without user info; no fragment, no whitespace, no custom scheme, at most "
+                f"{MAX_REDIRECT_URI_LENGTH} characters"
                 + (", or http://localhost" if compat() else ""),
                 commit=True,
             )
@@ -323,6 +371,10 @@ def register(body: dict) -> dict:
     reap_unused()  # every attempt reaps, so refusals below still commit it
     metadata = client_metadata(body)
     name, uris = metadata["client_name"], metadata["redirect_uris"]
+    if reserved_name(name):
+        raise InvalidClientMetadata(
+            f"client_name {name!r} is reserved for a first-party client", commit=True
+        )
     count = db.session.execute(
         select(func.count())
         .select_from(OAuthClient)

@@ -22,8 +22,11 @@ including refused ones (commit=True). Claiming deletes the row and requires exac
 one deleted row, so of two concurrent polls only one is issued tokens.
 
 Rate of device authorization requests (open route): at most START_LIMIT per client
-and caller address per START_WINDOW, and LIVE_LIMIT live records per client; beyond
-either, 429 temporarily_unavailable with Retry-After (see _admit).
+and caller address per START_WINDOW, LIVE_LIMIT live records per client, and
+DOCUMENT_CLIENTS_PER_ADDRESS different metadata-document clients per caller address
+per START_WINDOW (a device record keeps its client stored, and document clients cost
+nothing to mint); beyond any, 429 temporarily_unavailable with Retry-After (see
+_admit). The same check runs, read-only, before a document is fetched (check_rate).
 
 Attempt budget: every failed lookup or decision adds one to the session's
 `device_attempts`; from 10 on, every call of that session is 429 invalid_request.
@@ -47,7 +50,15 @@ from ...extensions import db
 from ...models import DeviceRecord, DeviceStart, Session
 from .. import clock, crypto
 from ..identity import sessions
-from .clients import check_resource, client_info, get_client, mark_used, require, stored_client
+from .clients import (
+    DOCUMENT_PREFIX,
+    check_resource,
+    client_info,
+    get_client,
+    mark_used,
+    require,
+    stored_client,
+)
 from .errors import (
     AccessDenied,
     AuthorizationPending,
@@ -74,6 +85,10 @@ EXPIRED_LINGER = timedelta(seconds=600)
 START_WINDOW = timedelta(minutes=10)
 START_LIMIT = 10
 LIVE_LIMIT = 100
+# Client ID metadata documents cost nothing to mint, and a device record keeps its
+# client (and the copy) stored: at most this many different document clients may be
+# started from one address in any START_WINDOW (docs/oauth.md, the device grant).
+DOCUMENT_CLIENTS_PER_ADDRESS = 10
 _START_LOCK = 0x64657669  # PostgreSQL advisory lock class: device starts, keyed per client
 NO_MATCH = "no pending device code matches that user code"
 NOT_REDEEMABLE = "the device code is not redeemable"
@@ -139,6 +154,24 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
         .where(DeviceStart.client_id == client_id, DeviceStart.created_at <= now - START_WINDOW)
         .execution_options(synchronize_session=False)
     )
+    refusal = _over_the_rate(client_id, address, now)
+    if refusal is not None:
+        raise refusal
+    db.session.add(DeviceStart(client_id=client_id, address=address, created_at=now))
+
+
+def check_rate(client_id, remote_addr) -> None:
+    """The rate alone, read-only, before anything else is done for the request (a
+    metadata document is fetched only for a request the rate admits): 429 as _admit."""
+    if not isinstance(client_id, str) or not client_id:
+        return
+    refusal = _over_the_rate(client_id, address_key(remote_addr), clock.now())
+    if refusal is not None:
+        refusal.commit = False  # nothing to keep: this check wrote nothing
+        raise refusal
+
+
+def _over_the_rate(client_id: str, address: str, now: datetime) -> TemporarilyUnavailable | None:
     oldest, recent = db.session.execute(
         select(func.min(DeviceStart.created_at), func.count()).where(
             DeviceStart.client_id == client_id,
@@ -148,12 +181,30 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
     ).one()
     if recent >= START_LIMIT:
         wait = _seconds_until(oldest + START_WINDOW, now)
-        raise TemporarilyUnavailable(
+        return TemporarilyUnavailable(
             f"too many device authorization requests for this client from this address; "
             f"try again in {wait} seconds",
             retry_after=wait,
             commit=True,
         )
+    if recent == 0 and client_id.startswith(DOCUMENT_PREFIX):
+        others_oldest, others = db.session.execute(
+            select(
+                func.min(DeviceStart.created_at), func.count(func.distinct(DeviceStart.client_id))
+            ).where(
+                DeviceStart.client_id.startswith(DOCUMENT_PREFIX),
+                DeviceStart.address == address,
+                DeviceStart.created_at > now - START_WINDOW,
+            )
+        ).one()
+        if others >= DOCUMENT_CLIENTS_PER_ADDRESS:
+            wait = _seconds_until(others_oldest + START_WINDOW, now)
+            return TemporarilyUnavailable(
+                f"too many different metadata-document clients from this address; "
+                f"try again in {wait} seconds",
+                retry_after=wait,
+                commit=True,
+            )
     first_expiry, live = db.session.execute(
         select(func.min(DeviceRecord.expires_at), func.count()).where(
             DeviceRecord.client_id == client_id, DeviceRecord.expires_at > now
@@ -161,19 +212,19 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
     ).one()
     if live >= LIVE_LIMIT:
         wait = _seconds_until(first_expiry, now)
-        raise TemporarilyUnavailable(
+        return TemporarilyUnavailable(
             f"too many device authorizations are pending for this client; "
             f"try again in {wait} seconds",
             retry_after=wait,
             commit=True,
         )
-    db.session.add(DeviceStart(client_id=client_id, address=address, created_at=now))
+    return None
 
 
 def start(form, *, address: str | None) -> dict:
     """POST /oauth/device_authorization: a pending record with fresh codes, under the rate."""
     require(form, "client_id", "resource")
-    client = get_client(form["client_id"])
+    client = get_client(form["client_id"], lock=True)  # reaping cannot delete it under us
     resource = check_resource(form.get("resource"), required=True)
     now = clock.now()
     _admit(client.id, address_key(address), now)

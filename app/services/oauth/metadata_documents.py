@@ -31,6 +31,23 @@ Expires (less Date); else DEFAULT_LIFETIME (1 hour); never more than 24 hours.
 
 A document that cannot be used is logged with the reason and makes the client unknown
 (401 invalid_client where SPEC says so); the answer never says why.
+
+Limits (docs/oauth.md, "Client ID metadata documents"), so that no caller without a
+credential can fill the disk or stall the API through fetches:
+- Nothing is stored for a refused request: a usable document's client and copy are
+  written in the request's own unit of work (keep()), which a refusal rolls back.
+- A document listing more than 5 redirect URIs, or one longer than 2,000 characters,
+  cannot be used (the registration rules, clients.check_redirect_uris).
+- At most MAX_UNREFERENCED (100) document clients that no code, token or device record
+  references are kept; past that the least recently used (last fetched or approved)
+  is forgotten, and fetched again at its next use.
+- A fetch holds one of FETCH_SLOTS (2) slots of the process; a request that finds both
+  busy (or the same URL already being fetched) waits at most SLOT_WAIT_SECONDS and
+  then answers as for an unusable document, so hosts that never answer cannot take
+  every serving thread.
+- A URL whose fetch failed answers as an unknown client, without a fetch, for
+  FAILURE_MEMORY (60 seconds); the failure is kept in the database
+  (oauth_document_failures), so every process honours it.
 """
 
 from __future__ import annotations
@@ -51,14 +68,22 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 from flask import current_app
-from sqlalchemy import delete
+from sqlalchemy import case, delete, exists, func, or_, select
 
 from ...extensions import db
 from ...json_provider import BodyNotJSON, parse_body
-from ...models import CLIENT_ID_LENGTH, ClientDocument, OAuthClient
+from ...models import (
+    CLIENT_ID_LENGTH,
+    AuthorizationCode,
+    ClientDocument,
+    DeviceRecord,
+    DocumentFailure,
+    OAuthClient,
+    Token,
+)
 from .. import clock
-from .clients import DOCUMENT_PREFIX, client_metadata, printable_ascii
-from .errors import OAuthError
+from .clients import DOCUMENT_PREFIX, client_metadata, printable_ascii, reserved_name
+from .errors import InvalidClient, OAuthError
 
 log = logging.getLogger("app.oauth.metadata_documents")
 
@@ -72,10 +97,27 @@ USER_AGENT = "ledger-service (OAuth client metadata)"
 _SECRET_FIELDS = ("client_secret", "client_secret_expires_at")
 _SECRET_METHODS = ("client_secret_post", "client_secret_basic", "client_secret_jwt")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_SITE_LOCAL = ipaddress.ip_network("fec0::/10")  # deprecated (RFC 3879), never global
+FETCH_SLOTS = 2
+SLOT_WAIT_SECONDS = 0.25
+FAILURE_MEMORY = timedelta(seconds=60)
+MAX_FAILURES = 1000
+MAX_UNREFERENCED = 100
+UNKNOWN = "unknown client_id"
+
+# Per process: the serving threads a fetch may hold, and the URLs being fetched now.
+_slots = threading.BoundedSemaphore(FETCH_SLOTS)
+_in_flight: set[str] = set()
+_in_flight_lock = threading.Lock()
 
 
 class Unusable(Exception):
     """Why a document cannot be used (for the server log only)."""
+
+
+class Busy(Exception):
+    """No fetch was made: both slots are taken, or the URL is being fetched already.
+    Answered as an unusable document, but not remembered as a failure."""
 
 
 @dataclass(frozen=True)
@@ -104,20 +146,55 @@ def is_document_url(client_id) -> bool:
         return False
     if parts.path in ("", "/"):
         return False
-    return not any(segment in (".", "..") for segment in parts.path.split("/"))
+    # A dot segment, also percent-encoded (%2e, %2E: RFC 3986 6.2.2.2 decodes them).
+    return not any(
+        segment.lower().replace("%2e", ".") in (".", "..") for segment in parts.path.split("/")
+    )
 
 
 def needs_fetch(url: str) -> bool:
-    """No stored copy of this document, or HTTP caching says it is stale."""
+    """No stored copy of this document, or HTTP caching says it is stale.
+
+    Without a fresh copy, a URL whose fetch failed less than FAILURE_MEMORY ago is an
+    unknown client at once: 401 invalid_client, no fetch.
+    """
+    now = clock.now()
     row = db.session.get(ClientDocument, url)
-    return row is None or row.expires_at <= clock.now()
+    if row is not None and row.expires_at > now:
+        return False
+    failed = db.session.get(DocumentFailure, url)
+    if failed is not None and failed.retry_at > now:
+        raise InvalidClient(UNKNOWN)
+    return True
 
 
 # --- the fetch ---------------------------------------------------------------------
 
 
-def fetch(url: str) -> Fetched | Unusable:
-    """Fetch and check the document at `url`; never raises for the document's faults."""
+def fetch(url: str) -> Fetched | Unusable | Busy:
+    """Fetch and check the document at `url`; never raises for the document's faults.
+
+    Holds one of the process's FETCH_SLOTS while it runs; Busy when none comes free
+    within SLOT_WAIT_SECONDS or another thread of the process is fetching this URL.
+    """
+    with _in_flight_lock:
+        if url in _in_flight:
+            return Busy("this document is being fetched by another request")
+        _in_flight.add(url)
+    try:
+        if not _slots.acquire(timeout=SLOT_WAIT_SECONDS):
+            log.warning("client metadata document %r not fetched: every fetch slot is busy", url)
+            return Busy("every fetch slot is busy")
+        try:
+            return _fetch(url)
+        finally:
+            _slots.release()
+    finally:
+        with _in_flight_lock:
+            _in_flight.discard(url)
+
+
+def _fetch(url: str) -> Fetched | Unusable:
     try:
         headers, body = _download(
             url, allow_private=bool(current_app.config.get("OAUTH_CIMD_ALLOW_PRIVATE"))
@@ -254,6 +331,8 @@ def is_public_address(text: str) -> bool:
             address = address.ipv4_mapped
         elif address in _NAT64:
             address = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if address in _SITE_LOCAL:
+        return False
     candidates: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [address]
     if isinstance(address, ipaddress.IPv6Address):  # tunnels name an IPv4 address too
         if address.sixtofour is not None:
@@ -367,37 +446,133 @@ def lifetime(headers, now: datetime) -> timedelta:
 # --- the stored copy ---------------------------------------------------------------
 
 
-def remember(url: str, outcome: Fetched | Unusable) -> None:
-    """Store what the fetch found: the client row and a fresh copy, or no copy at all."""
-    if isinstance(outcome, Unusable):
-        db.session.execute(
-            delete(ClientDocument)
-            .where(ClientDocument.url == url)
-            .execution_options(synchronize_session=False)
-        )
-        return
-    now = clock.now()
+def keep(url: str, outcome: Fetched) -> None:
+    """Write a usable document's client and fresh copy into the request's unit of work.
+
+    The caller commits it only when the request succeeds (a refusal rolls it back, so a
+    refused request stores nothing). A name or redirect URIs that differ from the
+    stored ones make the client new again (first_use: the consent page warns again).
+    A name reserved for a first-party client makes the document unusable. Past
+    MAX_UNREFERENCED unreferenced document clients, the least recently used go.
+    """
     metadata = outcome.metadata
+    if reserved_name(metadata["client_name"]):
+        log.warning(
+            "client metadata document %r cannot be used: client_name %r is reserved",
+            url,
+            metadata["client_name"],
+        )
+        forget(url)
+        raise InvalidClient(UNKNOWN, commit=True)
+    now = clock.now()
     client = {
         "name": metadata["client_name"],
         "redirect_uris": json.dumps(metadata["redirect_uris"]),
         "application_type": metadata["application_type"],
     }
-    _upsert(OAuthClient, {"id": url, "dynamic": True, "created_at": now, **client}, client)
+    statement = _insert(OAuthClient).values(
+        id=url, dynamic=True, created_at=now, last_used_at=now, **client
+    )
+    changed = or_(
+        OAuthClient.name != statement.excluded.name,
+        OAuthClient.redirect_uris != statement.excluded.redirect_uris,
+    )
+    db.session.execute(
+        statement.on_conflict_do_update(
+            index_elements=["id"],
+            set_={
+                **client,
+                "last_used_at": now,
+                "first_used_at": case((changed, None), else_=OAuthClient.first_used_at),
+            },
+        )
+    )
     copy = {
         "document": json.dumps(metadata),
         "fetched_at": now,
         "expires_at": now + outcome.lifetime,
     }
     _upsert(ClientDocument, {"url": url, **copy}, copy)
+    db.session.execute(
+        delete(DocumentFailure)
+        .where(DocumentFailure.url == url)
+        .execution_options(synchronize_session=False)
+    )
+    _forget_least_recently_used(keep=url)
+
+
+def forget(url: str) -> None:
+    """The fetch failed: no copy (the client is unknown), and no new fetch for
+    FAILURE_MEMORY. Expired failures go, and at most MAX_FAILURES are kept."""
+    now = clock.now()
+    db.session.execute(
+        delete(ClientDocument)
+        .where(ClientDocument.url == url)
+        .execution_options(synchronize_session=False)
+    )
+    db.session.execute(
+        delete(DocumentFailure)
+        .where(DocumentFailure.retry_at <= now)
+        .execution_options(synchronize_session=False)
+    )
+    retry_at = now + FAILURE_MEMORY
+    _upsert(DocumentFailure, {"url": url, "retry_at": retry_at}, {"retry_at": retry_at})
+    oldest = (
+        select(DocumentFailure.url)
+        .order_by(DocumentFailure.retry_at.desc(), DocumentFailure.url)
+        .offset(MAX_FAILURES)
+    )
+    db.session.execute(
+        delete(DocumentFailure)
+        .where(DocumentFailure.url.in_(oldest.scalar_subquery()))
+        .execution_options(synchronize_session=False)
+    )
+
+
+def unreferenced_clients():
+    """Document clients no authorization code, token or device record references."""
+    return select(OAuthClient.id).where(
+        OAuthClient.id.startswith(DOCUMENT_PREFIX),
+        ~exists().where(AuthorizationCode.client_id == OAuthClient.id),
+        ~exists().where(Token.client_id == OAuthClient.id),
+        ~exists().where(DeviceRecord.client_id == OAuthClient.id),
+    )
+
+
+def _forget_least_recently_used(*, keep: str) -> None:
+    """Keep at most MAX_UNREFERENCED unreferenced document clients (this one included):
+    delete the least recently used (last fetched or approved) beyond that, with their
+    copies and rate rows (ON DELETE CASCADE). On PostgreSQL a client another unit has
+    locked (clients.get_client(lock=True): a code or device record is being written
+    for it) is skipped, never deleted under it."""
+    recency = func.coalesce(OAuthClient.last_used_at, OAuthClient.created_at)
+    surplus = (
+        unreferenced_clients()
+        .where(OAuthClient.id != keep)
+        .order_by(recency.desc(), OAuthClient.id)
+        .offset(MAX_UNREFERENCED - 1)
+        .with_for_update(of=OAuthClient, skip_locked=True)
+    )
+    ids = list(db.session.execute(surplus).scalars())
+    if ids:
+        log.info("forgetting %d unused client metadata document client(s)", len(ids))
+        db.session.execute(
+            delete(OAuthClient)
+            .where(OAuthClient.id.in_(ids))
+            .execution_options(synchronize_session=False)
+        )
+
+
+def _insert(model):
+    if db.session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(model)
 
 
 def _upsert(model, values: dict, changes: dict) -> None:
     """INSERT, or UPDATE `changes` when the row exists (another process may insert it)."""
-    if db.session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
     key = [column.name for column in model.__table__.primary_key.columns]
-    statement = insert(model).values(**values)
+    statement = _insert(model).values(**values)
     db.session.execute(statement.on_conflict_do_update(index_elements=key, set_=changes))

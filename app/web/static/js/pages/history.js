@@ -2,10 +2,12 @@
 // the kind of change (?action=...), or the history of one transaction
 // (?transaction=<id>: its posting, its corrections and the transactions they
 // replaced, its deletion). Each event says what changed, who changed it, how (via)
-// and with which application (the OAuth client's name), as the API recorded it. A
+// and with which application (the OAuth client's name, and for a third-party client
+// its id or its document's host: clients.js), as the API recorded it. A
 // correction (a posting with `replaces`, then the original's deletion) reads as one
 // line: "60.98 → 61.00".
 import { api, orSignIn, requireSession } from "../api.js";
+import { clientLabel } from "../clients.js";
 import { busy, byId, clearMessagesOnAction, h, say } from "../dom.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
@@ -108,7 +110,7 @@ function row(event, original = null) {
   const who = [
     event.user_email || "no signed-in person",
     VIA[event.via] || event.via,
-    event.client_name ? `using ${event.client_name}` : null,
+    event.client_name ? `using ${clientLabel(event.client_id, event.client_name)}` : null,
   ].filter(Boolean).join(" · ");
   const corrected = Boolean(event.object?.replaces);
   const seqs = original ? `#${event.seq} and #${original.seq}` : `#${event.seq}`;
