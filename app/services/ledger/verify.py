@@ -9,8 +9,8 @@ Two checks, in one read snapshot:
 2. The replay. The final state the events imply must equal the stored books:
    transactions with their entries (posted or imported, minus deleted), accounts
    (name, kind, and archived when the schema has that column), entry flags (cleared
-   and reconciled, when the schema has them), the book style and the lock date (when
-   the schema has one).
+   and reconciled, when the schema has them), the book style, the lock date (when
+   the schema has one) and the budgets with their lines (when the schema has them).
 
 Memory stays bounded for any number of transactions: each transaction is reduced to
 a SHA-256 digest of its canonical JSON, and the digests are summed (mod 2**256) per
@@ -34,12 +34,13 @@ from sqlalchemy import inspect, select, text
 from ...extensions import db
 from ...models import AuditEvent, AuditPending
 from .. import clock
-from . import audit
+from . import audit, budgets
 
 BATCH = 5000
 BUCKET_BITS = 12  # 4096 transaction ids per bucket: 245 buckets at a million
 MODULUS = 2**256
 TRANSACTION_ACTIONS = ("transaction.posted", "transaction.imported")
+BUDGET_ACTIONS = ("budget.created", "budget.changed", "budget.approved", "budget.deleted")
 DEFAULT_SETTINGS = {"book_style": "personal"}
 
 
@@ -71,6 +72,8 @@ class Replay:
     settings_seq: int = 0
     locked_through: str | None = None
     lock_seq: int = 0
+    budgets: dict[int, dict] = field(default_factory=dict)
+    budget_seq: dict[int, int] = field(default_factory=dict)
 
     def add(self, tx: dict, sign: int) -> None:
         bucket = int(tx["id"]) >> BUCKET_BITS
@@ -178,6 +181,14 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
     elif action == "settings.changed":
         state.settings.update(obj["settings"])
         state.settings_seq = seq
+    elif action in BUDGET_ACTIONS:
+        budget = obj["budget"]
+        budget_id = int(budget["id"])
+        if action == "budget.deleted":
+            state.budgets.pop(budget_id, None)
+        else:
+            state.budgets[budget_id] = budget
+        state.budget_seq[budget_id] = seq
     else:
         raise ValueError(action)
 
@@ -411,6 +422,45 @@ def compare_settings(state: Replay) -> None:
             )
 
 
+def _by_account(lines) -> list:
+    return sorted(lines or [], key=lambda line: line["account_id"])
+
+
+def compare_budgets(state: Replay) -> int | None:
+    """Budgets, when the schema has them: each stored budget (with its lines) equals the
+    last event about it, and every budget the events leave standing is stored."""
+    if "budgets" not in inspect(db.session.connection()).get_table_names():
+        return None
+    stored = {
+        b["id"]: budgets.audit_object(budgets.get_budget(b["id"]))["budget"]
+        for b in budgets.list_budgets()
+    }
+    for budget_id in sorted(set(stored) | set(state.budgets)):
+        seq = state.budget_seq.get(budget_id)
+        if budget_id not in state.budgets:
+            gone = f" (deleted by event seq {seq})" if seq else ""
+            raise Disagreement(
+                f"budget {budget_id} is in the ledger but no event created it{gone}: "
+                "it was added outside the service"
+            )
+        if budget_id not in stored:
+            raise Disagreement(
+                f"budget {budget_id} (event seq {seq}) is missing from the ledger: "
+                "it was removed outside the service"
+            )
+        recorded = state.budgets[budget_id]
+        for key in ("name", "starts_on", "approved_at", "approved_by_email", "lines"):
+            mine, theirs = stored[budget_id][key], recorded.get(key)
+            if key == "lines":  # stored lines follow account names, which may change since
+                mine, theirs = _by_account(mine), _by_account(theirs)
+            if mine != theirs:
+                raise Disagreement(
+                    f"budget {budget_id}: {key} in the ledger differs from event seq {seq}: "
+                    "it was changed outside the service"
+                )
+    return len(stored)
+
+
 def run() -> str:
     """Verify chain and books; the one-line summary, or raise Disagreement."""
     state = walk_chain()
@@ -420,7 +470,10 @@ def run() -> str:
     count, entries = compare_transactions(state)
     flags = compare_flags(state)
     compare_settings(state)
+    budget_count = compare_budgets(state)
     extra = ", entry flags" if flags else ""
+    if budget_count:
+        extra += f", {budget_count} budgets"
     pending = f" (and {waiting} written but not yet sealed)" if waiting else ""
     return (
         f"verify: ok: {state.events} events chained to head seq {state.last_seq} "
