@@ -36,6 +36,7 @@ PAGES = {
     "/device": "device.html",
     "/security": "security.html",
     "/history": "history.html",
+    "/budgets": "budgets.html",
 }
 
 # Served types, fixed here rather than guessed from the host's mime.types:

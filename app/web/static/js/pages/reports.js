@@ -2,6 +2,7 @@
 // each downloadable as CSV (built here from the report the API gave, figures
 // unchanged), and the export of the books (GET /export) as a file.
 import { api, orSignIn, requireSession } from "../api.js";
+import { mountBudgetReport } from "../budget-report.js";
 import { busy, byId, say, today } from "../dom.js";
 import { balanceSheetRows, incomeStatementRows, saveBlob, toCsv } from "../download.js";
 import { loadStyle } from "../ledger.js";
@@ -81,7 +82,11 @@ async function main() {
   byId("is-from").value = `${now.slice(0, 4)}-01-01`;
   byId("is-to").value = now;
   byId("bs-as-of").value = now;
-  await Promise.all([loadIncomeStatement(), loadBalanceSheet()]);
+  await Promise.all([
+    loadIncomeStatement(),
+    loadBalanceSheet(),
+    mountBudgetReport(byId("budget-section"), state.style).catch((err) => say(byId("message"), err.message)),
+  ]);
   document.body.dataset.ready = "true";
 }
 
