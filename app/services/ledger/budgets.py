@@ -31,6 +31,7 @@ import re
 from datetime import date, timedelta
 
 from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
@@ -47,6 +48,32 @@ APPROVED = "approved"
 ACTUALS = "actuals"
 _ID_TEXT = re.compile(r"^[0-9]{1,19}$")
 _MONTH_COLUMNS = [getattr(Line, name) for name in MONTH_COLUMNS]
+_B = Budget.__table__
+_L = Line.__table__
+_A = Account.__table__
+_M = AccountMonthBalance.__table__
+
+# Built once (compiled once, then served from the statement cache) and run as Core
+# statements on the unit's connection.
+_CLAIM_NAME = {
+    name: module.insert(_B)
+    .values(
+        name=bindparam("b_name"), name_key=bindparam("b_key"), starts_on=bindparam("b_starts_on")
+    )
+    .on_conflict_do_nothing(index_elements=["name_key"])
+    .returning(_B.c.id)
+    for name, module in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+_ACTUALS = (
+    select(_M.c.account_id, _A.c.name, _A.c.kind, _M.c.month, _M.c.cents)
+    .join(_A, _A.c.id == _M.c.account_id)
+    .where(
+        _A.c.kind.in_(BUDGET_KINDS),
+        _M.c.month >= bindparam("first"),
+        _M.c.month < bindparam("starts_on"),
+    )
+    .order_by(_A.c.kind, _A.c.name, _M.c.month)
+)
 
 
 # --- the small rules -----------------------------------------------------------------
@@ -288,45 +315,42 @@ def _write_lines(budget_id: int, lines: dict[int, list[int]]) -> None:
         )
 
 
-def _copied_lines(value) -> dict[int, list[int]]:
-    budget_id = value
+def _copied_lines(budget_id: int) -> list[dict]:
     source = db.session.get(Budget, budget_id) if 0 < budget_id <= ID_MAX else None
     if source is None:
         raise BadRequest(f"'based_on': no such budget ({budget_id})")
-    return {line["account_id"]: line["months"] for line in _lines(source.id)}
+    return _lines(source.id)
 
 
-def actual_months(starts_on: date) -> dict[int, list[int]]:
-    """{account_id: twelve sign-adjusted actuals} for every income and expense account
-    with any entry in the twelve months that end the day before starts_on.
+def actual_months(starts_on: date) -> list[dict]:
+    """A line {account_id, account_name, months} for every income and expense account
+    with any entry in the twelve months that end the day before starts_on, each month
+    that month's sign-adjusted actual; ordered as GET /accounts orders accounts.
 
-    Read from account_month_balances (twelve rows per account at most). A month row
-    may hold 0 after a deletion, so an account whose rows in the year are all 0 is
-    kept only when an entry of it really lies on one of its days in the year.
+    Read from account_month_balances (twelve rows per account at most), never the
+    entries. A month row may hold 0 after a deletion, so an account whose rows in the
+    year are all 0 is kept only when an entry of it really lies on one of its days.
     """
     first = add_months(starts_on, -MONTHS)
-    month = AccountMonthBalance
-    rows = db.session.execute(
-        select(month.account_id, Account.kind, month.month, month.cents)
-        .join(Account, Account.id == month.account_id)
-        .where(Account.kind.in_(BUDGET_KINDS), month.month >= first, month.month < starts_on)
-    ).all()
-    figures: dict[int, list[int]] = {}
+    rows = db.session.connection().execute(_ACTUALS, {"first": first, "starts_on": starts_on})
+    lines: dict[int, dict] = {}  # in the query's (GET /accounts') order
     active: set[int] = set()
-    for account_id, kind, first_day, cents in rows:
-        months = figures.setdefault(account_id, [0] * MONTHS)
+    for account_id, name, kind, first_day, cents in rows:
+        line = lines.setdefault(
+            account_id, {"account_id": account_id, "account_name": name, "months": [0] * MONTHS}
+        )
         shown = reports.sign_for(kind) * int(cents)
         if not validate.INT64_MIN <= shown <= validate.INT64_MAX:
             raise BadRequest(
                 "'based_on': an actual monthly figure is out of range for a signed 64-bit integer"
             )
-        months[month_index(first, first_day)] = shown
+        line["months"][month_index(first, first_day)] = shown
         if cents:
             active.add(account_id)
-    undecided = set(figures) - active
+    undecided = set(lines) - active
     if undecided:
         active |= _with_entries(undecided, first, starts_on - timedelta(days=1))
-    return {a: m for a, m in figures.items() if a in active}
+    return [line for account_id, line in lines.items() if account_id in active]
 
 
 def _with_entries(account_ids: set[int], first: date, last: date) -> set[int]:
@@ -349,7 +373,7 @@ def _with_entries(account_ids: set[int], first: date, last: date) -> set[int]:
     return {row[0] for row in rows}
 
 
-def _based_on(value) -> dict[int, list[int]] | None:
+def _based_on(value) -> list[dict] | None:
     """The lines a new budget starts with; None when based_on is left out."""
     if value is None:
         return None
@@ -364,18 +388,43 @@ def _based_on(value) -> dict[int, list[int]] | None:
 
 
 def create_budget(body: dict) -> dict:
-    """POST /budgets {name, starts_on, based_on?}: a new draft budget with its lines."""
+    """POST /budgets {name, starts_on, based_on?}: a new draft budget with its lines.
+
+    Four statements at most: the lines to start from, the budget (its name claimed by
+    the unique name_key in the same INSERT), its lines, the audit event."""
     name, key = _name(body.get("name"))
     starts_on = _starts_on(body.get("starts_on"))
     based_on = body.get("based_on")
-    lines = actual_months(starts_on) if based_on == ACTUALS else _based_on(based_on)
-    _refuse_taken(key)
-    budget = Budget(name=name, name_key=key, starts_on=starts_on)
-    db.session.add(budget)
-    _flush_named(name)
+    lines = (actual_months(starts_on) if based_on == ACTUALS else _based_on(based_on)) or []
+    connection = db.session.connection()
+    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
+    budget_id = connection.execute(
+        _CLAIM_NAME[dialect], {"b_name": name, "b_key": key, "b_starts_on": starts_on}
+    ).scalar()
+    if budget_id is None:  # the name is taken (perhaps a moment ago, by a concurrent request)
+        _refuse_taken(key)
+        raise BadRequest(f"'name': a budget named '{name}' already exists")
     if lines:
-        _write_lines(budget.id, lines)
-    created = as_dict(budget)
+        connection.execute(
+            insert(Line),
+            [
+                {
+                    "budget_id": budget_id,
+                    "account_id": line["account_id"],
+                    **dict(zip(MONTH_COLUMNS, line["months"], strict=True)),
+                }
+                for line in lines
+            ],
+        )
+    created = {
+        "id": budget_id,
+        "name": name,
+        "starts_on": starts_on.isoformat(),
+        "ends_on": ends_on(starts_on).isoformat(),
+        "approved_at": None,
+        "approved_by_email": None,
+        "lines": lines,
+    }
     _record("budget.created", created)
     return created
 
@@ -446,81 +495,66 @@ def _month_window(from_, to) -> tuple[date, date]:
     return start, end
 
 
-# The comparison's reads, built once (compiled once, then served from the statement
-# cache) and run on the unit's connection without the ORM: the budget is one indexed
-# row, its lines one index range (budget_lines' primary key), so `budget` costs the
-# income statement two small reads.
-_B = Budget.__table__
-_L = Line.__table__
-_BUDGET_BY_ID = select(_B.c.id, _B.c.name, _B.c.starts_on).where(_B.c.id == bindparam("id"))
-_APPROVED_COVERING = (
-    select(_B.c.id, _B.c.name, _B.c.starts_on)
-    .where(
-        _B.c.approved_at.is_not(None),
-        _B.c.starts_on <= bindparam("start"),
-        _B.c.starts_on >= bindparam("earliest"),
+# The comparison's one read, run without the ORM: the budget (by id, or the approved
+# one covering the window) with its lines, one indexed row and one index range
+# (budget_lines' primary key) in one round trip beside the statement's own.
+_WITH_LINES = select(
+    _B.c.id, _B.c.name, _B.c.starts_on, _L.c.account_id, *[_L.c[n] for n in MONTH_COLUMNS]
+).outerjoin(_L, _L.c.budget_id == _B.c.id)
+_BUDGET_BY_ID = _WITH_LINES.where(_B.c.id == bindparam("id"))
+_APPROVED_COVERING = _WITH_LINES.where(
+    _B.c.id
+    == (
+        select(_B.c.id)
+        .where(
+            _B.c.approved_at.is_not(None),
+            _B.c.starts_on <= bindparam("start"),
+            _B.c.starts_on >= bindparam("earliest"),
+        )
+        .order_by(_B.c.approved_at.desc(), _B.c.id.desc())
+        .limit(1)
+        .scalar_subquery()
     )
-    .order_by(_B.c.approved_at.desc(), _B.c.id.desc())
-    .limit(1)
-)
-_LINES_OF = select(_L.c.account_id, *[_L.c[name] for name in MONTH_COLUMNS]).where(
-    _L.c.budget_id == bindparam("id")
 )
 
 
-def _covering(start: date, end: date):
-    """The approved budget with the latest approved_at, then the highest id, whose
-    twelve months contain [start, end]: (id, name, starts_on)."""
-    earliest = add_months(end.replace(day=1), -(MONTHS - 1))
+def _chosen(choice: int | str, start: date, end: date) -> tuple[dict, dict[int, int]]:
+    """The budget the statement is compared with ({id, name}) and its figures for the
+    window: {account_id: the budget's months inside [start, end], summed}."""
     connection = db.session.connection()
-    budget = connection.execute(_APPROVED_COVERING, {"start": start, "earliest": earliest}).first()
-    if budget is None:
-        raise BadRequest(
-            f"'budget': no approved budget covers {start.isoformat()} to {end.isoformat()}"
-        )
-    return budget
-
-
-def _chosen(choice: int | str, start: date, end: date):
-    """The budget the statement is compared with: (id, name, starts_on)."""
     if choice == APPROVED:
-        return _covering(start, end)
-    assert isinstance(choice, int)
-    budget = None
-    if 0 < choice <= ID_MAX:
-        budget = db.session.connection().execute(_BUDGET_BY_ID, {"id": choice}).first()
-    if budget is None:
-        raise BadRequest(f"'budget': no such budget ({choice})")
-    last = ends_on(budget.starts_on)
-    if not budget.starts_on <= start <= last:
-        raise BadRequest(
-            f"'from' must lie inside budget {budget.id}'s months "
-            f"({budget.starts_on.isoformat()} to {last.isoformat()})"
-        )
-    if not budget.starts_on <= end <= last:
-        raise BadRequest(
-            f"'to' must lie inside budget {budget.id}'s months "
-            f"({budget.starts_on.isoformat()} to {last.isoformat()})"
-        )
-    return budget
-
-
-def window_figures(budget_id: int, starts_on: date, start: date, end: date) -> dict[int, int]:
-    """{account_id: the budget's months inside [start, end], summed}."""
-    first = 1 + month_index(starts_on, start)
-    last = 1 + month_index(starts_on, end)
-    rows = db.session.connection().execute(_LINES_OF, {"id": budget_id})
-    return {row[0]: sum(row[first : last + 1]) for row in rows}
+        # The approved budget with the latest approved_at, then the highest id, whose
+        # twelve months contain [start, end].
+        earliest = add_months(end.replace(day=1), -(MONTHS - 1))
+        rows = connection.execute(_APPROVED_COVERING, {"start": start, "earliest": earliest}).all()
+        if not rows:
+            raise BadRequest(
+                f"'budget': no approved budget covers {start.isoformat()} to {end.isoformat()}"
+            )
+    else:
+        assert isinstance(choice, int)
+        rows = []
+        if 0 < choice <= ID_MAX:
+            rows = connection.execute(_BUDGET_BY_ID, {"id": choice}).all()
+        if not rows:
+            raise BadRequest(f"'budget': no such budget ({choice})")
+    budget_id, name, starts_on = rows[0][0], rows[0][1], rows[0][2]
+    last = ends_on(starts_on)
+    for key, day in (("from", start), ("to", end)):
+        if not starts_on <= day <= last:
+            raise BadRequest(
+                f"'{key}' must lie inside budget {budget_id}'s months "
+                f"({starts_on.isoformat()} to {last.isoformat()})"
+            )
+    first_month = 4 + month_index(starts_on, start)
+    last_month = 4 + month_index(starts_on, end)
+    figures = {row[3]: sum(row[first_month : last_month + 1]) for row in rows if row[3] is not None}
+    return {"id": budget_id, "name": name}, figures
 
 
 def income_statement(from_, to, choice: int | str) -> dict:
     """The income statement against a budget (choice: selector()'s id or "approved"):
     each line and total gains its budget and variance, positive when better than plan."""
     start, end = _month_window(from_, to)
-    budget = _chosen(choice, start, end)
-    return reports.income_statement(
-        start,
-        end,
-        budget={"id": budget.id, "name": budget.name},
-        budget_cents=window_figures(budget.id, budget.starts_on, start, end),
-    )
+    budget, figures = _chosen(choice, start, end)
+    return reports.income_statement(start, end, budget=budget, budget_cents=figures)
