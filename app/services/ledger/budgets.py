@@ -232,7 +232,10 @@ def _starts_on(value) -> date:
         raise BadRequest("starts_on is required")
     day = validate.date_value("starts_on", value)
     if day.day != 1:
-        raise BadRequest("'starts_on' must be the first day of a month, like 2027-01-01")
+        raise BadRequest(
+            "'starts_on' must be a first day (YYYY-MM-01, like 2027-01-01): a budget plans "
+            "whole months"
+        )
     return day
 
 
@@ -278,7 +281,7 @@ def parse_lines(value) -> dict[int, list[int]]:
         if kinds[account_id] not in BUDGET_KINDS:
             raise BadRequest(
                 f"'{where}.account_id': account {account_id} is a {kinds[account_id]} "
-                "account; budget lines go on income and expense accounts only"
+                "account; a budget line goes on an income or expense account only"
             )
         if account_id in parsed:
             raise BadRequest(f"'{where}.account_id': account {account_id} is listed twice")
@@ -489,9 +492,15 @@ def selector(value) -> int | str | None:
 def _month_window(from_, to) -> tuple[date, date]:
     start, end = validate.required_window(from_, to)
     if start.day != 1:
-        raise BadRequest("'from' must be the first day of a month when comparing with a budget")
+        raise BadRequest(
+            "'from' must be a first day (YYYY-MM-01) when comparing with a budget: a "
+            "budget plans whole months"
+        )
     if not _is_month_end(end):
-        raise BadRequest("'to' must be the last day of a month when comparing with a budget")
+        raise BadRequest(
+            "'to' must be a last day (like 2027-03-31 or 2027-02-28) when comparing with a "
+            "budget, which plans whole months"
+        )
     return start, end
 
 
