@@ -188,6 +188,7 @@ def measure_service(service, token, raw, ceiling, args, results) -> None:
         t[name] = time_get(client, path, args.repeat)
         if base:
             t[name]["raw_aggregate_ms"] = base["median_ms"]
+    measure_budgets(client, args.repeat, results)
     status, _ = client.call("POST", "/mcp", MCP_CALL)
     if status == 404:
         results["notes"].append(
@@ -202,6 +203,58 @@ def measure_service(service, token, raw, ceiling, args, results) -> None:
         served["raw_per_second"] = ceiling_w["per_second"]
         served["raw_errors"] = ceiling_w["errors"]
         t[f"POST /transactions, {clients} client(s)"] = served
+
+
+def measure_budgets(client, repeat, results) -> None:
+    """Budgets (docs/ledger.md "Budgets"): creating one from a year of actuals
+    (POST /budgets with based_on "actuals", each one deleted again untimed), and the
+    year's income statement with `budget` against the same statement without it,
+    requested alternately so both see the same machine; the cost of `budget` is the
+    median of the paired differences."""
+    from .http_timing import summary
+
+    t = results["timings"]
+    created = []
+    budget_id = None
+    run_tag = time.time_ns()  # names are unique: a database measured before keeps working
+    for i in range(repeat + 2):
+        name = f"bench budget {run_tag} {i}"
+        body = {"name": name, "starts_on": YEAR_FROM, "based_on": "actuals"}
+        start = time.perf_counter()
+        status, answer = client.call("POST", "/budgets", body)
+        elapsed = time.perf_counter() - start
+        if status != 201:
+            results["notes"].append(f"POST /budgets answered {status}: budgets skipped")
+            return
+        if i >= 2:  # two warm-up runs
+            created.append(elapsed)
+        made = json.loads(answer)
+        if budget_id is None:
+            budget_id = made["id"]
+            results["budget_lines"] = len(made["lines"])
+        else:
+            client.call("DELETE", f"/budgets/{made['id']}")
+    t["budget from a year of actuals"] = summary(created)
+    plain = f"/reports/income-statement?from={YEAR_FROM}&to={YEAR_TO}"
+    against = f"{plain}&budget={budget_id}"
+    samples: dict[str, list[float]] = {plain: [], against: []}
+    for i in range(2 * (repeat + 2)):
+        path = plain if i % 2 == 0 else against
+        start = time.perf_counter()
+        status, _ = client.call("GET", path)
+        if status != 200:
+            raise RuntimeError(f"GET {path} answered {status}")
+        if i >= 4:
+            samples[path].append(time.perf_counter() - start)
+    client.call("DELETE", f"/budgets/{budget_id}")
+    t["income statement (year), paired"] = summary(samples[plain])
+    t["income statement (year) + budget"] = summary(samples[against])
+    added = sorted(b - a for a, b in zip(samples[plain], samples[against], strict=True))
+    results["budget_added_ms"] = added[len(added) // 2] * 1000
+    results["notes"].append(
+        f"budget on the income statement adds {results['budget_added_ms']:.2f} ms"
+        f" (median of {len(added)} paired differences; {results['budget_lines']} budget lines)"
+    )
 
 
 def time_get_post(client, repeat) -> dict:

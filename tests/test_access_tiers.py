@@ -42,6 +42,7 @@ SPEC_SESSION_ONLY = {
     ("GET", "/oauth/device_info"),
     ("POST", "/oauth/device/approve"),
     ("PUT", "/books/lock"),  # CONTRACT "Trust": a person moves the lock, never a token
+    ("POST", "/budgets/<int:budget_id>/approve"),  # docs/ledger.md: a person approves a budget
 }
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 

@@ -117,6 +117,14 @@ def populate(app) -> dict:
             ],
             created_by=None,
         )
+        from app.services.ledger import budgets
+
+        plan = budgets.create_budget({"name": "Plan 2027", "starts_on": "2027-01-01"})
+        budgets.update_budget(
+            plan["id"], {"lines": [{"account_id": ids[2], "annual_cents": -1205}]}
+        )
+        budgets.approve_budget(plan["id"], "alice@example.com")
+        budgets.create_budget({"name": "Draft", "starts_on": "2027-01-01", "based_on": "actuals"})
         store.commit()
         return {"token": token, "cookie": cookie}
 
@@ -129,6 +137,9 @@ def reports_of(client, headers) -> list:
             "/reports/income-statement?from=2026-01-01&to=2026-12-31",
             "/reports/balance-sheet?as_of=2026-12-31",
             "/transactions",
+            "/budgets",
+            "/budgets/1",
+            "/reports/income-statement?from=2027-01-01&to=2027-12-31&budget=approved",
         )
     ]
 
@@ -146,6 +157,7 @@ def test_every_table_round_trips_exactly(app, runner, clock, fresh_url, tmp_path
     source_rows, target_rows = all_rows(app), all_rows(restored)
     assert source_rows == target_rows  # passkey, handle and challenge bytes included
     assert source_rows["passkeys"][0][3] == bytes(range(256)) + b"\x00\xff"
+    assert len(source_rows["budgets"]) == 2 and len(source_rows["budget_lines"]) == 3
 
     bearer = {"Authorization": f"Bearer {secrets_['token']}"}
     client = restored.test_client()

@@ -98,6 +98,14 @@ def test_bench_smoke_run(bench_dialect, tmp_path):
         post = timings[f"POST /transactions, {clients} client(s)"]
         assert post["ok"] > 0 and post["error_count"] == 0, post
         assert post["raw_per_second"] > 0
+    # Budgets: created from a year of actuals, the statement with and without `budget`.
+    for name in (
+        "budget from a year of actuals",
+        "income statement (year), paired",
+        "income statement (year) + budget",
+    ):
+        assert timings[name]["n"] == 3 and timings[name]["median_ms"] > 0
+    assert figures["budget_lines"] > 0 and "budget_added_ms" in figures
     assert figures["peak_memory_mib"] > 0
     assert figures["peak_pss_mib"] > 0
     assert figures["workers"] == 1 and figures["cpus"] >= 1

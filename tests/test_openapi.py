@@ -99,6 +99,7 @@ def test_security_tiers_follow_the_spec():
         ("GET", "/oauth/device_info"),
         ("POST", "/oauth/device/approve"),
         ("PUT", "/books/lock"),
+        ("POST", "/budgets/{id}/approve"),
         ("POST", "/auth/webauthn/register/begin"),
         ("POST", "/auth/webauthn/register/finish"),
         ("POST", "/auth/webauthn/auth/begin"),

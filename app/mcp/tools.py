@@ -11,7 +11,15 @@ marked readOnlyHint reads, on SQLite without a write transaction or the writer l
 
 from __future__ import annotations
 
-from ..services.ledger import accounts, duplicates, idempotency, reports, transactions, validate
+from ..services.ledger import (
+    accounts,
+    budgets,
+    duplicates,
+    idempotency,
+    reports,
+    transactions,
+    validate,
+)
 from ..services.ledger import listing as tx_listing
 
 # Told to the model in every report tool: figures leave reports.py already signed for reading.
@@ -47,6 +55,28 @@ def _window_schema(required: bool) -> dict:
     return schema
 
 
+# Told to the model in income_statement: how to ask "are we over budget?".
+_BUDGET = (
+    'To compare with a budget (plan against actual), pass budget: "approved" for the '
+    "approved budget covering the window (no id needed), or a budget's id. Then 'from' must "
+    "be the first day of a month and 'to' the last day of a month inside that budget's "
+    "twelve months; every line also carries budget_cents (the plan for the window) and "
+    "variance_cents (positive is better than plan: income above it, spending below it), and "
+    "the result carries budget {id, name}, total_income_budget_cents, "
+    "total_expenses_budget_cents and net_budget_cents."
+)
+
+
+def _statement_schema() -> dict:
+    schema = _window_schema(required=True)
+    schema["properties"]["budget"] = {
+        "type": ["string", "integer"],
+        "description": 'Optional: "approved" (the approved budget covering the window) or '
+        "a budget's id, to add budget and variance figures.",
+    }
+    return schema
+
+
 def list_accounts(args: dict, principal) -> list[dict]:
     return accounts.list_accounts()
 
@@ -57,6 +87,9 @@ def account_balances(args: dict, principal) -> list[dict]:
 
 
 def income_statement(args: dict, principal) -> dict:
+    choice = budgets.selector(args.get("budget"))
+    if choice is not None:
+        return budgets.income_statement(args.get("from"), args.get("to"), choice)
     start, end = validate.required_window(args.get("from"), args.get("to"))
     return reports.income_statement(start, end)
 
@@ -216,9 +249,9 @@ TOOLS: dict[str, dict] = {
             "Income and expenses over the inclusive window from..to (both required; 'to' may "
             "not be before 'from'): lines per account, total_income_cents, "
             "total_expenses_cents and net_cents = income minus expenses (positive is a "
-            "surplus). " + _SIGNS
+            "surplus). " + _SIGNS + " " + _BUDGET
         ),
-        "inputSchema": _window_schema(required=True),
+        "inputSchema": _statement_schema(),
         "annotations": _READ_ONLY,
         "fn": income_statement,
     },

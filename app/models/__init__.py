@@ -1,6 +1,7 @@
 """Every model, imported so that Alembic and the tests see the full metadata."""
 
 from .audit import AuditEvent, AuditHead, AuditPending
+from .budgets import MONTH_COLUMNS, Budget, BudgetLine
 from .derived import AccountDayBalance, AccountMonthBalance
 from .idempotency import IdempotencyKey
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
@@ -35,6 +36,9 @@ __all__ = [
     "AuditHead",
     "AuditPending",
     "BOOK_STYLES",
+    "Budget",
+    "BudgetLine",
+    "MONTH_COLUMNS",
     "Account",
     "AuthorizationCode",
     "ClientDocument",

@@ -18,6 +18,7 @@ def register_blueprints(app) -> None:
         audit,
         auth,
         books,
+        budgets,
         export,
         ledger,
         mcp,
@@ -40,5 +41,6 @@ def register_blueprints(app) -> None:
         export.bp,
         books.bp,
         audit.bp,
+        budgets.bp,
     ):
         app.register_blueprint(bp)

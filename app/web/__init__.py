@@ -37,6 +37,7 @@ PAGES = {
     "/security": "security.html",
     "/history": "history.html",
     "/year-end": "year-end.html",
+    "/budgets": "budgets.html",
 }
 
 # Served types, fixed here rather than guessed from the host's mime.types:

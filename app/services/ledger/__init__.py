@@ -9,6 +9,7 @@ audit         the hash-chained audit trail: record() one event per change
 duplicates    possible_duplicates: the look-alike rule (record_transaction, import preview)
 lock          the lock date: refuse_if_locked(day) before any dated change
 derived       the per-day and per-month balance tables: kept, checked, rebuilt
+budgets       twelve-month plans: the exact annual split, approval, the statement against one
 
 May call: services.errors, services.clock, models, extensions. No other service package.
 """

@@ -21,6 +21,10 @@ dicts; dates as "YYYY-MM-DD" strings):
                           "closing_balance_cents": int, "entry_ids": [int, ...]}
   books.locked          {"locked_through": str | None, "previous": str | None}
   settings.changed      {"settings": {"book_style": str}}
+  budget.created        {"budget": {id, name, starts_on, approved_at, approved_by_email,
+  budget.changed                    lines: [{account_id, months: [12 ints]}, ...]}}
+  budget.approved       (after the change; budget.deleted: as it was)
+  budget.deleted
 
 Who, how (via) and which OAuth client are NOT passed: record() reads them from the
 context (Actor, below), set once per request by the HTTP layer (routes/support.py:
@@ -80,6 +84,10 @@ ACTIONS = (
     "entries.reconciled",
     "books.locked",
     "settings.changed",
+    "budget.created",
+    "budget.changed",
+    "budget.approved",
+    "budget.deleted",
 )
 VIAS = ("web", "api", "mcp", "import", "cli")
 GENESIS = "0" * 64  # the "previous hash" of seq 1

@@ -145,16 +145,35 @@ def balances(start: date | None, end: date | None) -> list[dict]:
     return [_line(name, kind, raw) for _, name, kind, raw in account_sums(start, end)]
 
 
-def income_statement(start: date | None, end: date | None) -> dict:
+def income_statement(
+    start: date | None,
+    end: date | None,
+    *,
+    budget: dict | None = None,
+    budget_cents: dict[int, int] | None = None,
+) -> dict:
+    """Income and expenses over the window. With a budget ({id, name}) and its figures
+    per account id (services/ledger/budgets.py), every line also carries budget_cents
+    and variance_cents, and the statement its budget totals; without one it is exactly
+    the plain statement."""
     income, expenses = [], []
-    for _, name, kind, raw in account_sums(start, end):
+    for account_id, name, kind, raw in account_sums(start, end):
         if kind == "income":
             income.append(_line(name, kind, raw))
         elif kind == "expense":
             expenses.append(_line(name, kind, raw))
+        else:
+            continue
+        if budget is not None:
+            _add_budget(
+                income[-1] if kind == "income" else expenses[-1],
+                kind,
+                account_id,
+                budget_cents or {},
+            )
     total_income = sum(line["cents"] for line in income)
     total_expenses = sum(line["cents"] for line in expenses)
-    return {
+    statement = {
         "from": start.isoformat() if start else None,
         "to": end.isoformat() if end else None,
         "income": income,
@@ -163,6 +182,28 @@ def income_statement(start: date | None, end: date | None) -> dict:
         "total_expenses_cents": total_expenses,
         "net_cents": total_income - total_expenses,
     }
+    if budget is not None:
+        income_budget = sum(line["budget_cents"] for line in income)
+        expenses_budget = sum(line["budget_cents"] for line in expenses)
+        statement.update(
+            {
+                "budget": budget,
+                "total_income_budget_cents": income_budget,
+                "total_expenses_budget_cents": expenses_budget,
+                "net_budget_cents": income_budget - expenses_budget,
+            }
+        )
+    return statement
+
+
+def _add_budget(line: dict, kind: str, account_id: int, budget_cents: dict[int, int]) -> None:
+    """budget_cents and variance_cents on a line: positive variance is always better than
+    plan (more income than budgeted, less spending)."""
+    planned = budget_cents.get(account_id, 0)
+    line["budget_cents"] = planned
+    line["variance_cents"] = (
+        line["cents"] - planned if kind == "income" else planned - line["cents"]
+    )
 
 
 def balance_sheet(as_of: date | None) -> dict:

@@ -10,8 +10,9 @@ Three checks, in one read snapshot, one function each:
    transactions with their entries (posted or imported, minus deleted), accounts
    (name, kind, and archived when the schema has that column), entry flags (cleared
    and reconciled, when the schema has them), the book style and the lock date (when
-   the schema has one). Events still waiting to be sealed are replayed after the
-   chain, and each must be one the service could have written (walk_pending).
+   the schema has one), the budgets with their lines (when the schema has them).
+   Events still waiting to be sealed are replayed after the chain, and each must be
+   one the service could have written (walk_pending).
 3. The balance tables (compare_balance_tables). The per-day and per-month balances
    every report reads must equal the entries: the comparison `ledger-service check`
    runs (derived.balance_table_differences), stopped at the first difference.
@@ -41,11 +42,12 @@ from sqlalchemy import bindparam, inspect, select, text
 from ...extensions import db
 from ...models import AuditEvent, AuditPending
 from .. import clock
-from . import audit, derived, validate
+from . import audit, budgets, derived, validate
 
 BATCH = 5000
 TRANSACTION_ACTIONS = ("transaction.posted", "transaction.imported")
 TRANSACTION_EVENTS = (*TRANSACTION_ACTIONS, "transaction.deleted")
+BUDGET_ACTIONS = ("budget.created", "budget.changed", "budget.approved", "budget.deleted")
 DEFAULT_SETTINGS = {"book_style": "personal"}
 
 
@@ -73,6 +75,8 @@ class Replay:
     settings_seq: int = 0
     locked_through: str | None = None
     lock_seq: int = 0
+    budgets: dict[int, dict] = field(default_factory=dict)
+    budget_seq: dict[int, int] = field(default_factory=dict)
 
 
 def _in_batches(columns, key) -> Iterator:
@@ -214,6 +218,14 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
     elif action == "settings.changed":
         state.settings.update(obj["settings"])
         state.settings_seq = seq
+    elif action in BUDGET_ACTIONS:
+        budget = obj["budget"]
+        budget_id = int(budget["id"])
+        if action == "budget.deleted":
+            state.budgets.pop(budget_id, None)
+        else:
+            state.budgets[budget_id] = budget
+        state.budget_seq[budget_id] = seq
     else:
         raise ValueError(action)
 
@@ -525,6 +537,45 @@ def compare_balance_tables() -> None:
         )
 
 
+def _by_account(lines) -> list:
+    return sorted(lines or [], key=lambda line: line["account_id"])
+
+
+def compare_budgets(state: Replay) -> int | None:
+    """Budgets, when the schema has them: each stored budget (with its lines) equals the
+    last event about it, and every budget the events leave standing is stored."""
+    if "budgets" not in inspect(db.session.connection()).get_table_names():
+        return None
+    stored = {
+        b["id"]: budgets.audit_object(budgets.get_budget(b["id"]))["budget"]
+        for b in budgets.list_budgets()
+    }
+    for budget_id in sorted(set(stored) | set(state.budgets)):
+        seq = state.budget_seq.get(budget_id)
+        if budget_id not in state.budgets:
+            gone = f" (deleted by event seq {seq})" if seq else ""
+            raise Disagreement(
+                f"budget {budget_id} is in the ledger but no event created it{gone}: "
+                "it was added outside the service"
+            )
+        if budget_id not in stored:
+            raise Disagreement(
+                f"budget {budget_id} (event seq {seq}) is missing from the ledger: "
+                "it was removed outside the service"
+            )
+        recorded = state.budgets[budget_id]
+        for key in ("name", "starts_on", "approved_at", "approved_by_email", "lines"):
+            mine, theirs = stored[budget_id][key], recorded.get(key)
+            if key == "lines":  # stored lines follow account names, which may change since
+                mine, theirs = _by_account(mine), _by_account(theirs)
+            if mine != theirs:
+                raise Disagreement(
+                    f"budget {budget_id}: {key} in the ledger differs from event seq {seq}: "
+                    "it was changed outside the service"
+                )
+    return len(stored)
+
+
 def run() -> str:
     """Verify chain and books; the one-line summary, or raise Disagreement."""
     state = walk_chain()
@@ -535,7 +586,10 @@ def run() -> str:
     flags = compare_flags(state)
     compare_settings(state)
     compare_balance_tables()
+    budget_count = compare_budgets(state)
     extra = ", entry flags" if flags else ""
+    if budget_count:
+        extra += f", {budget_count} budgets"
     pending = f" (and {waiting} written but not yet sealed)" if waiting else ""
     return (
         f"verify: ok: {state.events} events chained to head seq {state.last_seq} "

@@ -9,6 +9,7 @@ export const VIEWS = [
   ["/accounts", "Accounts", "accounts"],
   ["/register", "Register", "register"],
   ["/reports", "Reports", "reports"],
+  ["/budgets", "Budgets", "budgets"],
   ["/import", "Import", "import"],
   ["/history", "History", "history"],
   ["/year-end", "Year end", "year-end"],

@@ -24,6 +24,10 @@ const ACTIONS = {
   "entries.reconciled": "Account reconciled",
   "books.locked": "Lock date set",
   "settings.changed": "Settings changed",
+  "budget.created": "Budget created",
+  "budget.changed": "Budget changed",
+  "budget.approved": "Budget approved",
+  "budget.deleted": "Budget deleted",
 };
 const VIA = {
   web: "in the web app",
@@ -90,6 +94,11 @@ function summary(event, original = null) {
     const a = o.account;
     const before = o.previous_name ? ` (was ${o.previous_name})` : "";
     return h("span", { class: "event-what" }, `${a.name}${before} · ${a.kind}${a.archived ? " · archived" : ""}`);
+  }
+  if (o.budget) {
+    const b = o.budget;
+    return h("span", { class: "event-what" },
+      `${b.name} · from ${b.starts_on} · ${b.lines.length} lines${b.approved_by_email ? ` · approved by ${b.approved_by_email}` : ""}`);
   }
   if (o.settings) return h("span", { class: "event-what" }, `Book style: ${o.settings.book_style}`);
   if ("locked_through" in o) {

@@ -6,6 +6,7 @@
 // throughout. A report's CSV is only offered while the dates chosen are the ones
 // shown: changing a date shows that period (or nothing, when it cannot be shown).
 import { api, orSignIn, requireSession } from "../api.js";
+import { mountBudgetReport } from "../budget-report.js";
 import { busy, byId, h, say, today } from "../dom.js";
 import { balanceSheetRows, incomeStatementRows, saveBlob, slug, toCsv } from "../download.js";
 import { loadAccounts, loadStyle } from "../ledger.js";
@@ -255,7 +256,11 @@ async function main() {
   byId("is-from").value = `${now.slice(0, 4)}-01-01`;
   byId("is-to").value = now;
   byId("bs-as-of").value = now;
-  await Promise.all([loadIncomeStatement(), loadBalanceSheet()]);
+  await Promise.all([
+    loadIncomeStatement(),
+    loadBalanceSheet(),
+    mountBudgetReport(byId("budget-section"), state.style).catch((err) => say(byId("message"), err.message)),
+  ]);
   document.body.dataset.ready = "true";
 }
 

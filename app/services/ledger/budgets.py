@@ -1,0 +1,569 @@
+"""Budgets: plan against actual (docs/ledger.md, "Budgets").
+
+A budget is a named plan for twelve consecutive months, from `starts_on` (the first
+day of a month) to `ends_on` (the last day of the twelfth month). Each line holds one
+income or expense account's twelve monthly figures in integer cents, sign-adjusted
+as reports show them (reports.sign_for): a positive figure is income expected on an
+income account, spending expected on an expense account.
+
+The rules, each in one small function below:
+- names: as account names (accounts.name_key), unique after normalisation;
+- split_annual: an annual figure becomes twelve months that add up to it exactly,
+  q, r = divmod(annual, 12) with floor division, the first r months q + 1;
+- frozen: an approved budget is never changed, re-approved or deleted (Conflict);
+  it is revised by creating a new budget based on it;
+- approved: the budget an assistant means without an id is the approved budget
+  with the latest approved_at (then the highest id) whose twelve months contain
+  the whole window;
+- income_statement: the statement of reports.income_statement with each line's
+  budget_cents (the budget's months inside the window, summed) and variance_cents,
+  positive when better than the plan (income: actual - budget; expenses:
+  budget - actual).
+
+Every change is one audit event (budget.created, budget.changed, budget.approved,
+budget.deleted) carrying the budget as it is after the change (as it was, for a
+deletion); `ledger-service verify` replays them against the stored budgets.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+
+from ...extensions import db
+from ...models import MONTH_COLUMNS, Account, AccountDayBalance, AccountMonthBalance, Budget
+from ...models import BudgetLine as Line
+from .. import clock
+from ..errors import BadRequest, Conflict, NotFound
+from . import accounts, audit, reports, validate
+
+MONTHS = 12
+BUDGET_KINDS = ("income", "expense")
+ID_MAX = 2**31 - 1
+APPROVED = "approved"
+ACTUALS = "actuals"
+_ID_TEXT = re.compile(r"^[0-9]{1,19}$")
+_MONTH_COLUMNS = [getattr(Line, name) for name in MONTH_COLUMNS]
+_B = Budget.__table__
+_L = Line.__table__
+_A = Account.__table__
+_M = AccountMonthBalance.__table__
+
+# Built once (compiled once, then served from the statement cache) and run as Core
+# statements on the unit's connection.
+_CLAIM_NAME = {
+    name: module.insert(_B)
+    .values(
+        name=bindparam("b_name"), name_key=bindparam("b_key"), starts_on=bindparam("b_starts_on")
+    )
+    .on_conflict_do_nothing(index_elements=["name_key"])
+    .returning(_B.c.id)
+    for name, module in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+_ACTUALS = (
+    select(_M.c.account_id, _A.c.name, _A.c.kind, _M.c.month, _M.c.cents)
+    .join(_A, _A.c.id == _M.c.account_id)
+    .where(
+        _A.c.kind.in_(BUDGET_KINDS),
+        _M.c.month >= bindparam("first"),
+        _M.c.month < bindparam("starts_on"),
+    )
+    .order_by(_A.c.kind, _A.c.name, _M.c.month)
+)
+
+
+# --- the small rules -----------------------------------------------------------------
+
+
+def split_annual(annual_cents: int) -> list[int]:
+    """Twelve monthly figures summing exactly to annual_cents: q, r = divmod(annual, 12)
+    (floor division, so negative figures split too); the first r months get q + 1."""
+    q, r = divmod(annual_cents, MONTHS)
+    return [q + 1] * r + [q] * (MONTHS - r)
+
+
+def add_months(day: date, months: int) -> date:
+    """The first day of the month `months` after day's month (day is a first of month)."""
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def ends_on(starts_on: date) -> date:
+    """The last day of the twelfth month from starts_on."""
+    return add_months(starts_on, MONTHS) - timedelta(days=1)
+
+
+def month_index(starts_on: date, day: date) -> int:
+    """0 for the month starting on starts_on, 11 for the twelfth."""
+    return (day.year - starts_on.year) * 12 + day.month - starts_on.month
+
+
+def _is_month_end(day: date) -> bool:
+    return (day + timedelta(days=1)).day == 1
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def _header(budget: Budget) -> dict:
+    return {
+        "id": budget.id,
+        "name": budget.name,
+        "starts_on": budget.starts_on.isoformat(),
+        "ends_on": ends_on(budget.starts_on).isoformat(),
+        "approved_at": clock.iso(budget.approved_at),
+        "approved_by_email": budget.approved_by_email,
+    }
+
+
+def _lines(budget_id: int) -> list[dict]:
+    """The budget's lines, ordered as GET /accounts orders accounts (kind, then name)."""
+    rows = db.session.execute(
+        select(Line.account_id, Account.name, *_MONTH_COLUMNS)
+        .join(Account, Account.id == Line.account_id)
+        .where(Line.budget_id == budget_id)
+        .order_by(Account.kind, Account.name)
+    )
+    return [
+        {"account_id": row[0], "account_name": row[1], "months": [int(v) for v in row[2:]]}
+        for row in rows
+    ]
+
+
+def as_dict(budget: Budget) -> dict:
+    return {**_header(budget), "lines": _lines(budget.id)}
+
+
+def _get(budget_id: int) -> Budget:
+    budget = None
+    if 0 < budget_id <= ID_MAX:  # beyond PostgreSQL's INTEGER: simply unknown
+        budget = db.session.get(Budget, budget_id)
+    if budget is None:
+        raise NotFound("no such budget")
+    return budget
+
+
+def _get_for_change(budget_id: int) -> Budget:
+    """The budget, its row locked until the unit ends (PostgreSQL), and not approved."""
+    _get(budget_id)
+    query = select(Budget).where(Budget.id == budget_id).execution_options(populate_existing=True)
+    if db.session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    budget = db.session.execute(query).scalar_one()
+    if budget.approved_at is not None:
+        raise Conflict(
+            f"budget {budget.id} is approved and cannot change; revise it by creating a "
+            f"new budget with based_on {budget.id}"
+        )
+    return budget
+
+
+def list_budgets() -> list[dict]:
+    """GET /budgets: every budget without its lines, newest starts_on first, then id."""
+    budgets = db.session.execute(
+        select(Budget).order_by(Budget.starts_on.desc(), Budget.id.desc())
+    ).scalars()
+    return [_header(b) for b in budgets]
+
+
+def get_budget(budget_id: int) -> dict:
+    """GET /budgets/{id}: the budget with its lines, or NotFound."""
+    return as_dict(_get(budget_id))
+
+
+# --- the audit trail -------------------------------------------------------------------
+
+
+def audit_object(budget: dict) -> dict:
+    """A budget as its audit events carry it (and verify compares it): no account names
+    and no ends_on (both follow from other fields)."""
+    return {
+        "budget": {
+            "id": budget["id"],
+            "name": budget["name"],
+            "starts_on": budget["starts_on"],
+            "approved_at": budget["approved_at"],
+            "approved_by_email": budget["approved_by_email"],
+            "lines": [
+                {"account_id": line["account_id"], "months": line["months"]}
+                for line in budget["lines"]
+            ],
+        }
+    }
+
+
+def _record(action: str, budget: dict) -> None:
+    audit.record(action, audit_object(budget))
+
+
+# --- names and dates -------------------------------------------------------------------
+
+
+def _name(value) -> tuple[str, str]:
+    name = validate.text("name", value, max_length=accounts.NAME_MAX)
+    return name, accounts.name_key(name)
+
+
+def _refuse_taken(key: str, except_id: int | None = None) -> None:
+    query = select(Budget.name).where(Budget.name_key == key)
+    if except_id is not None:
+        query = query.where(Budget.id != except_id)
+    existing = db.session.execute(query).scalar()
+    if existing is not None:
+        raise BadRequest(f"'name': a budget named '{existing}' already exists")
+
+
+def _flush_named(name: str, statement=None) -> None:
+    try:
+        with db.session.begin_nested():
+            if statement is not None:
+                db.session.execute(statement)
+            db.session.flush()
+    except IntegrityError as exc:  # lost a race with a concurrent write of the same name
+        raise BadRequest(f"'name': a budget named '{name}' already exists") from exc
+
+
+def _starts_on(value) -> date:
+    if value is None or value == "":
+        raise BadRequest("starts_on is required")
+    day = validate.date_value("starts_on", value)
+    if day.day != 1:
+        raise BadRequest(
+            "'starts_on' must be a first day (YYYY-MM-01, like 2027-01-01): a budget plans "
+            "whole months"
+        )
+    return day
+
+
+# --- lines -----------------------------------------------------------------------------
+
+
+def _amount(key: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(f"'{key}' must be an integer number of cents")
+    if not validate.INT64_MIN <= value <= validate.INT64_MAX:
+        raise BadRequest(f"'{key}' is out of range for a signed 64-bit integer")
+    return value
+
+
+def _budget_accounts() -> dict[int, str]:
+    """{account id: kind} of every account."""
+    return {row[0]: row[1] for row in db.session.execute(select(Account.id, Account.kind))}
+
+
+def parse_lines(value) -> dict[int, list[int]]:
+    """PUT's `lines`: {account_id: twelve months}, each element {account_id, months} or
+    {account_id, annual_cents}; every refusal names the element and field."""
+    if not isinstance(value, list):
+        raise BadRequest(
+            "'lines' must be an array of {account_id, months} or {account_id, annual_cents}"
+        )
+    kinds = _budget_accounts()
+    parsed: dict[int, list[int]] = {}
+    for i, item in enumerate(value):
+        where = f"lines[{i}]"
+        if not isinstance(item, dict):
+            raise BadRequest(
+                f"'{where}' must be an object {{account_id, months}} or {{account_id, "
+                "annual_cents}"
+            )
+        if "account_id" not in item:
+            raise BadRequest(f"'{where}.account_id' is required")
+        account_id = item["account_id"]
+        if isinstance(account_id, bool) or not isinstance(account_id, int):
+            raise BadRequest(f"'{where}.account_id' must be an integer")
+        if account_id not in kinds:
+            raise BadRequest(f"'{where}.account_id': no such account ({account_id})")
+        if kinds[account_id] not in BUDGET_KINDS:
+            raise BadRequest(
+                f"'{where}.account_id': account {account_id} is a {kinds[account_id]} "
+                "account; a budget line goes on an income or expense account only"
+            )
+        if account_id in parsed:
+            raise BadRequest(f"'{where}.account_id': account {account_id} is listed twice")
+        has_months, has_annual = "months" in item, "annual_cents" in item
+        if has_months == has_annual:
+            raise BadRequest(f"'{where}' must have either 'months' or 'annual_cents', not both")
+        if has_months:
+            months = item["months"]
+            if not isinstance(months, list) or len(months) != MONTHS:
+                raise BadRequest(f"'{where}.months' must be an array of exactly 12 integers")
+            parsed[account_id] = [
+                _amount(f"{where}.months[{m}]", cents) for m, cents in enumerate(months)
+            ]
+        else:
+            parsed[account_id] = split_annual(
+                _amount(f"{where}.annual_cents", item["annual_cents"])
+            )
+    return parsed
+
+
+def _write_lines(budget_id: int, lines: dict[int, list[int]]) -> None:
+    db.session.execute(delete(Line).where(Line.budget_id == budget_id))
+    if lines:
+        db.session.execute(
+            insert(Line),
+            [
+                {
+                    "budget_id": budget_id,
+                    "account_id": account_id,
+                    **dict(zip(MONTH_COLUMNS, months, strict=True)),
+                }
+                for account_id, months in lines.items()
+            ],
+        )
+
+
+def _copied_lines(budget_id: int) -> list[dict]:
+    source = db.session.get(Budget, budget_id) if 0 < budget_id <= ID_MAX else None
+    if source is None:
+        raise BadRequest(f"'based_on': no such budget ({budget_id})")
+    return _lines(source.id)
+
+
+def actual_months(starts_on: date) -> list[dict]:
+    """A line {account_id, account_name, months} for every income and expense account
+    with any entry in the twelve months that end the day before starts_on, each month
+    that month's sign-adjusted actual; ordered as GET /accounts orders accounts.
+
+    Read from account_month_balances (twelve rows per account at most), never the
+    entries. A month row may hold 0 after a deletion, so an account whose rows in the
+    year are all 0 is kept only when an entry of it really lies on one of its days.
+    """
+    first = add_months(starts_on, -MONTHS)
+    rows = db.session.connection().execute(_ACTUALS, {"first": first, "starts_on": starts_on})
+    lines: dict[int, dict] = {}  # in the query's (GET /accounts') order
+    active: set[int] = set()
+    for account_id, name, kind, first_day, cents in rows:
+        line = lines.setdefault(
+            account_id, {"account_id": account_id, "account_name": name, "months": [0] * MONTHS}
+        )
+        shown = reports.sign_for(kind) * int(cents)
+        if not validate.INT64_MIN <= shown <= validate.INT64_MAX:
+            raise BadRequest(
+                "'based_on': an actual monthly figure is out of range for a signed 64-bit integer"
+            )
+        line["months"][month_index(first, first_day)] = shown
+        if cents:
+            active.add(account_id)
+    undecided = set(lines) - active
+    if undecided:
+        active |= _with_entries(undecided, first, starts_on - timedelta(days=1))
+    return [line for account_id, line in lines.items() if account_id in active]
+
+
+def _with_entries(account_ids: set[int], first: date, last: date) -> set[int]:
+    """Those of account_ids with an entry dated in [first, last] (through the days
+    account_day_balances holds for them, so no account's whole history is scanned)."""
+    from ...models import Entry, Transaction
+
+    day = AccountDayBalance
+    has_entry = (
+        select(Entry.id)
+        .join(Transaction, Transaction.id == Entry.transaction_id)
+        .where(Entry.account_id == day.account_id, Transaction.occurred_on == day.day)
+        .exists()
+    )
+    rows = db.session.execute(
+        select(day.account_id)
+        .where(day.account_id.in_(account_ids), day.day >= first, day.day <= last, has_entry)
+        .distinct()
+    )
+    return {row[0] for row in rows}
+
+
+def _based_on(value) -> list[dict] | None:
+    """The lines a new budget starts with; None when based_on is left out."""
+    if value is None:
+        return None
+    if value == ACTUALS:
+        return None  # filled by the caller, which knows starts_on
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest("'based_on' must be \"actuals\" or the id of another budget")
+    return _copied_lines(value)
+
+
+# --- changes ---------------------------------------------------------------------------
+
+
+def create_budget(body: dict) -> dict:
+    """POST /budgets {name, starts_on, based_on?}: a new draft budget with its lines.
+
+    Four statements at most: the lines to start from, the budget (its name claimed by
+    the unique name_key in the same INSERT), its lines, the audit event."""
+    name, key = _name(body.get("name"))
+    starts_on = _starts_on(body.get("starts_on"))
+    based_on = body.get("based_on")
+    lines = (actual_months(starts_on) if based_on == ACTUALS else _based_on(based_on)) or []
+    connection = db.session.connection()
+    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
+    budget_id = connection.execute(
+        _CLAIM_NAME[dialect], {"b_name": name, "b_key": key, "b_starts_on": starts_on}
+    ).scalar()
+    if budget_id is None:  # the name is taken (perhaps a moment ago, by a concurrent request)
+        _refuse_taken(key)
+        raise BadRequest(f"'name': a budget named '{name}' already exists")
+    if lines:
+        connection.execute(
+            insert(Line),
+            [
+                {
+                    "budget_id": budget_id,
+                    "account_id": line["account_id"],
+                    **dict(zip(MONTH_COLUMNS, line["months"], strict=True)),
+                }
+                for line in lines
+            ],
+        )
+    created = {
+        "id": budget_id,
+        "name": name,
+        "starts_on": starts_on.isoformat(),
+        "ends_on": ends_on(starts_on).isoformat(),
+        "approved_at": None,
+        "approved_by_email": None,
+        "lines": lines,
+    }
+    _record("budget.created", created)
+    return created
+
+
+def update_budget(budget_id: int, body: dict) -> dict:
+    """PUT /budgets/{id} {name?, lines?}: a field left out keeps its value."""
+    budget = _get_for_change(budget_id)
+    values: dict = {}
+    if "name" in body:
+        name, key = _name(body["name"])
+        if name != budget.name:
+            _refuse_taken(key, except_id=budget.id)
+            values = {"name": name, "name_key": key}
+    lines = parse_lines(body["lines"]) if "lines" in body else None
+    if values:
+        _flush_named(values["name"], update(Budget).where(Budget.id == budget.id).values(**values))
+        db.session.refresh(budget)
+    if lines is not None:
+        _write_lines(budget.id, lines)
+    changed = as_dict(budget)
+    _record("budget.changed", changed)
+    return changed
+
+
+def approve_budget(budget_id: int, email: str) -> dict:
+    """POST /budgets/{id}/approve: freeze the budget, naming who approved it and when."""
+    budget = _get_for_change(budget_id)
+    budget.approved_at = clock.now().replace(microsecond=0)
+    budget.approved_by_email = email
+    db.session.flush()
+    approved = as_dict(budget)
+    _record("budget.approved", approved)
+    return approved
+
+
+def delete_budget(budget_id: int) -> None:
+    """DELETE /budgets/{id}: a draft budget and its lines."""
+    budget = _get_for_change(budget_id)
+    gone = as_dict(budget)
+    db.session.execute(delete(Line).where(Line.budget_id == budget.id))
+    db.session.execute(delete(Budget).where(Budget.id == budget.id))
+    _record("budget.deleted", gone)
+
+
+# --- the income statement against a budget ----------------------------------------------
+
+
+def selector(value) -> int | str | None:
+    """The `budget` argument: None when absent, "approved", or a budget id (decimal text,
+    or a JSON integer from the tool)."""
+    if value is None or value == "":
+        return None
+    if value == APPROVED:
+        return APPROVED
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _ID_TEXT.match(value):
+        return int(value)
+    raise BadRequest("'budget' must be a budget's id or \"approved\"")
+
+
+def _month_window(from_, to) -> tuple[date, date]:
+    start, end = validate.required_window(from_, to)
+    if start.day != 1:
+        raise BadRequest(
+            "'from' must be a first day (YYYY-MM-01) when comparing with a budget: a "
+            "budget plans whole months"
+        )
+    if not _is_month_end(end):
+        raise BadRequest(
+            "'to' must be a last day (like 2027-03-31 or 2027-02-28) when comparing with a "
+            "budget, which plans whole months"
+        )
+    return start, end
+
+
+# The comparison's one read, run without the ORM: the budget (by id, or the approved
+# one covering the window) with its lines, one indexed row and one index range
+# (budget_lines' primary key) in one round trip beside the statement's own.
+_WITH_LINES = select(
+    _B.c.id, _B.c.name, _B.c.starts_on, _L.c.account_id, *[_L.c[n] for n in MONTH_COLUMNS]
+).outerjoin(_L, _L.c.budget_id == _B.c.id)
+_BUDGET_BY_ID = _WITH_LINES.where(_B.c.id == bindparam("id"))
+_APPROVED_COVERING = _WITH_LINES.where(
+    _B.c.id
+    == (
+        select(_B.c.id)
+        .where(
+            _B.c.approved_at.is_not(None),
+            _B.c.starts_on <= bindparam("start"),
+            _B.c.starts_on >= bindparam("earliest"),
+        )
+        .order_by(_B.c.approved_at.desc(), _B.c.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+)
+
+
+def _chosen(choice: int | str, start: date, end: date) -> tuple[dict, dict[int, int]]:
+    """The budget the statement is compared with ({id, name}) and its figures for the
+    window: {account_id: the budget's months inside [start, end], summed}."""
+    connection = db.session.connection()
+    if choice == APPROVED:
+        # The approved budget with the latest approved_at, then the highest id, whose
+        # twelve months contain [start, end].
+        earliest = add_months(end.replace(day=1), -(MONTHS - 1))
+        rows = connection.execute(_APPROVED_COVERING, {"start": start, "earliest": earliest}).all()
+        if not rows:
+            raise BadRequest(
+                f"'budget': no approved budget covers {start.isoformat()} to {end.isoformat()}"
+            )
+    else:
+        assert isinstance(choice, int)
+        rows = []
+        if 0 < choice <= ID_MAX:
+            rows = connection.execute(_BUDGET_BY_ID, {"id": choice}).all()
+        if not rows:
+            raise BadRequest(f"'budget': no such budget ({choice})")
+    budget_id, name, starts_on = rows[0][0], rows[0][1], rows[0][2]
+    last = ends_on(starts_on)
+    for key, day in (("from", start), ("to", end)):
+        if not starts_on <= day <= last:
+            raise BadRequest(
+                f"'{key}' must lie inside budget {budget_id}'s months "
+                f"({starts_on.isoformat()} to {last.isoformat()})"
+            )
+    first_month = 4 + month_index(starts_on, start)
+    last_month = 4 + month_index(starts_on, end)
+    figures = {row[3]: sum(row[first_month : last_month + 1]) for row in rows if row[3] is not None}
+    return {"id": budget_id, "name": name}, figures
+
+
+def income_statement(from_, to, choice: int | str) -> dict:
+    """The income statement against a budget (choice: selector()'s id or "approved"):
+    each line and total gains its budget and variance, positive when better than plan."""
+    start, end = _month_window(from_, to)
+    budget, figures = _chosen(choice, start, end)
+    return reports.income_statement(start, end, budget=budget, budget_cents=figures)

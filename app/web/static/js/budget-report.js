@@ -1,0 +1,195 @@
+// Budget against actual, on the Reports page: the income statement with a budget
+// (GET /reports/income-statement?budget=), one call for the window and one per month,
+// shown as the API gives it (variance positive = better than plan), a chart per
+// account and month, and a CSV of every figure. Mounted by pages/reports.js.
+import { api, orSignIn } from "./api.js";
+import { budgetMonths } from "./budget-math.js";
+import { byId, h, say } from "./dom.js";
+import { saveBlob, toCsv } from "./download.js";
+import { formatCents } from "./money.js";
+import { words } from "./vocab.js";
+
+const NS = "http://www.w3.org/2000/svg";
+const state = { budgets: [], window: null, months: [], style: "personal" };
+
+const money = (cents, cls = "") => h("td", { class: `num ${cls}` }, formatCents(cents));
+const varianceClass = (cents) => (cents > 0 ? "variance-pos" : cents < 0 ? "variance-neg" : "");
+const amount = (cents) => formatCents(cents).replaceAll(",", "");
+
+function svg(tag, attrs, text) {
+  const el = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+// Planned against actual per month, as paired vertical bars around a zero line.
+export function monthChart(points, title) {
+  const width = 460;
+  const height = 190;
+  const top = 18;
+  const bottom = 36;
+  const left = 8;
+  const plotHeight = height - top - bottom;
+  const max = Math.max(1, ...points.flatMap((p) => [Math.abs(p.budget), Math.abs(p.actual)]));
+  const negative = points.some((p) => p.budget < 0 || p.actual < 0);
+  const zero = top + (negative ? plotHeight / 2 : plotHeight);
+  const scale = (negative ? plotHeight / 2 : plotHeight) / max;
+  const slot = (width - left) / Math.max(points.length, 1);
+  const bar = Math.max(3, slot * 0.36);
+  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", class: "budget-chart" });
+  root.append(svg("title", {}, title));
+  points.forEach((p, i) => {
+    const x = left + i * slot + slot * 0.12;
+    for (const [value, cls, dx] of [[p.budget, "planned", 0], [p.actual, "actual", bar]]) {
+      const length = Math.max(Math.abs(value) * scale, value === 0 ? 0 : 1);
+      root.append(svg("rect", { x: x + dx, y: value < 0 ? zero : zero - length, width: bar, height: length, class: cls },
+      ));
+    }
+    root.append(svg("text", { x: x + bar, y: height - 20, "text-anchor": "middle" }, p.label.slice(0, 3)));
+  });
+  root.append(svg("line", { x1: 0, x2: width, y1: zero, y2: zero, class: "axis" }));
+  return root;
+}
+
+function lineRows(lines) {
+  return lines.map((l) => h("tr", {},
+    h("td", { "data-label": "Account" }, l.account),
+    money(l.budget_cents), money(l.cents), money(l.variance_cents, varianceClass(l.variance_cents))));
+}
+
+function renderTable(report) {
+  const w = words(state.style);
+  const heading = (label) => h("tr", { class: "group" }, h("th", { colspan: 4, scope: "rowgroup" }, label));
+  const total = (label, budget, actual, variance, cls = "total") => h("tr", { class: cls },
+    h("th", { scope: "row" }, label), money(budget), money(actual), money(variance, varianceClass(variance)));
+  const incomeVariance = report.total_income_cents - report.total_income_budget_cents;
+  const expensesVariance = report.total_expenses_budget_cents - report.total_expenses_cents;
+  byId("bva-table").replaceChildren(h("table", { class: "report", id: "budget-report-table" },
+    h("caption", {}, `${report.budget.name}: ${report.from} to ${report.to}`),
+    h("thead", {}, h("tr", {}, h("th", {}, "Account"), h("th", { class: "num" }, "Budget"),
+      h("th", { class: "num" }, "Actual"), h("th", { class: "num" }, "Variance"))),
+    h("tbody", {},
+      heading(w.income), lineRows(report.income),
+      total(w.totalIncome, report.total_income_budget_cents, report.total_income_cents, incomeVariance),
+      heading(w.expenses), lineRows(report.expenses),
+      total(w.totalExpenses, report.total_expenses_budget_cents, report.total_expenses_cents, expensesVariance),
+      total(w.net, report.net_budget_cents, report.net_cents, report.net_cents - report.net_budget_cents, "grand"))));
+  byId("bva-hint").hidden = false;
+}
+
+function renderChart() {
+  const target = byId("bva-chart");
+  const account = byId("bva-account").value;
+  if (!account || !state.months.length) return target.replaceChildren();
+  const points = state.months.map(({ label, report }) => {
+    const line = [...report.income, ...report.expenses].find((l) => l.account === account);
+    return { label, budget: line?.budget_cents ?? 0, actual: line?.cents ?? 0 };
+  });
+  target.replaceChildren(
+    monthChart(points, `${account}: budget and actual per month`),
+    h("div", { class: "legend" }, h("span", {}, h("span", { class: "swatch planned" }), "Budget"),
+      h("span", {}, h("span", { class: "swatch actual" }), "Actual")),
+  );
+}
+
+// Every figure: the window per account, then each account month by month.
+export function budgetCsvRows(report, months) {
+  const rows = [["section", "account", "month", "budget", "actual", "variance"]];
+  const add = (section, line, month) =>
+    rows.push([section, line.account, month, amount(line.budget_cents), amount(line.cents), amount(line.variance_cents)]);
+  const window = `${report.from} to ${report.to}`;
+  report.income.forEach((l) => add("income", l, window));
+  report.expenses.forEach((l) => add("expenses", l, window));
+  for (const { label, report: month } of months) {
+    month.income.forEach((l) => add("income", l, label));
+    month.expenses.forEach((l) => add("expenses", l, label));
+  }
+  rows.push(["net", "", window, amount(report.net_budget_cents), amount(report.net_cents),
+    amount(report.net_cents - report.net_budget_cents)]);
+  return rows;
+}
+
+function fillMonths() {
+  const budget = state.budgets.find((b) => String(b.id) === byId("bva-budget").value);
+  const months = budget ? budgetMonths(budget.starts_on) : [];
+  byId("bva-from").replaceChildren(...months.map((m, i) => h("option", { value: m.from, selected: i === 0 }, m.label)));
+  byId("bva-to").replaceChildren(...months.map((m, i) => h("option", { value: m.to, selected: i === 11 }, m.label)));
+}
+
+async function compare() {
+  const out = byId("bva-message");
+  say(out, "");
+  const budget = byId("bva-budget").value;
+  const from = byId("bva-from").value;
+  const to = byId("bva-to").value;
+  if (!budget) return say(out, "Choose a budget.", "error", byId("bva-budget"));
+  try {
+    const query = (f, t) => api("/reports/income-statement", { query: { from: f, to: t, budget } });
+    const report = await orSignIn(query(from, to));
+    const chosen = state.budgets.find((b) => String(b.id) === budget);
+    const inside = budgetMonths(chosen.starts_on).filter((m) => m.from >= from && m.to <= to);
+    const monthly = await Promise.all(inside.map((m) => orSignIn(query(m.from, m.to))));
+    state.window = report;
+    state.months = inside.map((m, i) => ({ label: m.label, report: monthly[i] }));
+    renderTable(report);
+    const names = [...report.income, ...report.expenses].map((l) => l.account);
+    const keep = byId("bva-account").value;
+    byId("bva-account").replaceChildren(...names.map((n) => h("option", { value: n, selected: n === keep }, n)));
+    byId("bva-account-label").hidden = names.length === 0;
+    renderChart();
+    byId("bva-csv").disabled = false;
+  } catch (err) {
+    say(out, err.message, "error", /'to'/.test(err.message) ? byId("bva-to") : /'from'/.test(err.message) ? byId("bva-from") : null);
+  }
+}
+
+// Build the card inside `section` (an empty <section> on the Reports page).
+export async function mountBudgetReport(section, style) {
+  state.style = style;
+  section.replaceChildren(
+    h("h2", {}, "Budget against actual"),
+    h("p", { class: "hint", id: "bva-intro" }, "Compare the books with a budget, month by month. A positive variance is better than the plan: more income, or less spending."),
+    h("form", { id: "bva-form", class: "inline", novalidate: true },
+      h("label", {}, "Budget ", h("select", { id: "bva-budget" })),
+      h("label", {}, "From ", h("select", { id: "bva-from" })),
+      h("label", {}, "To ", h("select", { id: "bva-to" })),
+      h("button", { type: "submit", id: "bva-show" }, "Compare"),
+      h("button", { type: "button", id: "bva-csv", class: "secondary", disabled: true }, "Download CSV")),
+    h("p", { id: "bva-message", role: "alert", hidden: true }),
+    h("div", { class: "report-row" },
+      h("div", { id: "bva-table" }),
+      h("div", {},
+        h("label", { id: "bva-account-label", hidden: true }, "Chart for ", h("select", { id: "bva-account" })),
+        h("div", { id: "bva-chart", class: "chart" }))),
+    h("p", { class: "hint", id: "bva-hint", hidden: true }, "Figures are signed as in the income statement; budgets are planned on the Budgets page."),
+  );
+  addStyles();
+  state.budgets = await orSignIn(api("/budgets"));
+  if (!state.budgets.length) {
+    byId("bva-form").hidden = true;
+    byId("bva-intro").replaceChildren("No budgets yet: plan one on the ", h("a", { href: "/budgets" }, "Budgets page"), ".");
+    return;
+  }
+  byId("bva-budget").replaceChildren(...state.budgets.map((b, i) =>
+    h("option", { value: b.id, selected: i === 0 }, `${b.name}${b.approved_at ? "" : " (draft)"}`)));
+  // Start with the newest approved budget, when there is one.
+  const approved = state.budgets.find((b) => b.approved_at);
+  if (approved) byId("bva-budget").value = String(approved.id);
+  fillMonths();
+  byId("bva-budget").addEventListener("change", fillMonths);
+  byId("bva-form").addEventListener("submit", (e) => { e.preventDefault(); compare(); });
+  byId("bva-account").addEventListener("change", renderChart);
+  byId("bva-csv").addEventListener("click", () => {
+    const r = state.window;
+    saveBlob(new Blob([toCsv(budgetCsvRows(r, state.months))], { type: "text/csv" }),
+      `budget-vs-actual-${r.from}-${r.to}.csv`);
+  });
+  await compare();
+}
+
+// The report's styles live with the Budgets page's (css/budgets.css); add them once.
+function addStyles() {
+  if (document.querySelector('link[href="/static/css/budgets.css"]')) return;
+  document.head.append(h("link", { rel: "stylesheet", href: "/static/css/budgets.css" }));
+}

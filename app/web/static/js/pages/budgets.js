@@ -1,0 +1,289 @@
+// Budgets: the list, a new budget (empty, from last year's actuals, or a copy), and
+// the twelve-month grid of one budget (/budgets?budget=ID) with an annual column
+// that fills the months by the server's exact split; approve, revise, delete.
+// Figures are sign-adjusted as reports show them (docs/ledger.md "Budgets").
+import { api, orSignIn, requireSession } from "../api.js";
+import { busy, byId, h, say } from "../dom.js";
+import { budgetMonths, centsToCell, parseBudgetCents, splitAnnual, sum } from "../budget-math.js";
+import { loadAccounts, loadStyle } from "../ledger.js";
+import { formatCents } from "../money.js";
+import { renderNav } from "../nav.js";
+import { words } from "../vocab.js";
+
+const state = { style: "personal", accounts: null, budgets: [], budget: null, rows: [] };
+const editorMessage = byId("editor-message");
+
+const status = (b) => (b.approved_at ? `approved ${b.approved_at.slice(0, 10)}` : "draft");
+
+function renderList() {
+  const target = byId("budget-list");
+  if (!state.budgets.length) {
+    target.replaceChildren(h("p", { class: "hint", id: "no-budgets" }, "No budgets yet: create the first one below."));
+    return;
+  }
+  target.replaceChildren(h("table", { class: "stack", id: "budget-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Months"), h("th", {}, "Status"))),
+    h("tbody", {}, state.budgets.map((b) => h("tr", { "data-budget": b.id },
+      h("td", { "data-label": "Name" }, h("a", { href: `/budgets?budget=${b.id}`, class: "account-link" }, b.name)),
+      h("td", { "data-label": "Months" }, `${b.starts_on} to ${b.ends_on}`),
+      h("td", { "data-label": "Status" }, status(b),
+        b.approved_by_email ? h("span", { class: "hint" }, ` by ${b.approved_by_email}`) : null))))));
+}
+
+function renderBasedOn() {
+  byId("budget-based-on").replaceChildren(
+    h("option", { value: "" }, "Nothing (an empty plan)"),
+    h("option", { value: "actuals" }, "Last year's actuals"),
+    ...state.budgets.map((b) => h("option", { value: String(b.id) }, `A copy of ${b.name}`)),
+  );
+}
+
+async function loadBudgets() {
+  state.budgets = await orSignIn(api("/budgets"));
+  renderList();
+  renderBasedOn();
+}
+
+// --- the grid ---------------------------------------------------------------------------
+
+function cellInput(label, value, readonly, cls = "") {
+  return h("input", { inputmode: "decimal", "aria-label": label, value, readonly, class: cls, autocomplete: "off" });
+}
+
+// One row per income and expense account (those the budget has, plus every open one).
+function gridRows(budget) {
+  const lines = new Map(budget.lines.map((l) => [l.account_id, l.months]));
+  return state.accounts.list
+    .filter((a) => (a.kind === "income" || a.kind === "expense") && (!a.archived || lines.has(a.id)))
+    .map((a) => ({ account: a, months: lines.get(a.id) ?? Array(12).fill(0), had: lines.has(a.id) }));
+}
+
+function rowCells(row, months, readonly) {
+  const name = row.account.name;
+  row.inputs = months.map((m, i) => cellInput(`${name}, ${m.label}`, centsToCell(row.months[i]), readonly));
+  row.annual = cellInput(`${name}, whole year`, centsToCell(sum(row.months)), readonly, "annual");
+  const refreshAnnual = () => {
+    try {
+      row.annual.value = centsToCell(sum(row.inputs.map((input) => parseBudgetCents(input.value))));
+      refreshTotals();
+    } catch {
+      row.annual.value = "";
+    }
+  };
+  row.inputs.forEach((input) => input.addEventListener("change", refreshAnnual));
+  row.annual.addEventListener("change", () => {
+    say(editorMessage, "");
+    try {
+      const months = splitAnnual(parseBudgetCents(row.annual.value));
+      row.inputs.forEach((input, i) => { input.value = centsToCell(months[i]); });
+      row.annual.value = centsToCell(sum(months));
+      refreshTotals();
+    } catch (err) {
+      say(editorMessage, `${name}: ${err.message}`, "error", row.annual);
+    }
+  });
+  return h("tr", { "data-account": row.account.id },
+    h("th", { scope: "row", class: "account" }, name),
+    row.inputs.map((input) => h("td", {}, input)),
+    h("td", {}, row.annual));
+}
+
+function refreshTotals() {
+  for (const kind of ["income", "expense"]) {
+    const cell = byId(`total-${kind}`);
+    if (!cell) continue;
+    let total = 0;
+    for (const row of state.rows.filter((r) => r.account.kind === kind)) {
+      try {
+        total += sum(row.inputs.map((input) => parseBudgetCents(input.value)));
+      } catch {
+        /* shown when saved */
+      }
+    }
+    cell.textContent = formatCents(total);
+  }
+}
+
+function renderGrid(budget) {
+  const w = words(state.style);
+  const months = budgetMonths(budget.starts_on);
+  const readonly = Boolean(budget.approved_at);
+  state.rows = gridRows(budget);
+  const group = (kind, label) => {
+    const rows = state.rows.filter((r) => r.account.kind === kind);
+    if (!rows.length) return [];
+    return [
+      h("tr", { class: "group" }, h("th", { class: "account", colspan: 1 }, label), h("td", { colspan: 13 })),
+      ...rows.map((row) => rowCells(row, months, readonly)),
+      h("tr", { class: "total" }, h("th", { class: "account" }, `${label}, whole year`),
+        h("td", { colspan: 12 }), h("td", { class: "num", id: `total-${kind}` })),
+    ];
+  };
+  const table = h("table", { class: "budget-grid", id: "budget-grid" },
+    h("thead", {}, h("tr", {}, h("th", { class: "account" }, "Account"),
+      months.map((m) => h("th", { scope: "col" }, m.label)), h("th", { scope: "col" }, "Year"))),
+    h("tbody", {}, group("income", w.income), group("expense", w.expenses)));
+  byId("budget-grid-box").replaceChildren(state.rows.length ? table
+    : h("p", { class: "hint" }, "There are no income or expense accounts yet: create them on the Accounts page."));
+  refreshTotals();
+}
+
+function renderEditor(budget) {
+  state.budget = budget;
+  const approved = Boolean(budget.approved_at);
+  byId("budget-editor").hidden = false;
+  byId("editor-title").textContent = `${budget.name}: ${budget.starts_on} to ${budget.ends_on}`;
+  byId("editor-status").textContent = approved
+    ? `Approved ${budget.approved_at.slice(0, 10)} by ${budget.approved_by_email}` : "Draft";
+  byId("editor-name").value = budget.name;
+  byId("editor-name-label").hidden = approved;
+  byId("editor-hint").hidden = approved;
+  byId("budget-save").hidden = approved;
+  byId("budget-approve").hidden = approved;
+  byId("budget-delete").hidden = approved;
+  byId("budget-revise").hidden = !approved;
+  renderGrid(budget);
+}
+
+// The grid → PUT's lines: every row with a figure, and every row the budget had.
+function collectLines() {
+  const lines = [];
+  for (const row of state.rows) {
+    const months = row.inputs.map((input, i) => {
+      try {
+        return parseBudgetCents(input.value);
+      } catch (err) {
+        const label = input.getAttribute("aria-label");
+        say(editorMessage, `${label}: ${err.message}`, "error", input);
+        throw Object.assign(err, { shown: true });
+      }
+    });
+    if (row.had || months.some((m) => m !== 0)) lines.push({ account_id: row.account.id, months });
+  }
+  return lines;
+}
+
+async function openBudget(id) {
+  const budget = await orSignIn(api(`/budgets/${id}`));
+  renderEditor(budget);
+}
+
+async function save() {
+  say(editorMessage, "");
+  let lines;
+  try {
+    lines = collectLines();
+  } catch (err) {
+    if (!err.shown) say(editorMessage, err.message);
+    return;
+  }
+  const name = byId("editor-name").value.trim();
+  if (!name) return say(editorMessage, "Give the budget a name.", "error", byId("editor-name"));
+  try {
+    const saved = await orSignIn(api(`/budgets/${state.budget.id}`, { method: "PUT", json: { name, lines } }));
+    renderEditor(saved);
+    await loadBudgets();
+    say(editorMessage, `Saved “${saved.name}”.`, "info");
+  } catch (err) {
+    say(editorMessage, err.message);
+  }
+}
+
+async function approve() {
+  say(editorMessage, "");
+  try {
+    const approved = await orSignIn(api(`/budgets/${state.budget.id}/approve`, { method: "POST" }));
+    renderEditor(approved);
+    await loadBudgets();
+    say(editorMessage, `Approved “${approved.name}”: it is now frozen. Revise it to plan changes.`, "info");
+  } catch (err) {
+    say(editorMessage, err.message);
+  }
+}
+
+async function revise() {
+  say(editorMessage, "");
+  const source = state.budget;
+  for (let n = 1; n <= 20; n += 1) {
+    const name = n === 1 ? `${source.name} (revised)` : `${source.name} (revision ${n})`;
+    try {
+      const made = await orSignIn(api("/budgets", {
+        method: "POST", json: { name, starts_on: source.starts_on, based_on: source.id },
+      }));
+      window.history.pushState(null, "", `/budgets?budget=${made.id}`);
+      renderEditor(made);
+      await loadBudgets();
+      return say(editorMessage, `“${made.name}” is a draft copy of “${source.name}”: change it, then approve it.`, "info");
+    } catch (err) {
+      if (!/already exists/.test(err.body?.error ?? "")) return say(editorMessage, err.message);
+    }
+  }
+  return say(editorMessage, "Give one of the revisions another name first.");
+}
+
+async function remove(button) {
+  if (button.dataset.confirm !== "yes") {
+    button.dataset.confirm = "yes";
+    button.textContent = "Delete: are you sure?";
+    return;
+  }
+  try {
+    await orSignIn(api(`/budgets/${state.budget.id}`, { method: "DELETE" }));
+    window.location.assign("/budgets");
+  } catch (err) {
+    say(editorMessage, err.message);
+  }
+}
+
+byId("budget-save").addEventListener("click", (e) => busy(e.currentTarget, save));
+byId("budget-approve").addEventListener("click", (e) => busy(e.currentTarget, approve));
+byId("budget-revise").addEventListener("click", (e) => busy(e.currentTarget, revise));
+byId("budget-delete").addEventListener("click", (e) => busy(e.currentTarget, () => remove(byId("budget-delete"))));
+
+byId("new-budget").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const out = byId("new-budget-message");
+  say(out, "");
+  const name = byId("budget-name").value.trim();
+  const month = byId("budget-start").value; // YYYY-MM
+  if (!name) return say(out, "Give the budget a name.", "error", byId("budget-name"));
+  if (!/^\d{4}-\d{2}$/.test(month)) return say(out, "Choose the first month.", "error", byId("budget-start"));
+  const choice = byId("budget-based-on").value;
+  const json = { name, starts_on: `${month}-01` };
+  if (choice === "actuals") json.based_on = "actuals";
+  else if (choice) json.based_on = Number(choice);
+  busy(byId("budget-create"), async () => {
+    try {
+      const made = await orSignIn(api("/budgets", { method: "POST", json }));
+      window.history.pushState(null, "", `/budgets?budget=${made.id}`);
+      renderEditor(made);
+      await loadBudgets();
+      byId("budget-name").value = "";
+      say(out, `Created “${made.name}”.`, "info");
+      byId("budget-editor").scrollIntoView({ block: "start" });
+    } catch (err) {
+      say(out, err.message, "error", /starts_on/.test(err.message) ? byId("budget-start") : null);
+    }
+  });
+});
+
+async function main() {
+  const me = await requireSession();
+  renderNav("budgets", me.email);
+  state.style = await loadStyle();
+  state.accounts = await loadAccounts();
+  await loadBudgets();
+  const year = new Date().getFullYear() + 1;
+  byId("budget-start").value = `${year}-01`;
+  const chosen = new URLSearchParams(window.location.search).get("budget");
+  if (chosen && /^\d+$/.test(chosen)) {
+    try {
+      await openBudget(chosen);
+    } catch (err) {
+      say(byId("message"), err.message);
+    }
+  }
+  document.body.dataset.ready = "true";
+}
+
+main().catch((err) => say(byId("message"), err.message));
