@@ -85,7 +85,9 @@ def get_client(client_id) -> OAuthClient:
     A metadata-document client is known only while a usable copy of its document is
     stored (the route fetched it first when the copy was missing or stale).
     """
-    client = db.session.get(OAuthClient, client_id) if isinstance(client_id, str) else None
+    # No stored id holds a NUL, and PostgreSQL refuses to compare text with one.
+    named = isinstance(client_id, str) and "\x00" not in client_id
+    client = db.session.get(OAuthClient, client_id) if named else None
     if client is None:
         raise InvalidClient("unknown client_id")
     if client.id.startswith(DOCUMENT_PREFIX) and db.session.get(ClientDocument, client.id) is None:
