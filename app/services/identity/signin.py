@@ -57,6 +57,8 @@ def admit_login(body: dict) -> LoginAttempt:
     email = users.normalise_email(_text_field(body, "email"))
     if len(email) > EMAIL_MAX:  # no account can have it; keeps the throttle key in bounds
         raise BadRequest(f"email must be at most {EMAIL_MAX} characters")
+    if "\x00" in email:  # no account can have it; PostgreSQL text cannot hold it
+        raise BadRequest("email must not contain NUL characters")
     password = _text_field(body, "password")
     throttle.reserve(email)
     user = db.session.execute(

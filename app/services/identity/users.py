@@ -43,6 +43,8 @@ def check_password_strength(password) -> str:
 
 
 def find_user(email) -> User | None:
+    if isinstance(email, str) and "\x00" in email:
+        return None  # no stored address holds a NUL, and PostgreSQL refuses to compare one
     return db.session.execute(
         select(User).where(User.email == normalise_email(email))
     ).scalar_one_or_none()

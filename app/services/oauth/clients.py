@@ -101,7 +101,8 @@ def get_client(client_id, *, lock: bool = False) -> OAuthClient:
     client deleted meanwhile is unknown, never a failed foreign key.
     """
     client = None
-    if isinstance(client_id, str):
+    # No stored id holds a NUL, and PostgreSQL refuses to compare text with one.
+    if isinstance(client_id, str) and "\x00" not in client_id:
         query = select(OAuthClient).where(OAuthClient.id == client_id)
         if lock:
             query = query.with_for_update(key_share=True)
