@@ -2,6 +2,7 @@
 
 from .audit import AuditEvent, AuditHead, AuditPending
 from .derived import AccountDayBalance, AccountMonthBalance
+from .documents import Document
 from .idempotency import IdempotencyKey
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
 from .ledger import (
@@ -39,6 +40,7 @@ __all__ = [
     "ClientDocument",
     "DeviceRecord",
     "DeviceStart",
+    "Document",
     "Entry",
     "IdempotencyKey",
     "LoginThrottle",

@@ -18,6 +18,7 @@ def register_blueprints(app) -> None:
         audit,
         auth,
         books,
+        documents,
         export,
         ledger,
         mcp,
@@ -40,5 +41,6 @@ def register_blueprints(app) -> None:
         export.bp,
         books.bp,
         audit.bp,
+        documents.bp,
     ):
         app.register_blueprint(bp)

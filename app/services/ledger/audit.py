@@ -21,6 +21,11 @@ dicts; dates as "YYYY-MM-DD" strings):
                           "closing_balance_cents": int, "entry_ids": [int, ...]}
   books.locked          {"locked_through": str | None, "previous": str | None}
   settings.changed      {"settings": {"book_style": str}}
+  document.uploaded     {"document": {id, transaction_id, filename, content_type, size,
+                          sha256}}  (services/ledger/documents.py)
+  document.moved        the same, transaction_id the new one, plus
+                          "previous_transaction_id": int | None
+  document.deleted      the same: the document as it was
 
 Who, how (via) and which OAuth client are NOT passed: record() reads them from the
 context (Actor, below), set once per request by the HTTP layer (routes/support.py:
@@ -80,6 +85,9 @@ ACTIONS = (
     "entries.reconciled",
     "books.locked",
     "settings.changed",
+    "document.uploaded",
+    "document.moved",
+    "document.deleted",
 )
 VIAS = ("web", "api", "mcp", "import", "cli")
 GENESIS = "0" * 64  # the "previous hash" of seq 1

@@ -34,7 +34,7 @@ from sqlalchemy import inspect, select, text
 from ...extensions import db
 from ...models import AuditEvent, AuditPending
 from .. import clock
-from . import audit
+from . import audit, verify_documents
 
 BATCH = 5000
 BUCKET_BITS = 12  # 4096 transaction ids per bucket: 245 buckets at a million
@@ -178,6 +178,8 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
     elif action == "settings.changed":
         state.settings.update(obj["settings"])
         state.settings_seq = seq
+    elif action.startswith("document."):
+        pass  # replayed by verify_documents.check
     else:
         raise ValueError(action)
 
@@ -420,10 +422,12 @@ def run() -> str:
     count, entries = compare_transactions(state)
     flags = compare_flags(state)
     compare_settings(state)
+    documents = verify_documents.check(Disagreement)
     extra = ", entry flags" if flags else ""
     pending = f" (and {waiting} written but not yet sealed)" if waiting else ""
     return (
         f"verify: ok: {state.events} events chained to head seq {state.last_seq} "
         f"({state.last_hash[:16]}…){pending}; the ledger equals the trail: {count} "
-        f"transactions, {entries} entries, {accounts} accounts, settings{extra}"
+        f"transactions, {entries} entries, {accounts} accounts, settings{extra}, "
+        f"{documents} documents"
     )
