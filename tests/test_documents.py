@@ -420,3 +420,68 @@ def test_backup_and_restore_carry_documents_byte_for_byte(
         with restored.app_context():
             db.session.remove()
             db.engine.dispose()
+
+
+def test_document_count_in_the_paged_listing_and_the_register(api, tx):
+    a, b = tx("2026-03-01"), tx("2026-03-02")
+    upload(api, a)
+    upload(api, a, PNG, "b.png")
+    paged = api.get("/transactions?limit=10").get_json()["items"]
+    assert {t["id"]: t["document_count"] for t in paged} == {a: 2, b: 0}
+    # SPEC's array form is unchanged.
+    assert all("document_count" not in t for t in api.get("/transactions").get_json())
+    account = paged[0]["entries"][0]["account_id"]
+    register = api.get(f"/accounts/{account}/register?limit=10").get_json()["items"]
+    assert {i["transaction_id"]: i["document_count"] for i in register} == {a: 2, b: 0}
+
+
+def test_document_count_in_the_list_transactions_tool(api, tx):
+    from tests.testkit import Rpc
+
+    a = tx()
+    upload(api, a)
+    rpc = Rpc(api)
+    answer = rpc.post(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "list_transactions", "arguments": {"limit": 5}},
+        }
+    ).get_json()
+    assert answer["result"]["structuredContent"]["items"][0]["document_count"] == 1, answer
+
+
+def test_move_documents_moves_every_document_with_one_event_each(app, api, tx, runner):
+    from app import store
+    from app.services.ledger import documents
+
+    original, replacement, other = tx(), tx(), tx()
+    first = upload(api, original).get_json()
+    second = upload(api, original, PNG, "b.png").get_json()
+    untouched = upload(api, other, JPEG, "c.jpg").get_json()
+    with app.app_context():
+        moved = documents.move_documents(original, replacement)
+        store.commit()
+    assert [d["id"] for d in moved] == [first["id"], second["id"]]
+    assert [d["id"] for d in api.get(f"/transactions/{replacement}/documents").get_json()] == [
+        first["id"],
+        second["id"],
+    ]
+    assert api.get(f"/transactions/{original}/documents").get_json() == []
+    assert api.get(f"/transactions/{other}/documents").get_json() == [untouched]
+    moved_events = events(api, "document.moved")
+    assert sorted(e["object"]["document"]["id"] for e in moved_events) == [
+        first["id"],
+        second["id"],
+    ]
+    assert all(e["object"]["previous_transaction_id"] == original for e in moved_events)
+    # The original can then go; its evidence stays with the replacement.
+    assert api.delete(f"/transactions/{original}").status_code == 204
+    assert len(api.get(f"/transactions/{replacement}/documents").get_json()) == 2
+    assert runner.invoke(args=["verify"]).exit_code == 0
+    with app.app_context():
+        assert documents.move_documents(original, replacement) == []
+        with pytest.raises(Exception, match="unknown transaction_id"):
+            documents.move_documents(replacement, 999999)
+        store.rollback()

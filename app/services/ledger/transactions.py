@@ -311,8 +311,11 @@ def transaction_listing(start: date | None, end: date | None) -> Listing:
     return render_listing(connection, _tuples(connection, query))
 
 
-def render_listing(connection, headers: list[tuple]) -> Listing:
-    """The Listing of (id, occurred_on, description, email) header rows, entries added."""
+def render_listing(
+    connection, headers: list[tuple], document_counts: dict[int, int] | None = None
+) -> Listing:
+    """The Listing of (id, occurred_on, description, email) header rows, entries added;
+    with document_counts (the paged listing), each item's document_count too."""
     if not headers:
         return Listing("[]")
     # Each account's entry prefix, written once: an entry is then prefix + cents + "}".
@@ -334,9 +337,12 @@ def render_listing(connection, headers: list[tuple]) -> Listing:
         author = emails.get(email)
         if author is None:
             author = emails[email] = f'"created_by_email":{_json_text(email)}'
+        documents = (
+            "" if document_counts is None else f',"document_count":{document_counts.get(tx_id, 0)}'
+        )
         parts.append(
             f'{{"id":{int(tx_id)},{day},"description":{_json_text(description)},{author},'
-            f'"entries":[{",".join(by_tx[tx_id])}]}}'
+            f'"entries":[{",".join(by_tx[tx_id])}]{documents}}}'
         )
     return Listing("[" + ",".join(parts) + "]")
 
