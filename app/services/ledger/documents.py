@@ -21,8 +21,9 @@ web app (through HTTP), the CLI (verify, the audit pack) and the corrections flo
 - Deleting a transaction detaches its documents (the foreign key is ON DELETE SET
   NULL); the replay in verify_documents.py applies the same rule.
 
-Memory: an upload is hashed from its spooled temporary file a chunk at a time and
-read into memory once, for the INSERT; documents are always read one at a time.
+Memory: an upload is hashed from its spooled temporary file a chunk at a time, then
+written into its row a chunk at a time (_write_content), so it is never whole in the
+process's memory; documents are always read one at a time.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import unicodedata
 from typing import IO, BinaryIO
 
 from flask import current_app, has_app_context
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, text, update
 
 from ...extensions import db
 from ...models import Document, Transaction, User
@@ -288,10 +289,8 @@ def upload(
     if stream is None:
         raise BadRequest("send the document as a multipart/form-data part named 'file'")
     size, sha256, kind = _measure(stream, max_bytes() if limit is None else limit)
-    stream.seek(0)
-    data = stream.read()  # the one copy in memory: the INSERT's parameter
-    if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
-        raise BadRequest("the document changed while it was being read; send it again")
+    connection = db.session.connection()
+    sqlite = connection.dialect.name == "sqlite"
     values = {
         "transaction_id": tx_id,
         "filename": clean_filename(filename),
@@ -300,13 +299,42 @@ def upload(
         "sha256": sha256,
         "uploaded_at": clock.now().replace(microsecond=0),
         "uploaded_by": uploaded_by,
-        "content": data,
     }
-    doc_id = db.session.execute(insert(Document).returning(Document.id), [values]).scalar_one()
-    del data, values["content"]
+    # The bytes follow a chunk at a time (_write_content): never whole in memory.
+    statement = _INSERT_SQLITE if sqlite else _INSERT_POSTGRESQL
+    doc_id = connection.execute(statement, {**values, "reserved": size}).scalar_one()
+    if _write_content(connection, doc_id, stream) != sha256:
+        raise BadRequest("the document changed while it was being stored; send it again")
     doc = get(doc_id)
     audit.record("document.uploaded", audit_object(doc))
     return doc
+
+
+_INSERT_SQLITE = (
+    insert(Document).values(content=func.zeroblob(bindparam("reserved"))).returning(Document.id)
+)
+_INSERT_POSTGRESQL = insert(Document).values(content=b"").returning(Document.id)
+_APPEND_POSTGRESQL = text("UPDATE documents SET content = content || :chunk WHERE id = :id")
+
+
+def _write_content(connection, doc_id: int, stream: IO[bytes]) -> str:
+    """Write the stream into the new row's content, CHUNK at a time; the SHA-256 of
+    what was written. SQLite: into the zeroblob the INSERT reserved, through its
+    incremental blob I/O; PostgreSQL: appended to the bytea, one statement a chunk
+    (escaping a whole 10 MiB parameter would hold it twice more in memory)."""
+    stream.seek(0)
+    hasher = hashlib.sha256()
+    if connection.dialect.name == "sqlite":
+        raw = connection.connection.driver_connection
+        with raw.blobopen("documents", "content", doc_id) as blob:
+            while chunk := stream.read(CHUNK):
+                hasher.update(chunk)
+                blob.write(chunk)
+        return hasher.hexdigest()
+    while chunk := stream.read(CHUNK):
+        hasher.update(chunk)
+        connection.execute(_APPEND_POSTGRESQL, {"chunk": chunk, "id": doc_id})
+    return hasher.hexdigest()
 
 
 def _refuse_if_locked(doc: dict) -> None:
