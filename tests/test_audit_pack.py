@@ -134,7 +134,7 @@ def test_a_thousand_documents_stream_in_bounded_memory(app, api, books):
                         "size": len(data),
                         "sha256": hashlib.sha256(data).hexdigest(),
                         "uploaded_at": at,
-                        "content": data,
+                        "content_bytes": data,
                     }
                 )
             db.session.execute(insert(Document), rows)
@@ -150,5 +150,6 @@ def test_a_thousand_documents_stream_in_bounded_memory(app, api, books):
         finally:
             tracemalloc.stop()
             db.session.rollback()
+    print(f"audit pack: {total} bytes in {count} chunks, Python peak {peak} bytes")
     assert total > 1000 * size
     assert peak < 8 * 1024 * 1024, f"peak {peak} bytes while streaming {total} bytes"

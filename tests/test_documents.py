@@ -334,11 +334,11 @@ def test_verify_names_a_document_changed_behind_the_service(app, api, tx, runner
         with app.app_context(), db.engine.begin() as conn:
             conn.execute(text(statement), params)
 
-    tamper("UPDATE documents SET content = :c WHERE id = :i", c=b"%PDF-forged", i=doc["id"])
+    tamper("UPDATE documents SET content_bytes = :c WHERE id = :i", c=b"%PDF-forged", i=doc["id"])
     result = runner.invoke(args=["verify"])
     assert result.exit_code == 1
     assert f"document {doc['id']}" in result.output and "SHA-256" in result.output
-    tamper("UPDATE documents SET content = :c WHERE id = :i", c=PDF, i=doc["id"])
+    tamper("UPDATE documents SET content_bytes = :c WHERE id = :i", c=PDF, i=doc["id"])
     assert runner.invoke(args=["verify"]).exit_code == 0
 
     tamper("UPDATE documents SET transaction_id = :t WHERE id = :i", t=b, i=doc["id"])
@@ -358,7 +358,7 @@ def test_verify_names_a_document_added_behind_the_service(app, api, tx, runner):
         conn.execute(
             text(
                 "INSERT INTO documents (id, transaction_id, filename, content_type, size,"
-                " sha256, uploaded_at, content) VALUES (77, :t, 'x.pdf', 'application/pdf',"
+                " sha256, uploaded_at, content_bytes) VALUES (77, :t, 'x.pdf', 'application/pdf',"
                 " 5, :h, '2026-01-01 00:00:00', :c)"
             ),
             {"t": tx_id, "h": hashlib.sha256(b"%PDF-").hexdigest(), "c": b"%PDF-"},

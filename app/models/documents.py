@@ -39,7 +39,7 @@ class Document(Model):
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
     # Never loaded with the row: read on its own (one document at a time).
-    content: Mapped[bytes] = deferred(mapped_column(LargeBinary, nullable=False))
+    content_bytes: Mapped[bytes] = deferred(mapped_column(LargeBinary, nullable=False))
 
     __table_args__ = (
         # A transaction's documents in id order, and document_count per listed row.

@@ -41,7 +41,7 @@ def upgrade():
             sa.ForeignKey("users.id", ondelete="SET NULL"),
             nullable=True,
         ),
-        sa.Column("content", sa.LargeBinary(), nullable=False),
+        sa.Column("content_bytes", sa.LargeBinary(), nullable=False),
     )
     op.create_index("ix_documents_transaction_id", "documents", ["transaction_id", "id"])
     op.create_index("ix_documents_uploaded_by", "documents", ["uploaded_by"])

@@ -102,7 +102,7 @@ def _documents(start: date | None, end: date | None) -> Iterator[tuple[int, int,
 
 def _content(doc_id: int) -> bytes:
     return bytes(
-        db.session.execute(select(Document.content).where(Document.id == doc_id)).scalar_one()
+        db.session.execute(select(Document.content_bytes).where(Document.id == doc_id)).scalar_one()
     )
 
 

@@ -213,7 +213,9 @@ def get(doc_id: int) -> dict:
 def content(doc_id: int) -> tuple[dict, bytes]:
     """GET /documents/{id}: the description and the bytes exactly as stored."""
     doc = get(doc_id)
-    data = db.session.execute(select(Document.content).where(Document.id == doc_id)).scalar_one()
+    data = db.session.execute(
+        select(Document.content_bytes).where(Document.id == doc_id)
+    ).scalar_one()
     return doc, bytes(data)
 
 
@@ -311,10 +313,14 @@ def upload(
 
 
 _INSERT_SQLITE = (
-    insert(Document).values(content=func.zeroblob(bindparam("reserved"))).returning(Document.id)
+    insert(Document)
+    .values(content_bytes=func.zeroblob(bindparam("reserved")))
+    .returning(Document.id)
 )
-_INSERT_POSTGRESQL = insert(Document).values(content=b"").returning(Document.id)
-_APPEND_POSTGRESQL = text("UPDATE documents SET content = content || :chunk WHERE id = :id")
+_INSERT_POSTGRESQL = insert(Document).values(content_bytes=b"").returning(Document.id)
+_APPEND_POSTGRESQL = text(
+    "UPDATE documents SET content_bytes = content_bytes || :chunk WHERE id = :id"
+)
 
 
 def _write_content(connection, doc_id: int, stream: IO[bytes]) -> str:
@@ -326,7 +332,7 @@ def _write_content(connection, doc_id: int, stream: IO[bytes]) -> str:
     hasher = hashlib.sha256()
     if connection.dialect.name == "sqlite":
         raw = connection.connection.driver_connection
-        with raw.blobopen("documents", "content", doc_id) as blob:
+        with raw.blobopen("documents", "content_bytes", doc_id) as blob:
             while chunk := stream.read(CHUNK):
                 hasher.update(chunk)
                 blob.write(chunk)

@@ -99,7 +99,9 @@ def replay(disagreement) -> dict[int, Recorded]:
 
 
 def _digest(doc_id: int) -> str:
-    data = db.session.execute(select(Document.content).where(Document.id == doc_id)).scalar_one()
+    data = db.session.execute(
+        select(Document.content_bytes).where(Document.id == doc_id)
+    ).scalar_one()
     return hashlib.sha256(bytes(data)).hexdigest()
 
 

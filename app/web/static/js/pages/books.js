@@ -10,6 +10,7 @@ import { addPage, FilterError, nextRequest, searchQuery, startList } from "../pa
 import { buildTransaction, MODES, toForm } from "../recording.js";
 import { applyVocab, words } from "../vocab.js";
 import { mountLock } from "../lock.js";
+import { mountReceiptFilter, moveDocuments, receiptCell, withoutReceipt } from "../documents.js";
 
 const state = { style: "personal", accounts: { list: [], byId: new Map(), open: [] }, list: startList({}), editing: null };
 const form = byId("record-form");
@@ -114,8 +115,9 @@ form.addEventListener("submit", (event) => {
       return;
     }
     const original = state.editing;
+    let made;
     try {
-      await orSignIn(api("/transactions", { method: "POST", json: body }));
+      made = await orSignIn(api("/transactions", { method: "POST", json: body }));
     } catch (err) {
       say(recordMessage, `Not recorded: ${err.message}`);
       return;
@@ -124,6 +126,7 @@ form.addEventListener("submit", (event) => {
     // deletes the original (SPEC), so a failure can never lose the transaction.
     if (original) {
       try {
+        await moveDocuments(original.id, made.id); // its receipts go with the correction
         await orSignIn(api(`/transactions/${original.id}`, { method: "DELETE" }));
       } catch (err) {
         resetForm();
@@ -181,6 +184,7 @@ function txRow(tx) {
     h("td", { "data-label": "Date" }, tx.occurred_on),
     h("td", { "data-label": "Description" }, h("span", {}, tx.description)),
     ...describe(tx),
+    receiptCell(tx),
     h("td", { class: "hint", "data-label": "By" }, tx.created_by_email ?? ""), actions);
 }
 
@@ -198,9 +202,10 @@ async function deleteTx(tx) {
 
 function renderList() {
   const body = byId("transactions").querySelector("tbody");
-  body.replaceChildren(...state.list.items.map(txRow));
-  if (state.list.items.length === 0) {
-    body.append(h("tr", {}, h("td", { colspan: 6, class: "hint" }, "No transactions match.")));
+  const shown = withoutReceipt(state.list.items);
+  body.replaceChildren(...shown.map(txRow));
+  if (shown.length === 0) {
+    body.append(h("tr", {}, h("td", { colspan: 7, class: "hint" }, "No transactions match.")));
   }
   byId("tx-more").hidden = state.list.done;
   const n = state.list.items.length;
@@ -254,6 +259,7 @@ byId("tx-filter").addEventListener("submit", (event) => {
   say(txMessage, "");
   reloadList();
 });
+mountReceiptFilter(byId("tx-filter"), () => renderList());
 byId("tx-clear").addEventListener("click", () => {
   for (const id of ["tx-q", "tx-min", "tx-max", "tx-from", "tx-to"]) byId(id).value = "";
   byId("tx-account").value = "";

@@ -6,6 +6,7 @@ import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
 import { formatCents } from "../money.js";
 import { parseSigned } from "../csv.js";
 import { renderNav } from "../nav.js";
+import { receiptCell } from "../documents.js";
 import { addPage, nextRequest, PAGE_SIZE, startList } from "../paging.js";
 
 const state = { style: "personal", accounts: null, accountId: null, list: startList({}), head: null };
@@ -25,7 +26,8 @@ function entryRow(item) {
     h("td", { class: "num", "data-label": "Amount" }, formatCents(item.amount_cents)),
     h("td", { class: "num", "data-label": "Balance" }, formatCents(item.balance_cents)),
     h("td", { "data-label": "Cleared", class: "cleared" },
-      h("label", { class: "style-switch" }, box, item.reconciled ? "reconciled" : "cleared")));
+      h("label", { class: "style-switch" }, box, item.reconciled ? "reconciled" : "cleared")),
+    receiptCell({ id: item.transaction_id, document_count: item.document_count }));
 }
 
 function render() {
@@ -37,7 +39,7 @@ function render() {
   const body = byId("register").querySelector("tbody");
   body.replaceChildren(...state.list.items.map(entryRow));
   if (state.list.items.length === 0) {
-    body.append(h("tr", {}, h("td", { colspan: 5, class: "hint" }, "No entries in this account yet.")));
+    body.append(h("tr", {}, h("td", { colspan: 6, class: "hint" }, "No entries in this account yet.")));
   }
   byId("register-more").hidden = state.list.done;
   const n = state.list.items.length;

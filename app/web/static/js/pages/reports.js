@@ -7,6 +7,7 @@ import { balanceSheetRows, incomeStatementRows, saveBlob, toCsv } from "../downl
 import { loadStyle } from "../ledger.js";
 import { renderNav } from "../nav.js";
 import { renderBalanceSheet, renderIncomeStatement } from "../reports.js";
+import { mountAuditPack } from "../documents.js";
 
 const EXTENSIONS = { csv: "csv", hledger: "journal", beancount: "beancount" };
 const state = { style: "personal", income: null, balance: null };
@@ -76,6 +77,7 @@ byId("export-form").addEventListener("submit", (event) => {
 async function main() {
   const me = await requireSession();
   renderNav("reports", me.email);
+  mountAuditPack(byId("export-section"));
   state.style = await loadStyle();
   const now = today();
   byId("is-from").value = `${now.slice(0, 4)}-01-01`;
