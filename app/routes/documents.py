@@ -13,7 +13,7 @@ import base64
 import unicodedata
 from urllib.parse import quote
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, current_app, jsonify, request, stream_with_context
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
 from .. import store
@@ -80,9 +80,12 @@ def content_disposition(filename: str) -> str:
 
 @bp.get("/documents/<int:doc_id>")
 def download(doc_id: int):
-    doc, data = documents.content(doc_id)
+    doc, chunks = documents.content(doc_id)
     digest = base64.b64encode(bytes.fromhex(doc["sha256"])).decode("ascii")
-    response = current_app.response_class(data, status=200, mimetype=doc["content_type"])
+    response = current_app.response_class(
+        stream_with_context(chunks), status=200, mimetype=doc["content_type"]
+    )
+    response.headers["Content-Length"] = str(doc["size"])
     response.headers["Content-Disposition"] = content_disposition(doc["filename"])
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Cache-Control"] = "no-store"

@@ -15,8 +15,8 @@ The zip holds exactly, in this order:
 Written as a stream in bounded memory: zipfile writes into a sink that the
 generator empties after every write (the zip's data descriptors make a seekable
 output unnecessary), the exports are written a chunk at a time, and documents are
-read from the database one at a time. What is held at once is one document (at
-most MAX_DOCUMENT_BYTES), one export chunk and the manifest's lines.
+read from the database a slice at a time. What is held at once is a megabyte of one
+document (ledger.documents.iter_content), one export chunk and the manifest's lines.
 """
 
 from __future__ import annotations
@@ -33,12 +33,15 @@ from sqlalchemy import select
 from ...extensions import db
 from ...models import Document, Transaction
 from .. import clock
-from ..ledger import audit
+from ..ledger import audit, documents
 from . import export
 
 CONTENT_TYPE = "application/zip"
 FORMAT = "audit-pack"
 PAGE = 200
+# Document bytes go into the zip (and out to the client) in pieces this size: the
+# server buffers what the client has not read yet, a few pieces at a time.
+PIECE = 64 * 1024
 
 
 def filename() -> str:
@@ -100,12 +103,6 @@ def _documents(start: date | None, end: date | None) -> Iterator[tuple[int, int,
         after = (int(rows[-1].transaction_id), int(rows[-1].id))
 
 
-def _content(doc_id: int) -> bytes:
-    return bytes(
-        db.session.execute(select(Document.content_bytes).where(Document.id == doc_id)).scalar_one()
-    )
-
-
 def generate(start: date | None, end: date | None) -> Iterator[bytes]:
     """The audit pack as a stream of bytes (see the module docstring)."""
     audit.seal()  # PostgreSQL: the trail's waiting events into the chain first
@@ -115,11 +112,13 @@ def generate(start: date | None, end: date | None) -> Iterator[bytes]:
     generated_at = clock.iso(clock.now())
     with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as pack:
 
-        def add_stream(path: str, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        def add_stream(
+            path: str, chunks: Iterator[bytes], compress: int = zipfile.ZIP_DEFLATED
+        ) -> Iterator[bytes]:
             hasher = hashlib.sha256()
             size = 0
             info = zipfile.ZipInfo(path, date_time=_zip_time())
-            info.compress_type = zipfile.ZIP_DEFLATED
+            info.compress_type = compress
             with pack.open(info, "w", force_zip64=True) as member:
                 for chunk in chunks:
                     hasher.update(chunk)
@@ -135,9 +134,10 @@ def generate(start: date | None, end: date | None) -> Iterator[bytes]:
         yield from add_stream("transactions.csv", encoded(export.generate("csv", start, end)))
         yield from add_stream("books.journal", encoded(export.generate("hledger", start, end)))
         for tx_id, doc_id, name in _documents(start, end):
-            data = _content(doc_id)
-            yield from add_stream(f"documents/{tx_id}/{doc_id}-{name}", iter((data,)))
-            del data
+            path = f"documents/{tx_id}/{doc_id}-{name}"
+            # Stored as they are: PDFs and photos are compressed already.
+            chunks = documents.iter_content(doc_id, PIECE)
+            yield from add_stream(path, chunks, zipfile.ZIP_STORED)
         head = json.dumps(audit.head(), separators=(",", ":")).encode() + b"\n"
         yield from add_stream("audit-head.json", iter((head,)))
         manifest = {

@@ -24,6 +24,7 @@ from sqlalchemy import select, true
 
 from ...extensions import db
 from ...models import AuditEvent, AuditPending, Document
+from . import documents
 
 BATCH = 1000
 ACTIONS = ("document.uploaded", "document.moved", "document.deleted", "transaction.deleted")
@@ -99,10 +100,10 @@ def replay(disagreement) -> dict[int, Recorded]:
 
 
 def _digest(doc_id: int) -> str:
-    data = db.session.execute(
-        select(Document.content_bytes).where(Document.id == doc_id)
-    ).scalar_one()
-    return hashlib.sha256(bytes(data)).hexdigest()
+    hasher = hashlib.sha256()
+    for piece in documents.iter_content(doc_id):
+        hasher.update(piece)
+    return hasher.hexdigest()
 
 
 def check(disagreement) -> int:
