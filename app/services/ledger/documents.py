@@ -314,7 +314,10 @@ def upload(
 ) -> dict:
     """Store one document on a transaction; one document.uploaded event. Every check
     comes before the INSERT, so a refusal stores nothing."""
-    _require_transaction(tx_id)
+    # Read FOR KEY SHARE (PostgreSQL): a concurrent delete of the transaction waits for
+    # this upload, which then detaches it, rather than failing its foreign key.
+    if _transaction_day(tx_id, share=True) is None:
+        raise NotFound("no such transaction")
     if stream is None:
         raise BadRequest("send the document as a multipart/form-data part named 'file'")
     size, sha256, kind = _measure(stream, max_bytes() if limit is None else limit)
