@@ -21,7 +21,7 @@ from . import store
 from .cli_common import fail, run, upgrade_schema
 from .extensions import db
 from .services.errors import ServiceError
-from .services.interchange import backup, export, importer, restore
+from .services.interchange import audit_pack, backup, export, importer, restore
 from .services.ledger import audit, validate
 
 
@@ -45,6 +45,24 @@ def _output(path: str | None, binary_gzip: bool = False):
         raise
 
 
+@contextmanager
+def _binary_output(path: str | None):
+    """A binary stream to PATH (written to a temporary file, renamed when complete)."""
+    if path in (None, "-"):
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".ledger-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            yield stream
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 def _open_text(path: str):
     with open(path, "rb") as probe:
         magic = probe.read(2)
@@ -54,19 +72,28 @@ def _open_text(path: str):
 
 
 @click.command("export")
-@click.option("--format", "fmt", required=True, type=click.Choice(export.FORMATS))
+@click.option(
+    "--format", "fmt", required=True, type=click.Choice((*export.FORMATS, audit_pack.FORMAT))
+)
 @click.option("--from", "from_", default=None, metavar="YYYY-MM-DD")
 @click.option("--to", default=None, metavar="YYYY-MM-DD")
 @click.option("-o", "--output", default=None, help="write to FILE instead of standard output")
 @with_appcontext
 @store.reading()
 def export_command(fmt, from_, to, output):
-    """Export the books as an hledger journal, a Beancount file or CSV."""
+    """Export the books as an hledger journal, a Beancount file or CSV, or an audit
+    pack (a zip of the period's exports, documents, trail head and manifest)."""
     upgrade_schema()
     try:
         start, end = validate.window(from_, to)
     except ServiceError as err:
         fail(err.message)
+    if fmt == audit_pack.FORMAT:
+        with _binary_output(output) as stream:
+            for chunk in audit_pack.generate(start, end):
+                stream.write(chunk)
+        store.rollback()
+        return
     with _output(output) as stream:
         for chunk in export.generate(fmt, start, end):
             stream.write(chunk)

@@ -21,6 +21,7 @@ ENV_KEYS = (
     "OAUTH_CIMD_ALLOW_PRIVATE",
     "TRUSTED_PROXIES",
     "MAX_BODY_BYTES",
+    "MAX_DOCUMENT_BYTES",
     "WORKERS",
 )
 
@@ -39,6 +40,8 @@ DEFAULTS = {
     "TRUSTED_PROXIES": 0,
     # Largest request body accepted; larger ones get 413 in the ledger error shape.
     "MAX_BODY_BYTES": 1024 * 1024,
+    # Largest document (receipt) a POST /transactions/{id}/documents accepts (413 above).
+    "MAX_DOCUMENT_BYTES": 10 * 1024 * 1024,
     # Serving processes started by `serve` (checked there: 1 to 64).
     "WORKERS": 1,
     # Tests may set a callable returning an aware UTC datetime (an injectable clock).
@@ -96,6 +99,7 @@ def load(app, test_config=None) -> None:
     cfg["SESSION_TTL_DAYS"] = int(cfg["SESSION_TTL_DAYS"])
     cfg["TRUSTED_PROXIES"] = int(cfg["TRUSTED_PROXIES"])
     cfg["MAX_CONTENT_LENGTH"] = int(cfg["MAX_BODY_BYTES"])
+    cfg["MAX_DOCUMENT_BYTES"] = int(cfg["MAX_DOCUMENT_BYTES"])
     for switch in ("OAUTH_CLIENT_COMPAT", "OAUTH_CIMD_ALLOW_PRIVATE"):
         if isinstance(cfg[switch], str):
             cfg[switch] = cfg[switch].strip().lower() in TRUE_WORDS

@@ -219,6 +219,8 @@ def register_leak_check(pattern: re.Pattern) -> None:
 
     @schemathesis.check
     def no_internal_text(ctx, response, case):
+        if not _is_text(response):
+            return None  # a receipt's bytes, an audit pack's zip: the caller's own data
         pattern = _LEAK["pattern"] if response.status_code >= 400 else DRIVER_PATTERN
         found = pattern.search(response.text or "")
         if found:
@@ -226,6 +228,15 @@ def register_leak_check(pattern: re.Pattern) -> None:
                 f"the body carries internal text {found.group(0)!r}: {response.text[:300]!r}"
             )
         return None
+
+
+def _is_text(response) -> bool:
+    """JSON and text bodies are checked; binary ones (documents, zips) are not text."""
+    value = response.headers.get("Content-Type") or response.headers.get("content-type") or ""
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    value = value.lower()
+    return not value or "json" in value or value.startswith("text/")
 
 
 class FuzzResult:

@@ -38,6 +38,8 @@ def all_pages(api, query: str, limit: int):
         body = r.get_json()
         assert set(body) == {"items", "next_cursor"}
         assert len(body["items"]) <= limit
+        # A page's items are SPEC's transactions plus document_count (no receipts here).
+        assert all(item.pop("document_count") == 0 for item in body["items"])
         seen.extend(body["items"])
         pages += 1
         cursor = body["next_cursor"]

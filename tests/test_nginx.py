@@ -1,10 +1,12 @@
 """The nginx example in docs/deploy.md, run for real in front of the service on loopback."""
 
+import json
 import re
 import shutil
 import subprocess
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -87,6 +89,43 @@ def test_documented_nginx_config_fronts_the_service(nginx_binary, scratch_databa
             body={"name": "x" * (1024 * 1024 + 100), "kind": "asset"},
         )
         assert (status, body) == (413, {"error": "request entity too large"})
+        # A receipt of 5 MiB passes the upload route's own proxy limit (docs/deploy.md).
+        expense = http(
+            "POST", base + "/accounts", token=token, body={"name": "Food", "kind": "expense"}
+        )[1]["id"]
+        status, made = http(
+            "POST",
+            base + "/transactions",
+            token=token,
+            body={
+                "occurred_on": "2026-03-01",
+                "description": "scan",
+                "entries": [
+                    {"account_id": expense, "amount_cents": 100},
+                    {"account_id": listed[0]["id"], "amount_cents": -100},
+                ],
+            },
+        )
+        assert status == 201
+        scan = b"%PDF-1.4\n" + b"\x00" * (5 * 1024 * 1024)
+        boundary = "nginx-receipt"
+        upload = urllib.request.Request(
+            f"{base}/transactions/{made['id']}/documents",
+            method="POST",
+            data=(
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+                'filename="scan.pdf"\r\n\r\n'
+            ).encode()
+            + scan
+            + f"\r\n--{boundary}--\r\n".encode(),
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+            },
+        )
+        with urllib.request.urlopen(upload, timeout=60) as response:
+            assert response.status == 201
+            assert json.loads(response.read())["size"] == len(scan)
     finally:
         proc.terminate()
         proc.communicate(timeout=15)

@@ -3,6 +3,7 @@
 from .audit import AuditEvent, AuditHead, AuditPending
 from .budgets import MONTH_COLUMNS, Budget, BudgetLine
 from .derived import AccountDayBalance, AccountMonthBalance
+from .documents import Document
 from .idempotency import IdempotencyKey
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
 from .ledger import (
@@ -45,6 +46,7 @@ __all__ = [
     "DeviceRecord",
     "DeviceStart",
     "DocumentFailure",
+    "Document",
     "Entry",
     "IdempotencyKey",
     "LoginThrottle",

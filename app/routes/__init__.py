@@ -19,6 +19,7 @@ def register_blueprints(app) -> None:
         auth,
         books,
         budgets,
+        documents,
         export,
         ledger,
         mcp,
@@ -42,5 +43,6 @@ def register_blueprints(app) -> None:
         books.bp,
         audit.bp,
         budgets.bp,
+        documents.bp,
     ):
         app.register_blueprint(bp)

@@ -5,7 +5,7 @@
 from flask import Blueprint, Response, jsonify, request, stream_with_context
 
 from .. import store
-from ..services.interchange import export, importer
+from ..services.interchange import audit_pack, export, importer
 from ..services.ledger import validate
 from .support import json_body, principal, writes
 
@@ -14,6 +14,8 @@ bp = Blueprint("export", __name__)
 
 @bp.get("/export")
 def export_books():
+    if request.args.get("format") == audit_pack.FORMAT:
+        return _audit_pack()
     fmt = export.check_format(request.args.get("format"))
     start, end = validate.window(request.args.get("from"), request.args.get("to"))
     chunks = export.generate(fmt, start, end)
@@ -23,6 +25,19 @@ def export_books():
         headers={
             "Content-Type": export.content_type(fmt),
             "Content-Disposition": f'attachment; filename="{export.filename(fmt)}"',
+        },
+    )
+
+
+def _audit_pack():
+    start, end = validate.window(request.args.get("from"), request.args.get("to"))
+    return Response(
+        stream_with_context(audit_pack.generate(start, end)),
+        status=200,
+        headers={
+            "Content-Type": audit_pack.CONTENT_TYPE,
+            "Content-Disposition": f'attachment; filename="{audit_pack.filename()}"',
+            "Cache-Control": "no-store",
         },
     )
 

@@ -51,6 +51,10 @@ class UnsupportedMediaType(ServiceError):
     status = 415
 
 
+class PayloadTooLarge(ServiceError):
+    status = 413
+
+
 class Unprocessable(ServiceError):
     status = 422
 

@@ -46,6 +46,11 @@ def is_derived(table) -> bool:
     return bool(table.info.get("derived"))
 
 
+def has_large_rows(table) -> bool:
+    """Rows that may be megabytes each (documents' bytes): read and written singly."""
+    return bool(table.info.get("large_rows"))
+
+
 def type_tag(column) -> str:
     kind = column.type
     kind = getattr(kind, "impl_instance", None) or kind
@@ -144,7 +149,8 @@ def generate(seal: bool = True) -> Iterator[str]:
                         {"table": table.name, "columns": [c.name for c in columns], "types": tags}
                     )
                     query = select(*columns).order_by(*table.primary_key.columns)
-                    result = conn.execute(query.execution_options(yield_per=BATCH))
+                    per = 1 if has_large_rows(table) else BATCH  # documents: one at a time
+                    result = conn.execute(query.execution_options(yield_per=per))
                     n = 0
                     for row in result:
                         n += 1

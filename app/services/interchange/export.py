@@ -31,7 +31,8 @@ PAGE = 500
 
 def check_format(fmt) -> str:
     if fmt not in FORMATS:
-        raise BadRequest("format must be one of: " + ", ".join(FORMATS))
+        # audit-pack is answered by services/interchange/audit_pack.py.
+        raise BadRequest("format must be one of: " + ", ".join((*FORMATS, "audit-pack")))
     return fmt
 
 

@@ -22,7 +22,7 @@ from sqlalchemy import MetaData, delete, func, insert, inspect, select, text
 
 from ...extensions import db
 from ..errors import BadRequest
-from .backup import FORMAT, VERSION, decode, is_derived
+from .backup import FORMAT, VERSION, decode, has_large_rows, is_derived
 
 BATCH = 500
 # Rows the migrations seed; they may be present in an otherwise empty target.
@@ -133,6 +133,7 @@ def load(lines: Iterator[str]) -> dict[str, int]:
     target = MetaData()
     target.reflect(bind=db.session.connection())
     derived = {t.name for t in db.metadata.sorted_tables if is_derived(t)}
+    large = {t.name for t in db.metadata.sorted_tables if has_large_rows(t)}
     for name in SEEDED:  # the seeds are replaced by the backup's own rows
         if name in target.tables:
             db.session.execute(delete(target.tables[name]))
@@ -161,7 +162,7 @@ def load(lines: Iterator[str]) -> dict[str, int]:
                 message = f"backup line {number}: a row that does not fit its table"
                 raise BadRequest(message) from None
             counts[table.name] += 1
-            if len(batch) >= BATCH:
+            if len(batch) >= (1 if table.name in large else BATCH):
                 flush()
             continue
         if not isinstance(item, dict):

@@ -25,6 +25,11 @@ dicts; dates as "YYYY-MM-DD" strings):
   budget.changed                    lines: [{account_id, months: [12 ints]}, ...]}}
   budget.approved       (after the change; budget.deleted: as it was)
   budget.deleted
+  document.uploaded     {"document": {id, transaction_id, filename, content_type, size,
+                          sha256}}  (services/ledger/documents.py)
+  document.moved        the same, transaction_id the new one, plus
+                          "previous_transaction_id": int | None
+  document.deleted      the same: the document as it was
 
 Who, how (via) and which OAuth client are NOT passed: record() reads them from the
 context (Actor, below), set once per request by the HTTP layer (routes/support.py:
@@ -88,6 +93,9 @@ ACTIONS = (
     "budget.changed",
     "budget.approved",
     "budget.deleted",
+    "document.uploaded",
+    "document.moved",
+    "document.deleted",
 )
 VIAS = ("web", "api", "mcp", "import", "cli")
 GENESIS = "0" * 64  # the "previous hash" of seq 1

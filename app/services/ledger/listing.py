@@ -29,7 +29,7 @@ from sqlalchemy.orm import aliased
 from ...extensions import db
 from ...models import Entry, Transaction, User
 from ..errors import BadRequest
-from . import cursors, search, transactions
+from . import cursors, documents, search, transactions
 from .validate import ListingQuery
 
 KIND = "transactions"
@@ -163,7 +163,8 @@ def page(query: ListingQuery) -> Page:
     if more:
         last_id, last_day = rows[-1][0], rows[-1][1]
         next_cursor = cursors.encode(KIND, scope, _as_date(last_day), int(last_id))
-    return Page(transactions.render_listing(connection, rows), next_cursor)
+    counts = documents.counts(connection, [int(r[0]) for r in rows])
+    return Page(transactions.render_listing(connection, rows, counts), next_cursor)
 
 
 def _page_rows(connection, query: ListingQuery, after: tuple[date, int] | None) -> list[tuple]:

@@ -31,7 +31,7 @@ from sqlalchemy.sql.elements import BindParameter
 
 from ...extensions import db
 from ...models import AccountDayBalance, AccountMonthBalance, Entry, Transaction
-from . import accounts, cursors, reports
+from . import accounts, cursors, documents, reports
 
 DEFAULT_LIMIT = 100
 FIRST_DAYS = 3  # active days the first read of a page spans
@@ -278,6 +278,7 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
         # Every entry of the top entry's day up to it is on this page.
         same_day = sum(r.amount_cents for r in rows if _day(r.occurred_on) == top[0])
     total, cleared, running = _figures(account.id, top, same_day)
+    attached = documents.counts(db.session.connection(), [int(r.transaction_id) for r in rows])
     items = []
     for row in rows:
         items.append(
@@ -290,6 +291,7 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
                 "balance_cents": sign * running,
                 "cleared": bool(row.cleared),
                 "reconciled": bool(row.reconciled),
+                "document_count": attached.get(int(row.transaction_id), 0),
             }
         )
         running -= row.amount_cents

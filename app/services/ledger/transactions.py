@@ -36,7 +36,7 @@ from ...models import Account, Entry, Transaction, User
 from ...models.types import UTCDateTime
 from .. import clock
 from ..errors import BadRequest, NotFound, UnknownReplaced
-from . import audit, lock, reconciliation, validate
+from . import audit, documents, lock, reconciliation, validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
@@ -305,7 +305,9 @@ def replace_original(original, replacement_id: int) -> None:
     _deletable), after the replacement `replacement_id` is posted in this same unit
     of work: the original is deleted, with its own transaction.deleted event.
     Anything the original carries that must survive the correction moves to the
-    replacement here, before the deletion."""
+    replacement here, before the deletion: its documents (one document.moved event
+    each), so deleting it detaches nothing."""
+    documents.move_documents(original.id, replacement_id)
     _delete(original)
 
 
@@ -370,8 +372,11 @@ def transaction_listing(start: date | None, end: date | None) -> Listing:
     return render_listing(connection, _tuples(connection, query))
 
 
-def render_listing(connection, headers: list[tuple]) -> Listing:
-    """The Listing of (id, occurred_on, description, email) header rows, entries added."""
+def render_listing(
+    connection, headers: list[tuple], document_counts: dict[int, int] | None = None
+) -> Listing:
+    """The Listing of (id, occurred_on, description, email) header rows, entries added;
+    with document_counts (the paged listing), each item's document_count too."""
     if not headers:
         return Listing("[]")
     # Each account's entry prefix, written once: an entry is then prefix + cents + "}".
@@ -393,9 +398,12 @@ def render_listing(connection, headers: list[tuple]) -> Listing:
         author = emails.get(email)
         if author is None:
             author = emails[email] = f'"created_by_email":{_json_text(email)}'
+        documents = (
+            "" if document_counts is None else f',"document_count":{document_counts.get(tx_id, 0)}'
+        )
         parts.append(
             f'{{"id":{int(tx_id)},{day},"description":{_json_text(description)},{author},'
-            f'"entries":[{",".join(by_tx[tx_id])}]}}'
+            f'"entries":[{",".join(by_tx[tx_id])}]{documents}}}'
         )
     return Listing("[" + ",".join(parts) + "]")
 

@@ -14,6 +14,7 @@ import { renderNav } from "../nav.js";
 import { addPage, FilterError, nextRequest, searchQuery, startList } from "../paging.js";
 import { buildTransaction, MODES, toForm } from "../recording.js";
 import { applyVocab, words } from "../vocab.js";
+import { mountReceiptFilter, receiptCell, withoutReceipt } from "../documents.js";
 
 const PHONE = window.matchMedia("(max-width: 640px)");
 const state = {
@@ -167,7 +168,7 @@ function editRow(tx, values) {
       h("a", { href: `/history?transaction=${tx.id}` }, "Its history")),
     message);
   fields.root = editForm;
-  const row = h("tr", { class: "editing", "data-edit": tx.id }, h("td", { colspan: 6 }, editForm));
+  const row = h("tr", { class: "editing", "data-edit": tx.id }, h("td", { colspan: 7 }, editForm));
   row.fields = fields;
   fillPickers(fields);
   fields.debit.value = String(values.debitId);
@@ -274,6 +275,7 @@ function txRow(tx) {
     h("td", { class: "date", "data-label": "Date" }, tx.occurred_on),
     h("td", { class: "desc", "data-label": "Description" }, h("span", {}, tx.description)),
     ...describe(tx),
+    receiptCell(tx),
     h("td", { class: "by hint", "data-label": "By" }, tx.created_by_email ?? ""), actions);
 }
 
@@ -291,12 +293,13 @@ async function deleteTx(tx) {
 
 function renderList() {
   const body = byId("transactions").querySelector("tbody");
-  const shown = new Set(state.list.items.map((tx) => tx.id));
+  const listed = withoutReceipt(state.list.items);
+  const shown = new Set(listed.map((tx) => tx.id));
   for (const id of state.editing.keys()) if (!shown.has(id)) state.editing.delete(id);
   // An open correction keeps its row (and whatever is typed in it) across re-renders.
-  body.replaceChildren(...state.list.items.map((tx) => state.editing.get(tx.id) ?? txRow(tx)));
-  if (state.list.items.length === 0) {
-    body.append(h("tr", { class: "empty" }, h("td", { colspan: 6, class: "hint" }, "No transactions match.")));
+  body.replaceChildren(...listed.map((tx) => state.editing.get(tx.id) ?? txRow(tx)));
+  if (listed.length === 0) {
+    body.append(h("tr", { class: "empty" }, h("td", { colspan: 7, class: "hint" }, "No transactions match.")));
   }
   byId("tx-more").hidden = state.list.done;
   const n = state.list.items.length;
@@ -376,6 +379,7 @@ byId("tx-filter").addEventListener("submit", (event) => {
   say(txMessage, "");
   reloadList();
 });
+mountReceiptFilter(byId("tx-filter"), () => renderList());
 byId("tx-clear").addEventListener("click", () => {
   for (const id of ["tx-q", "tx-min", "tx-max", "tx-from", "tx-to"]) byId(id).value = "";
   byId("tx-account").value = "";

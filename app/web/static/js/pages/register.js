@@ -9,6 +9,7 @@ import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
 import { centsToInput, formatCents } from "../money.js";
 import { parseSigned } from "../csv.js";
 import { renderNav } from "../nav.js";
+import { receiptCell } from "../documents.js";
 import { addPage, nextRequest, PAGE_SIZE, startList } from "../paging.js";
 import { clearedThrough, fixed, nextDay, signFor, toTick } from "../statement.js";
 
@@ -76,7 +77,8 @@ function entryRow(item) {
     h("td", { "data-label": "Description" }, h("span", {}, item.description)),
     h("td", { class: "num", "data-label": "Amount" }, formatCents(item.amount_cents)),
     h("td", { class: "num", "data-label": "Balance" }, formatCents(item.balance_cents)),
-    h("td", { "data-label": "Cleared", class: "cleared" }, mark));
+    h("td", { "data-label": "Cleared", class: "cleared" }, mark),
+    receiptCell({ id: item.transaction_id, document_count: item.document_count }));
 }
 
 function renderFigures() {
@@ -94,7 +96,7 @@ function render() {
   const body = byId("register").querySelector("tbody");
   body.replaceChildren(...state.list.items.map(entryRow));
   if (state.list.items.length === 0) {
-    body.append(h("tr", {}, h("td", { colspan: 5, class: "hint" },
+    body.append(h("tr", {}, h("td", { colspan: 6, class: "hint" },
       state.day ? `No entries in this account up to ${state.day}.` : "No entries in this account yet.")));
   }
   byId("register-more").hidden = state.list.done;

@@ -7,6 +7,7 @@
 // shown: changing a date shows that period (or nothing, when it cannot be shown).
 import { api, orSignIn, requireSession } from "../api.js";
 import { mountBudgetReport } from "../budget-report.js";
+import { mountAuditPack } from "../documents.js";
 import { busy, byId, h, say, today } from "../dom.js";
 import { balanceSheetRows, incomeStatementRows, saveBlob, slug, toCsv } from "../download.js";
 import { loadAccounts, loadStyle } from "../ledger.js";
@@ -240,6 +241,7 @@ byId("export-form").addEventListener("submit", (event) => {
 async function main() {
   const me = await requireSession();
   renderNav("reports", me.email);
+  mountAuditPack(byId("export-section"));
   const [settings, accounts] = await Promise.all([orSignIn(api("/settings")), loadAccounts()]);
   state.style = await loadStyle();
   state.accounts = accounts;

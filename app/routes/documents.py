@@ -1,0 +1,105 @@
+"""HTTP adapters for documents (receipts) attached to transactions.
+
+POST /transactions/{id}/documents takes multipart/form-data with one part named
+`file`. Its body may be larger than MAX_BODY_BYTES: up to MAX_DOCUMENT_BYTES plus
+the multipart framing (MULTIPART_ALLOWANCE). Werkzeug spools the part to a temporary
+file as it arrives, so the body is never held in memory whole; the service hashes
+it from there (services/ledger/documents.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import unicodedata
+from urllib.parse import quote
+
+from flask import Blueprint, current_app, jsonify, request, stream_with_context
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
+
+from .. import store
+from ..services.errors import BadRequest, UnsupportedMediaType
+from ..services.ledger import documents
+from .support import json_body, principal
+
+bp = Blueprint("documents", __name__)
+
+MULTIPART_ALLOWANCE = 64 * 1024  # boundaries and part headers around the file
+
+
+@bp.post("/transactions/<int:tx_id>/documents")
+def upload(tx_id: int):
+    if request.mimetype != "multipart/form-data":
+        raise UnsupportedMediaType(
+            "send the document as multipart/form-data with one part named 'file'"
+        )
+    limit = documents.max_bytes()
+    request.max_content_length = limit + MULTIPART_ALLOWANCE
+    try:
+        if (request.content_length or 0) > limit + MULTIPART_ALLOWANCE:
+            raise documents.too_large(limit)  # before reading a byte of it
+        try:
+            part = request.files.get("file")
+        except RequestEntityTooLarge:
+            raise documents.too_large(limit) from None
+        except (ClientDisconnected, ValueError):
+            raise BadRequest("the multipart body could not be read") from None
+        doc = store.run_unit(
+            documents.upload,
+            tx_id,
+            part.stream if part is not None else None,
+            part.filename if part is not None else None,
+            principal().user_id,
+            limit=limit,
+        )
+    finally:
+        request.close()  # the spooled temporary files, now
+    return jsonify(doc), 201
+
+
+@bp.get("/transactions/<int:tx_id>/documents")
+def list_for_transaction(tx_id: int):
+    return jsonify(documents.for_transaction(tx_id))
+
+
+@bp.get("/documents")
+def list_documents():
+    args = request.args
+    return jsonify(
+        documents.page(
+            attached=args.get("attached"), limit=args.get("limit"), cursor=args.get("cursor")
+        )
+    )
+
+
+def content_disposition(filename: str) -> str:
+    """attachment, with an ASCII fallback name and the exact name (RFC 6266, 8187)."""
+    ascii_name = unicodedata.normalize("NFKD", filename).encode("ascii", "ignore").decode("ascii")
+    ascii_name = "".join(c for c in ascii_name if c.isprintable() and c not in '"\\') or "document"
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
+@bp.get("/documents/<int:doc_id>")
+def download(doc_id: int):
+    doc, chunks = documents.content(doc_id)
+    digest = base64.b64encode(bytes.fromhex(doc["sha256"])).decode("ascii")
+    response = current_app.response_class(
+        stream_with_context(chunks), status=200, mimetype=doc["content_type"]
+    )
+    response.headers["Content-Length"] = str(doc["size"])
+    response.headers["Content-Disposition"] = content_disposition(doc["filename"])
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Repr-Digest"] = f"sha-256=:{digest}:"
+    return response
+
+
+@bp.put("/documents/<int:doc_id>")
+def move(doc_id: int):
+    body = json_body()
+    return jsonify(store.run_unit(documents.move, doc_id, body))
+
+
+@bp.delete("/documents/<int:doc_id>")
+def remove(doc_id: int):
+    store.run_unit(documents.remove, doc_id)
+    return "", 204

@@ -1,0 +1,487 @@
+"""Receipts (documents) attached to transactions, over HTTP, on both stores: the type
+read from the bytes, the size limit, filenames, the lock rules, detach on delete,
+download headers, paging, the audit events and `verify` catching a swapped file
+(docs/ledger.md, "Receipts"; docs/openapi.yaml)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+
+import pytest
+from sqlalchemy import text
+
+from app.extensions import db
+
+PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
+JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01" + b"\x00" * 64
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00" * 32
+WEBP = b"RIFF\x24\x00\x00\x00WEBPVP8 " + b"\x00" * 32
+HEIC = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 32
+HTML = b"<!doctype html><html><script>alert(1)</script></html>"
+SVG = b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"></svg>'
+ZIP = b"PK\x03\x04\x14\x00\x00\x00\x08\x00" + b"\x00" * 40
+EXE = b"MZ\x90\x00\x03\x00\x00\x00" + b"\x00" * 60
+ELF = b"\x7fELF\x02\x01\x01" + b"\x00" * 60
+
+
+@pytest.fixture
+def tx(make_account, post_tx):
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+
+    def make(day="2026-03-01", description="shop"):
+        made = post_tx(day, description, (food, 500), (bank, -500))
+        assert made.status_code == 201, made.get_json()
+        return made.get_json()["id"]
+
+    return make
+
+
+BOUNDARY = "----receipts-test-boundary"
+
+
+def multipart(data: bytes, filename: str, content_type: str, name: str = "file") -> bytes:
+    """One multipart/form-data part, built by hand (the test client spools large form
+    bodies to a file it never closes)."""
+    quoted = filename.replace("\\", "\\\\").replace('"', '\\"')
+    head = (
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; '
+        f'filename="{quoted}"\r\nContent-Type: {content_type}\r\n\r\n'
+    )
+    return head.encode() + data + f"\r\n--{BOUNDARY}--\r\n".encode()
+
+
+def upload(api, tx_id, data=PDF, filename="receipt.pdf", content_type="application/pdf"):
+    return api.post(
+        f"/transactions/{tx_id}/documents",
+        data=multipart(data, filename, content_type),
+        content_type=f"multipart/form-data; boundary={BOUNDARY}",
+    )
+
+
+def stored_count(app) -> int:
+    with app.app_context():
+        n = db.session.execute(text("SELECT count(*) FROM documents")).scalar_one()
+        db.session.rollback()
+        return n
+
+
+def events(api, action):
+    return [e for e in api.get("/audit?limit=500").get_json()["items"] if e["action"] == action]
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        (PDF, "application/pdf"),
+        (JPEG, "image/jpeg"),
+        (PNG, "image/png"),
+        (WEBP, "image/webp"),
+        (HEIC, "image/heic"),
+    ],
+)
+def test_each_accepted_type_is_read_from_the_bytes(api, tx, data, kind):
+    tx_id = tx()
+    # The part claims another type: the bytes decide.
+    made = upload(api, tx_id, data, "photo.bin", "text/html")
+    assert made.status_code == 201, made.get_json()
+    doc = made.get_json()
+    assert doc["content_type"] == kind
+    assert doc["transaction_id"] == tx_id
+    assert doc["size"] == len(data)
+    assert doc["sha256"] == hashlib.sha256(data).hexdigest()
+    assert doc["filename"] == "photo.bin"
+    assert doc["uploaded_by_email"] == "alice@example.com"
+    assert doc["uploaded_at"].endswith("Z")
+    assert set(doc) == {
+        "id",
+        "transaction_id",
+        "filename",
+        "content_type",
+        "size",
+        "sha256",
+        "uploaded_at",
+        "uploaded_by_email",
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "claims"),
+    [
+        (HTML, ("receipt.pdf", "application/pdf")),
+        (SVG, ("receipt.png", "image/png")),
+        (ZIP, ("receipt.jpg", "image/jpeg")),
+        (EXE, ("receipt.pdf", "application/pdf")),
+        (ELF, ("scan.heic", "image/heic")),
+        (b"\x00\x00\x00\x18ftypisom" + b"\x00" * 20, ("clip.heic", "image/heic")),
+        (b"just some text", ("notes.pdf", "application/pdf")),
+    ],
+)
+def test_other_types_are_415_whatever_they_claim(app, api, tx, data, claims):
+    tx_id = tx()
+    refused = upload(api, tx_id, data, *claims)
+    assert refused.status_code == 415
+    message = refused.get_json()["error"]
+    for accepted in ("application/pdf", "image/jpeg", "image/png", "image/webp", "image/heic"):
+        assert accepted in message
+    assert stored_count(app) == 0
+    assert events(api, "document.uploaded") == []
+
+
+def test_a_body_that_is_not_multipart_is_415(app, api, tx):
+    tx_id = tx()
+    as_json = api.post(f"/transactions/{tx_id}/documents", json={"file": "x"})
+    assert as_json.status_code == 415
+    raw = api.post(
+        f"/transactions/{tx_id}/documents", data=PDF, headers={"Content-Type": "application/pdf"}
+    )
+    assert raw.status_code == 415
+    assert stored_count(app) == 0
+
+
+def test_no_file_part_or_an_empty_one_is_400(app, api, tx):
+    tx_id = tx()
+    other = api.post(
+        f"/transactions/{tx_id}/documents",
+        data={"other": (io.BytesIO(PDF), "a.pdf")},
+        content_type="multipart/form-data",
+    )
+    assert other.status_code == 400
+    assert "file" in other.get_json()["error"]
+    empty = upload(api, tx_id, b"", "a.pdf")
+    assert empty.status_code == 400
+    field = api.post(
+        f"/transactions/{tx_id}/documents",
+        data={"file": "not a file"},
+        content_type="multipart/form-data",
+    )
+    assert field.status_code == 400
+    assert stored_count(app) == 0
+
+
+def test_unknown_transaction_is_404(app, api, tx):
+    tx()
+    assert upload(api, 999999).status_code == 404
+    assert upload(api, 2**63).status_code == 404
+    assert api.get("/transactions/999999/documents").status_code == 404
+    assert stored_count(app) == 0
+
+
+def test_too_large_is_413_naming_the_limit(app, api, tx):
+    app.config["MAX_DOCUMENT_BYTES"] = 4096
+    tx_id = tx()
+    big = PDF + b"\x00" * 4096
+    refused = upload(api, tx_id, big)
+    assert refused.status_code == 413
+    assert "4096" in refused.get_json()["error"]
+    # Just at the limit is fine, and well beyond the 1 MiB body limit is refused by the
+    # document limit (not the generic body limit).
+    assert upload(api, tx_id, (PDF + b"\x00" * 4096)[:4096]).status_code == 201
+    app.config["MAX_DOCUMENT_BYTES"] = 2 * 1024 * 1024
+    assert upload(api, tx_id, PDF + b"\x00" * (1536 * 1024)).status_code == 201
+    huge = upload(api, tx_id, PDF + b"\x00" * (3 * 1024 * 1024))
+    assert huge.status_code == 413
+    assert "2097152" in huge.get_json()["error"]
+    assert stored_count(app) == 2
+    assert len(events(api, "document.uploaded")) == 2
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("../../etc/passwd.pdf", "passwd.pdf"),
+        ("C:\\Users\\me\\Desktop\\receipt.pdf", "receipt.pdf"),
+        ("rece\x00ipt\x1b[31m.pdf", "receipt[31m.pdf"),
+        ("in\u202evoice\u200b.pdf", "invoice.pdf"),
+        ("tab\there\x7f.pdf", "tabhere.pdf"),
+        ("reçu d'achat.pdf", "reçu d'achat.pdf"),
+        ("a/b/", "document"),
+        ("..", "document"),
+        ("\x01\x02", "document"),
+        ("x" * 300 + ".jpeg", "x" * 195 + ".jpeg"),
+    ],
+)
+def test_filenames_lose_paths_and_control_characters(api, tx, given, stored):
+    made = upload(api, tx(), PDF, given)
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["filename"] == stored
+    assert len(made.get_json()["filename"]) <= 200
+
+
+def test_download_is_the_bytes_with_safe_headers(api, tx):
+    tx_id = tx()
+    doc = upload(api, tx_id, JPEG, 'my "receipt" €.jpg').get_json()
+    got = api.get(f"/documents/{doc['id']}")
+    assert got.status_code == 200
+    assert got.data == JPEG
+    assert got.headers["Content-Type"] == "image/jpeg"
+    assert got.headers["X-Content-Type-Options"] == "nosniff"
+    assert got.headers["Cache-Control"] == "no-store"
+    assert got.headers["Content-Disposition"].startswith("attachment;")
+    assert (
+        "filename*=UTF-8''my%20%22receipt%22%20%E2%82%AC.jpg" in got.headers["Content-Disposition"]
+    )
+    expected = base64.b64encode(hashlib.sha256(JPEG).digest()).decode()
+    assert got.headers["Repr-Digest"] == f"sha-256=:{expected}:"
+    assert api.get("/documents/999999").status_code == 404
+
+
+def test_list_for_a_transaction_oldest_first(api, tx, clock):
+    a, b = tx(), tx()
+    first = upload(api, a, PDF, "one.pdf").get_json()
+    second = upload(api, a, PNG, "two.png").get_json()  # same second: by id
+    upload(api, b, JPEG, "other.jpg")
+    listed = api.get(f"/transactions/{a}/documents")
+    assert listed.status_code == 200
+    assert [d["id"] for d in listed.get_json()] == [first["id"], second["id"]]
+    assert listed.get_json()[0] == first
+
+
+def test_paging_and_the_attached_filter(api, tx):
+    a, b = tx(), tx()
+    ids = [upload(api, a if n % 2 else b, PDF, f"{n}.pdf").get_json()["id"] for n in range(5)]
+    assert api.delete(f"/transactions/{b}").status_code == 204  # detaches n = 0, 2, 4
+    everything = api.get("/documents?limit=2").get_json()
+    assert [d["id"] for d in everything["items"]] == ids[::-1][:2]
+    second = api.get(f"/documents?limit=2&cursor={everything['next_cursor']}").get_json()
+    assert [d["id"] for d in second["items"]] == ids[::-1][2:4]
+    loose = api.get("/documents?attached=false").get_json()
+    assert [d["id"] for d in loose["items"]] == [ids[4], ids[2], ids[0]]
+    assert all(d["transaction_id"] is None for d in loose["items"])
+    assert loose["next_cursor"] is None
+    kept = api.get("/documents?attached=true").get_json()
+    assert [d["id"] for d in kept["items"]] == [ids[3], ids[1]]
+    for bad in ("limit=0", "limit=501", "limit=x", "attached=maybe", "cursor=nonsense"):
+        assert api.get(f"/documents?{bad}").status_code == 400, bad
+    # A cursor of another filter is refused rather than misread.
+    cursor = api.get("/documents?attached=false&limit=1").get_json()["next_cursor"]
+    assert api.get(f"/documents?limit=1&cursor={cursor}").status_code == 400
+
+
+def test_deleting_a_transaction_detaches_its_documents(app, api, tx):
+    tx_id = tx()
+    doc = upload(api, tx_id).get_json()
+    assert api.delete(f"/transactions/{tx_id}").status_code == 204
+    got = api.get(f"/documents/{doc['id']}")
+    assert got.status_code == 200 and got.data == PDF
+    assert api.get("/documents?attached=false").get_json()["items"][0]["id"] == doc["id"]
+
+
+def test_move_and_delete(app, api, tx, runner):
+    a, b = tx(), tx()
+    doc = upload(api, a).get_json()
+    moved = api.put(f"/documents/{doc['id']}", json={"transaction_id": b})
+    assert moved.status_code == 200
+    assert moved.get_json() == {**doc, "transaction_id": b}
+    assert api.get(f"/transactions/{a}/documents").get_json() == []
+    for bad in ({"transaction_id": 999999}, {"transaction_id": "x"}, {}, {"transaction_id": 1.5}):
+        assert api.put(f"/documents/{doc['id']}", json=bad).status_code == 400, bad
+    assert api.put("/documents/999999", json={"transaction_id": b}).status_code == 404
+    assert api.delete(f"/documents/{doc['id']}").status_code == 204
+    assert api.get(f"/documents/{doc['id']}").status_code == 404
+    assert api.delete(f"/documents/{doc['id']}").status_code == 404
+    assert stored_count(app) == 0
+    uploaded = events(api, "document.uploaded")[0]["object"]["document"]
+    assert uploaded == {
+        "id": doc["id"],
+        "transaction_id": a,
+        "filename": "receipt.pdf",
+        "content_type": "application/pdf",
+        "size": len(PDF),
+        "sha256": hashlib.sha256(PDF).hexdigest(),
+    }
+    moved_event = events(api, "document.moved")[0]["object"]
+    assert moved_event["document"]["transaction_id"] == b
+    assert moved_event["previous_transaction_id"] == a
+    deleted = events(api, "document.deleted")[0]["object"]["document"]
+    assert deleted["sha256"] == uploaded["sha256"] and deleted["transaction_id"] == b
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 0, result.output
+
+
+def test_the_lock_date_keeps_documents_of_closed_periods(app, api, tx, session_client):
+    closed, open_ = tx("2026-01-10"), tx("2026-03-10")
+    old = upload(api, closed).get_json()
+    new = upload(api, open_).get_json()
+    person = session_client(mfa_complete=True)
+    assert person.put("/books/lock", json={"locked_through": "2026-01-31"}).status_code == 200
+    # Evidence may still arrive for a closed period.
+    late = upload(api, closed, PNG, "late.png")
+    assert late.status_code == 201
+    for refused in (
+        api.put(f"/documents/{old['id']}", json={"transaction_id": open_}),
+        api.delete(f"/documents/{old['id']}"),
+    ):
+        assert refused.status_code == 409
+        assert "2026-01-31" in refused.get_json()["error"]
+    listed = api.get(f"/transactions/{closed}/documents").get_json()
+    assert [d["id"] for d in listed] == [old["id"], late.get_json()["id"]]
+    # A document of an open period may be moved onto a closed transaction.
+    assert api.put(f"/documents/{new['id']}", json={"transaction_id": closed}).status_code == 200
+    assert stored_count(app) == 3
+
+
+def test_verify_names_a_document_changed_behind_the_service(app, api, tx, runner):
+    a, b = tx(), tx()
+    doc = upload(api, a).get_json()
+    other = upload(api, b, PNG, "b.png").get_json()
+    assert runner.invoke(args=["verify"]).exit_code == 0
+    api.get("/audit/head")  # seal
+
+    def tamper(statement, **params):
+        with app.app_context(), db.engine.begin() as conn:
+            conn.execute(text(statement), params)
+
+    tamper("UPDATE documents SET content_bytes = :c WHERE id = :i", c=b"%PDF-forged", i=doc["id"])
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1
+    assert f"document {doc['id']}" in result.output and "SHA-256" in result.output
+    tamper("UPDATE documents SET content_bytes = :c WHERE id = :i", c=PDF, i=doc["id"])
+    assert runner.invoke(args=["verify"]).exit_code == 0
+
+    tamper("UPDATE documents SET transaction_id = :t WHERE id = :i", t=b, i=doc["id"])
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1 and f"document {doc['id']} is attached" in result.output
+    tamper("UPDATE documents SET transaction_id = :t WHERE id = :i", t=a, i=doc["id"])
+
+    tamper("DELETE FROM documents WHERE id = :i", i=other["id"])
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1
+    assert f"document {other['id']}" in result.output and "missing" in result.output
+
+
+def test_verify_names_a_document_added_behind_the_service(app, api, tx, runner):
+    tx_id = tx()
+    with app.app_context(), db.engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO documents (id, transaction_id, filename, content_type, size,"
+                " sha256, uploaded_at, content_bytes) VALUES (77, :t, 'x.pdf', 'application/pdf',"
+                " 5, :h, '2026-01-01 00:00:00', :c)"
+            ),
+            {"t": tx_id, "h": hashlib.sha256(b"%PDF-").hexdigest(), "c": b"%PDF-"},
+        )
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1 and "document 77 is in the ledger" in result.output
+
+
+def test_verify_follows_a_transaction_deletion_that_detached(api, tx, runner):
+    tx_id = tx()
+    upload(api, tx_id)
+    assert api.delete(f"/transactions/{tx_id}").status_code == 204
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 0, result.output
+    assert "1 documents" in result.output
+
+
+@pytest.mark.parametrize("target", ["sqlite", "postgresql"])
+def test_backup_and_restore_carry_documents_byte_for_byte(
+    api, tx, runner, app_config, tmp_path, target
+):
+    from app import create_app
+    from tests.support import throwaway_database
+
+    kept, gone = tx(), tx()
+    photo = JPEG + bytes(range(256)) * 64
+    docs = [
+        upload(api, kept, PDF, "a.pdf").get_json(),
+        upload(api, kept, photo, "b.jpg").get_json(),
+        upload(api, gone, PNG, "c.png").get_json(),
+    ]
+    assert api.delete(f"/transactions/{gone}").status_code == 204  # one detached
+    path = tmp_path / "books.backup"
+    assert runner.invoke(args=["backup", str(path)]).exit_code == 0
+    with throwaway_database(target, tmp_path, "ledger_docs_restore_") as url:
+        restored = create_app({**app_config, "DATABASE_URL": url})
+        cli = restored.test_cli_runner()
+        result = cli.invoke(args=["restore", str(path)])
+        assert result.exit_code == 0, result.output
+        verified = cli.invoke(args=["verify"])
+        assert verified.exit_code == 0 and "3 documents" in verified.output, verified.output
+        client = restored.test_client()
+        headers = {"Authorization": f"Bearer {api.token}"}
+        for doc, data in zip(docs, (PDF, photo, PNG), strict=True):
+            got = client.get(f"/documents/{doc['id']}", headers=headers)
+            assert got.status_code == 200 and got.data == data
+        listed = client.get(f"/transactions/{kept}/documents", headers=headers).get_json()
+        assert listed == docs[:2]
+        loose = client.get("/documents?attached=false", headers=headers).get_json()["items"]
+        assert loose == [{**docs[2], "transaction_id": None}]
+        # The restored store goes on numbering documents after the restored ones.
+        made = client.post(
+            f"/transactions/{kept}/documents",
+            data=multipart(WEBP, "d.webp", "image/webp"),
+            content_type=f"multipart/form-data; boundary={BOUNDARY}",
+            headers=headers,
+        )
+        assert made.status_code == 201 and made.get_json()["id"] == docs[-1]["id"] + 1
+        with restored.app_context():
+            db.session.remove()
+            db.engine.dispose()
+
+
+def test_document_count_in_the_paged_listing_and_the_register(api, tx):
+    a, b = tx("2026-03-01"), tx("2026-03-02")
+    upload(api, a)
+    upload(api, a, PNG, "b.png")
+    paged = api.get("/transactions?limit=10").get_json()["items"]
+    assert {t["id"]: t["document_count"] for t in paged} == {a: 2, b: 0}
+    # SPEC's array form is unchanged.
+    assert all("document_count" not in t for t in api.get("/transactions").get_json())
+    account = paged[0]["entries"][0]["account_id"]
+    register = api.get(f"/accounts/{account}/register?limit=10").get_json()["items"]
+    assert {i["transaction_id"]: i["document_count"] for i in register} == {a: 2, b: 0}
+
+
+def test_document_count_in_the_list_transactions_tool(api, tx):
+    from tests.testkit import Rpc
+
+    a = tx()
+    upload(api, a)
+    rpc = Rpc(api)
+    answer = rpc.post(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "list_transactions", "arguments": {"limit": 5}},
+        }
+    ).get_json()
+    assert answer["result"]["structuredContent"]["items"][0]["document_count"] == 1, answer
+
+
+def test_move_documents_moves_every_document_with_one_event_each(app, api, tx, runner):
+    from app import store
+    from app.services.ledger import documents
+
+    original, replacement, other = tx(), tx(), tx()
+    first = upload(api, original).get_json()
+    second = upload(api, original, PNG, "b.png").get_json()
+    untouched = upload(api, other, JPEG, "c.jpg").get_json()
+    with app.app_context():
+        moved = documents.move_documents(original, replacement)
+        store.commit()
+    assert [d["id"] for d in moved] == [first["id"], second["id"]]
+    assert [d["id"] for d in api.get(f"/transactions/{replacement}/documents").get_json()] == [
+        first["id"],
+        second["id"],
+    ]
+    assert api.get(f"/transactions/{original}/documents").get_json() == []
+    assert api.get(f"/transactions/{other}/documents").get_json() == [untouched]
+    moved_events = events(api, "document.moved")
+    assert sorted(e["object"]["document"]["id"] for e in moved_events) == [
+        first["id"],
+        second["id"],
+    ]
+    assert all(e["object"]["previous_transaction_id"] == original for e in moved_events)
+    # The original can then go; its evidence stays with the replacement.
+    assert api.delete(f"/transactions/{original}").status_code == 204
+    assert len(api.get(f"/transactions/{replacement}/documents").get_json()) == 2
+    assert runner.invoke(args=["verify"]).exit_code == 0
+    with app.app_context():
+        assert documents.move_documents(original, replacement) == []
+        with pytest.raises(Exception, match="unknown transaction_id"):
+            documents.move_documents(replacement, 999999)
+        store.rollback()
