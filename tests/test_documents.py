@@ -485,3 +485,57 @@ def test_move_documents_moves_every_document_with_one_event_each(app, api, tx, r
         with pytest.raises(Exception, match="unknown transaction_id"):
             documents.move_documents(replacement, 999999)
         store.rollback()
+
+
+def test_a_correction_moves_the_originals_documents_to_its_replacement(app, api, tx, runner):
+    """POST /transactions with `replaces`: the original's receipts are attached to the
+    replacement in the same step (a document.moved event each) and verify agrees."""
+    original = tx()
+    first = upload(api, original).get_json()
+    second = upload(api, original, PNG, "photo.png", "image/png").get_json()
+    entries = [
+        {"account_id": e["account_id"], "amount_cents": e["amount_cents"] * 2}
+        for t in api.get("/transactions").get_json()
+        if t["id"] == original
+        for e in t["entries"]
+    ]
+    made = api.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-03-01",
+            "description": "shop, corrected",
+            "entries": entries,
+            "replaces": original,
+        },
+    )
+    assert made.status_code == 201, made.get_json()
+    replacement = made.get_json()["id"]
+    moved = api.get(f"/transactions/{replacement}/documents").get_json()
+    assert [d["id"] for d in moved] == [first["id"], second["id"]]
+    assert all(d["transaction_id"] == replacement for d in moved)
+    assert [d["sha256"] for d in moved] == [first["sha256"], second["sha256"]]
+    assert api.get("/documents?attached=false").get_json()["items"] == []
+    trail = events(api, "document.moved")
+    assert sorted(e["object"]["document"]["id"] for e in trail) == [first["id"], second["id"]]
+    assert {e["object"]["previous_transaction_id"] for e in trail} == {original}
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_refused_correction_leaves_the_documents_where_they_were(app, api, tx):
+    original = tx()
+    doc = upload(api, original).get_json()
+    made = api.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-03-01",
+            "description": "unbalanced",
+            "entries": [{"account_id": 1, "amount_cents": 5}],
+            "replaces": original,
+        },
+    )
+    assert made.status_code == 400
+    assert api.get(f"/documents/{doc['id']}").status_code == 200
+    listed = api.get(f"/transactions/{original}/documents").get_json()
+    assert [d["id"] for d in listed] == [doc["id"]]
+    assert events(api, "document.moved") == []
