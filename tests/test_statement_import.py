@@ -104,3 +104,24 @@ def test_malformed_requests_are_refused(api, make_account):
 def test_import_needs_a_credential(client):
     response = client.post("/import", json={"transactions": [], "dry_run": True})
     assert response.status_code == 401
+
+
+def test_a_row_with_replaces_is_refused_and_nothing_changes(api, make_account, post_tx):
+    """An import adds what the bank saw; a correction is one POST /transactions with
+    `replaces` (docs/ledger.md, "Corrections in one step"). A row carrying one is 400
+    naming the row, in a preview and in an import, and nothing is stored or deleted."""
+    bank = make_account("Bank", "asset")
+    dues = make_account("Dues", "income")
+    stored = post_tx("2026-03-01", "Dues", (bank, 5000), (dues, -5000)).get_json()["id"]
+    before = _listing(api)
+    row = {**_row("2026-03-02", "Dues again", bank, dues, 5000), "replaces": stored}
+    for dry_run in (True, False):
+        response = api.post("/import", json={"transactions": [row], "dry_run": dry_run})
+        if dry_run:
+            assert response.status_code == 200, response.get_json()
+            error = response.get_json()["rows"][0]["error"]
+        else:
+            assert response.status_code == 400, response.get_json()
+            error = response.get_json()["error"]
+        assert error == "row 1: replaces is not taken by an import"
+    assert _listing(api) == before

@@ -183,6 +183,9 @@ def _statement_row(number: int, item) -> tuple[date, object, list[tuple[int, int
     """Check one row's shape enough to look for duplicates; record_transaction checks all."""
     if not isinstance(item, dict):
         raise BadRequest(f"row {number}: must be an object")
+    if item.get("replaces") is not None:
+        # A statement adds what the bank saw; a correction is one POST /transactions.
+        raise BadRequest(f"row {number}: replaces is not taken by an import")
     try:
         if item.get("occurred_on") is None:
             raise BadRequest("occurred_on is required")
