@@ -60,16 +60,16 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         # (its object built around the new ids); after the COMMIT the same connection
         # seals it into the chain (audit_seal(), sent by the driver directly, its own
         # short transaction: the posting's commit never waits on the chain's head; see
-        # test_audit_sealing.py). SQLite, 7: BEGIN IMMEDIATE
+        # test_audit_sealing.py). SQLite, 6: BEGIN IMMEDIATE
         # (the credential check and the write share one database transaction), the
         # token lookup, one INSERT of the header that reads the lock date and checks
         # the accounts exist and are open (services.transactions._INSERT_CHECKED_SQLITE,
         # RETURNING id), one INSERT of the entries ... RETURNING, the audit event's
-        # INSERT into the chain, and app.store's pre-COMMIT balance re-check: the check
-        # of the pending transactions and the DELETE of them (docs/performance.md,
-        # "The write path, issue 30"). Without an Idempotency-Key no statement is spent
-        # on keys.
-        expected = 2 if dialect == "postgresql" else 7
+        # INSERT into the chain, and app.store's pre-COMMIT balance re-check: one
+        # DELETE of the pending transactions RETURNING their entries' amounts
+        # (docs/performance.md, "The write path, issue 30"). Without an
+        # Idempotency-Key no statement is spent on keys.
+        expected = 2 if dialect == "postgresql" else 6
         assert len(statements) == expected, "\n".join(statements)
         assert not [s for s in statements if "idempotency" in s], statements
         if dialect == "postgresql":
@@ -423,10 +423,9 @@ def test_post_of_an_account_takes_a_fixed_number_of_statements(api, statements, 
     statements.clear()
     assert api.post("/accounts", json={"name": "Bank", "kind": "asset"}).status_code == 201
     # PostgreSQL, 3: the token lookup, the INSERT and the pending audit event.
-    # SQLite, 6: BEGIN IMMEDIATE, the token lookup, the INSERT, the event's INSERT into
-    # the chain, and the pre-COMMIT balance re-check (nothing pending: its look-up
-    # of the pending rows and the one that finds none).
-    expected = 3 if dialect == "postgresql" else 6
+    # SQLite, 5: BEGIN IMMEDIATE, the token lookup, the INSERT, the event's INSERT into
+    # the chain, and the pre-COMMIT balance re-check (it finds nothing pending).
+    expected = 3 if dialect == "postgresql" else 5
     assert len(statements) == expected, "\n".join(statements)
     assert not [s for s in statements if "SAVEPOINT" in s], statements
     # A taken name (any spelling of it) is still refused, naming the account, and
@@ -450,8 +449,8 @@ def test_mcp_record_transaction_takes_a_fixed_number_of_statements(
     statements.clear()
     assert "result" in rpc.call("record_transaction", arguments)
     # PostgreSQL, 4: the token lookup, the posting's one statement, and the tool's
-    # answer read back (the header, its entries). SQLite, 10: the lookup's read unit
+    # answer read back (the header, its entries). SQLite, 9: the lookup's read unit
     # (BEGIN, the token), then the tool's writer unit: as for HTTP, plus the answer's
     # two reads.
-    expected = 4 if dialect == "postgresql" else 10
+    expected = 4 if dialect == "postgresql" else 9
     assert len(statements) == expected, "\n".join(statements)
