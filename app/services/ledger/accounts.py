@@ -61,14 +61,6 @@ def _refuse_taken(key: str, name: str, except_id: int | None = None) -> None:
         raise _duplicate(existing)
 
 
-def _flush_or_duplicate(name: str) -> None:
-    try:
-        with db.session.begin_nested():
-            db.session.flush()
-    except IntegrityError as exc:  # lost a race with a concurrent write of the same name
-        raise _duplicate(name) from exc
-
-
 def create_account(name, kind) -> dict:
     """Create an account; the name is trimmed, non-empty and unique after normalisation."""
     name = validate.text("name", name, max_length=NAME_MAX)
