@@ -105,7 +105,10 @@ def load(app, test_config=None) -> None:
             cfg[switch] = cfg[switch].strip().lower() in TRUE_WORDS
 
     cfg["SQLALCHEMY_DATABASE_URI"] = cfg["DATABASE_URL"]
-    engine_options: dict[str, Any] = {"pool_pre_ping": True}
+    # No pool pre-ping: on PostgreSQL app.store.postgresql pings a pooled connection
+    # only when it sat idle (one round trip saved per busy request, docs/performance.md
+    # "The write path, issue 30"); a SQLite file has no connection to lose.
+    engine_options: dict[str, Any] = {"pool_pre_ping": False}
     if cfg["DATABASE_URL"].startswith("sqlite"):
         # One connection per thread is fine for SQLite; waits are handled by busy_timeout.
         engine_options["connect_args"] = {"timeout": 30}

@@ -20,15 +20,17 @@ benchmarks exist). The client and the bodies are this checkout's (bench.http_tim
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 from . import databases
-from .__main__ import post_body
+from .__main__ import post_body, posting
+from .ceiling import Raw
 from .http_timing import post_throughput
-from .server import BENCH_EMAIL, LEDGER_SERVICE, ROOT, Service, _env
+from .server import BENCH_EMAIL, LEDGER_SERVICE, ROOT, Service, _env, cli
 
 LOAD = (
     "import sys\n"
@@ -39,8 +41,24 @@ LOAD = (
 )
 
 
-def prepare(root: Path, url: str, dialect: str, transactions: int, seed: int) -> Service:
-    """A started service of the checkout at root on url, with the synthetic ledger."""
+def prepare(
+    root: Path, url: str, dialect: str, transactions: int, seed: int, trail: bool = False
+) -> Service:
+    """A started service of the checkout at root on url, with the synthetic ledger.
+
+    trail (this checkout only): loaded as bench.verify does, at the schema before the
+    audit trail and then migrated, so the trail's backfill covers the loaded books and
+    `ledger-service verify` can replay them after the run.
+    """
+    if trail:
+        subprocess.run(
+            [sys.executable, "-m", "bench.verify", "--prepare", url]
+            + ["--transactions", str(transactions), "--seed", str(seed)],
+            cwd=root,
+            env={**_env(url), "PYTHONPATH": str(root)},
+            check=True,
+            capture_output=True,
+        )
     subprocess.run(
         LEDGER_SERVICE + ["user", "add", BENCH_EMAIL, "--password", "-"],
         cwd=root,
@@ -50,12 +68,13 @@ def prepare(root: Path, url: str, dialect: str, transactions: int, seed: int) ->
         capture_output=True,
         check=True,
     )
-    subprocess.run(
-        [sys.executable, "-c", LOAD, url, str(transactions), str(seed), dialect],
-        cwd=root,
-        env={**_env(url), "PYTHONPATH": str(root)},
-        check=True,
-    )
+    if not trail:
+        subprocess.run(
+            [sys.executable, "-c", LOAD, url, str(transactions), str(seed), dialect],
+            cwd=root,
+            env={**_env(url), "PYTHONPATH": str(root)},
+            check=True,
+        )
     return Service(url, root=root)
 
 
@@ -74,6 +93,18 @@ def main(argv=None) -> int:
         action="store_true",
         help="keys on this side's POSTs only (OTHER may be this same checkout: the keys' cost)",
     )
+    p.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="also the raw-driver ceiling (bench.ceiling), 1 client, in every round, on a copy "
+        "of this side's books; printed with this side's 1-client share of it",
+    )
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="load this side as bench.verify does (the trail's backfill covers the books) and "
+        "afterwards run `ledger-service verify` and `check` on its database",
+    )
     args = p.parse_args(argv)
     other = args.other.resolve()
     if not (other / "bench" / "bulk.py").is_file():
@@ -83,10 +114,20 @@ def main(argv=None) -> int:
     with (
         databases.throwaway(args.dialect) as url_this,
         databases.throwaway(args.dialect) as url_other,
+        databases.throwaway(args.dialect) as url_ceiling,
     ):
         urls = {"this": url_this, "other": url_other}
+        if args.ceiling:  # its own copy of this side's books: raw rows carry no events
+            prepare(ROOT, url_ceiling, args.dialect, args.transactions, args.seed)
         services = {
-            name: prepare(root, urls[name], args.dialect, args.transactions, args.seed)
+            name: prepare(
+                root,
+                urls[name],
+                args.dialect,
+                args.transactions,
+                args.seed,
+                trail=args.verify and name == "this",
+            )
             for name, root in sides.items()
         }
         tokens = {}
@@ -96,8 +137,15 @@ def main(argv=None) -> int:
                 service.start()
             rates: dict = {(n, c): [] for n in sides for c in counts}
             latency: dict = {(n, c): [] for n in sides for c in counts}
+            ceiling: list[float] = []
+            print(f"load average at start: {os.getloadavg()}", flush=True)
             for r in range(args.rounds):
                 order = ["this", "other"] if r % 2 == 0 else ["other", "this"]
+                if args.ceiling:
+                    raw = Raw(url_ceiling).post_throughput(posting, 1, args.seconds)
+                    if raw["error_count"]:
+                        raise SystemExit(f"ceiling: errors: {raw['errors']}")
+                    ceiling.append(raw["per_second"])
                 for clients in counts:
                     for name in order:
                         run = post_throughput(
@@ -128,9 +176,26 @@ def main(argv=None) -> int:
                     f"(range {min(ratios):.3f}-{max(ratios):.3f})",
                     flush=True,
                 )
+                if ceiling and clients == 1:
+                    shares = [a / b for a, b in zip(this, ceiling, strict=True)]
+                    print(
+                        f"{args.dialect} raw-driver ceiling (bench.ceiling), 1 client, "
+                        f"every round: {statistics.median(ceiling):.0f}/s; "
+                        f"this / ceiling per round: median {statistics.median(shares):.3f} "
+                        f"(range {min(shares):.3f}-{max(shares):.3f})",
+                        flush=True,
+                    )
+            print(f"load average at end: {os.getloadavg()}", flush=True)
         finally:
             for service in services.values():
                 service.stop()
+        if args.verify:  # this side (OTHER may predate `verify`), after every posting above
+            for command in ("verify", "check"):
+                done = cli(urls["this"], command, check=False)
+                said = (done.stdout + done.stderr).strip()
+                print(f"this: ledger-service {command} (exit {done.returncode}): {said}")
+                if done.returncode:
+                    raise SystemExit(f"ledger-service {command} failed")
     return 0
 
 

@@ -123,13 +123,11 @@ def test_the_balance_check_starts_from_the_pending_rows(books):
     try:
         plan = [
             row[-1]
-            for row in conn.execute(
-                "EXPLAIN QUERY PLAN " + str(store.sqlite._SQLITE_PENDING_ENTRIES)
-            )
+            for row in conn.execute("EXPLAIN QUERY PLAN " + str(store.sqlite._SQLITE_TAKE_PENDING))
         ]
     finally:
         conn.close()
-    assert plan[0] == "SCAN p", plan
+    assert plan[0] == "SCAN ledger_balance_pending", plan
     assert not any(line.startswith("SCAN") for line in plan[1:]), plan
 
 

@@ -60,21 +60,24 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         # (its object built around the new ids); after the COMMIT the same connection
         # seals it into the chain (audit_seal(), sent by the driver directly, its own
         # short transaction: the posting's commit never waits on the chain's head; see
-        # test_audit_sealing.py). SQLite, 9: BEGIN IMMEDIATE
+        # test_audit_sealing.py). SQLite, 6: BEGIN IMMEDIATE
         # (the credential check and the write share one database transaction), the
-        # token lookup, the lock date (services.ledger.lock), the account existence
-        # check, INSERT transaction ... RETURNING id, one INSERT of the entries ...
-        # RETURNING, the audit event's INSERT into the chain, and app.store's
-        # pre-COMMIT balance re-check: the check of the pending transactions and the
-        # DELETE of them. Without an Idempotency-Key no statement is spent on keys.
-        expected = 2 if dialect == "postgresql" else 9
-        assert len(statements) == expected, statements
+        # token lookup, one INSERT of the header that reads the lock date and checks
+        # the accounts exist and are open (services.transactions._INSERT_CHECKED_SQLITE,
+        # RETURNING id), one INSERT of the entries ... RETURNING, the audit event's
+        # INSERT into the chain, and app.store's pre-COMMIT balance re-check: one
+        # DELETE of the pending transactions RETURNING their entries' amounts
+        # (docs/performance.md, "The write path, issue 30"). Without an
+        # Idempotency-Key no statement is spent on keys.
+        expected = 2 if dialect == "postgresql" else 6
+        assert len(statements) == expected, "\n".join(statements)
         assert not [s for s in statements if "idempotency" in s], statements
         if dialect == "postgresql":
             assert statements[1].startswith("WITH books AS ( SELECT locked_through")
         else:
             assert statements[0] == "BEGIN IMMEDIATE", statements
-            assert statements[6].startswith("INSERT INTO audit_events"), statements
+            assert statements[2].startswith("INSERT INTO transactions"), statements
+            assert statements[4].startswith("INSERT INTO audit_events"), statements
 
 
 def test_a_read_runs_no_balance_check(api, make_account, statements, dialect):
@@ -410,3 +413,44 @@ def test_sqlite_writer_file_lock_wait_is_bounded(tmp_path):
         third.release()
     assert third._file_held, "the file lock stayed taken after everyone released it"
     third.release()
+
+
+def test_post_of_an_account_takes_a_fixed_number_of_statements(api, statements, dialect):
+    """POST /accounts is one INSERT ... ON CONFLICT DO NOTHING RETURNING id and its
+    audit event: no look-up of the name before it, no savepoint around it
+    (docs/performance.md, "The write path, issue 30")."""
+    assert api.post("/accounts", json={"name": "Warm-up", "kind": "asset"}).status_code == 201
+    statements.clear()
+    assert api.post("/accounts", json={"name": "Bank", "kind": "asset"}).status_code == 201
+    # PostgreSQL, 3: the token lookup, the INSERT and the pending audit event.
+    # SQLite, 5: BEGIN IMMEDIATE, the token lookup, the INSERT, the event's INSERT into
+    # the chain, and the pre-COMMIT balance re-check (it finds nothing pending).
+    expected = 3 if dialect == "postgresql" else 5
+    assert len(statements) == expected, "\n".join(statements)
+    assert not [s for s in statements if "SAVEPOINT" in s], statements
+    # A taken name (any spelling of it) is still refused, naming the account, and
+    # nothing is written.
+    statements.clear()
+    taken = api.post("/accounts", json={"name": " bank ", "kind": "asset"})
+    assert taken.status_code == 400
+    assert taken.get_json() == {"error": "an account named 'Bank' already exists"}
+    assert not [s for s in statements if s.startswith("INSERT INTO audit")], statements
+
+
+def test_mcp_record_transaction_takes_a_fixed_number_of_statements(
+    rpc, make_account, statements, dialect
+):
+    """The MCP tool posts through the same one statement on PostgreSQL, in the lookup's
+    transaction (no ROLLBACK and BEGIN between them)."""
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    arguments = _posting(bank, food)
+    assert "result" in rpc.call("record_transaction", arguments)  # warm-up
+    statements.clear()
+    assert "result" in rpc.call("record_transaction", arguments)
+    # PostgreSQL, 4: the token lookup, the posting's one statement, and the tool's
+    # answer read back (the header, its entries). SQLite, 9: the lookup's read unit
+    # (BEGIN, the token), then the tool's writer unit: as for HTTP, plus the answer's
+    # two reads.
+    expected = 4 if dialect == "postgresql" else 9
+    assert len(statements) == expected, "\n".join(statements)

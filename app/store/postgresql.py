@@ -16,7 +16,9 @@ ROLLBACK and a connection going back to the pool drop it.
 
 from __future__ import annotations
 
-from sqlalchemy import event
+import time
+
+from sqlalchemy import event, exc
 from sqlalchemy.engine import Engine
 
 _AFTER_COMMIT = "sql_after_commit"  # key in the pooled connection's info
@@ -61,9 +63,45 @@ def _forget_on_checkin(_dbapi_connection, record) -> None:
         record.info.pop(_AFTER_COMMIT, None)
 
 
+# A pooled connection is pinged before use only when it sat idle in the pool longer
+# than this (or was never used): the pessimistic check SQLAlchemy's pool_pre_ping makes
+# on every checkout, without its round trip on every request of a busy service. A
+# database restart takes longer than this, so after one every pooled connection is
+# idle past it and is pinged and replaced, and the first request works (as with
+# pool_pre_ping; tests/test_crash.py).
+PING_AFTER_IDLE_SECONDS = 0.1
+_CHECKED_IN_AT = "ledger_checked_in_at"  # key in the pooled connection record's info
+
+
+def _note_checkin(_dbapi_connection, record) -> None:
+    if record is not None:
+        record.info[_CHECKED_IN_AT] = time.monotonic()
+
+
+def _ping_when_idle(engine: Engine):
+    def checkout(dbapi_connection, record, _proxy) -> None:
+        checked_in = record.info.pop(_CHECKED_IN_AT, None)
+        if checked_in is not None and time.monotonic() - checked_in < PING_AFTER_IDLE_SECONDS:
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as err:
+            if engine.dialect.is_disconnect(err, dbapi_connection, None):
+                alive = False
+            else:
+                raise
+        if not alive:
+            # The pool discards this connection and checks out a fresh one.
+            raise exc.DisconnectionError("the pooled connection is gone")
+
+    return checkout
+
+
 def init_engine_events(engine: Engine) -> None:
     if engine.dialect.name != "postgresql":
         return
+    event.listen(engine.pool, "checkin", _note_checkin)
+    event.listen(engine.pool, "checkout", _ping_when_idle(engine))
     # This engine's dialect instance (not the class), as store.sqlite does.
     engine.dialect.do_commit = _commit_then(engine.dialect.do_commit)  # type: ignore[method-assign]
     engine.dialect.do_rollback = _forget_then(  # type: ignore[method-assign]

@@ -31,36 +31,37 @@ class BalanceViolation(Exception):
 
 # Transactions touched in this database transaction are noted in
 # ledger_balance_pending by SQLite triggers (see the first migration); before
-# COMMIT they are re-checked here. A whole transaction deleted is skipped by the join.
+# COMMIT they are re-checked here, in ONE statement that empties the table and
+# returns, for each noted transaction, its entries' amounts as text ("5,-5"; "" for
+# a transaction without entries; NULL for one deleted as a whole, which is
+# skipped). A refusal rolls the unit back, the DELETE with it. Per noted row the
+# subquery reads the header by its key and its entries through
+# ix_entries_transaction_listing, so the cost follows the pending rows, never the
+# size of the ledger, whatever ANALYZE recorded (tests/test_sqlite_statistics.py).
 # The sum is taken in Python, not with SQL SUM(): SQLite's SUM() raises "integer
 # overflow" when a partial sum leaves the 64-bit range even if the total is zero
 # (entries 2**62, 2**62, -2**63), which would turn a valid posting into a 500.
-# CROSS JOIN makes SQLite start from the (small) pending table whatever its
-# statistics say: after ANALYZE of a big ledger, sqlite_stat1 knows transactions
-# but not the pending table (empty when analysed), and the planner then scanned
-# all of transactions on every commit (39 of the 47 ms a POST took at 1M).
-_SQLITE_PENDING_ENTRIES = text(
+_SQLITE_TAKE_PENDING = text(
     """
-    SELECT p.transaction_id, e.amount_cents
-    FROM ledger_balance_pending AS p
-    CROSS JOIN transactions AS t ON t.id = p.transaction_id
-    LEFT JOIN entries AS e ON e.transaction_id = t.id
+    DELETE FROM ledger_balance_pending
+    RETURNING transaction_id,
+              (SELECT CASE WHEN count(t.id) = 0 THEN NULL
+                           ELSE coalesce(group_concat(e.amount_cents), '') END
+               FROM transactions AS t
+               LEFT JOIN entries AS e ON e.transaction_id = t.id
+               WHERE t.id = ledger_balance_pending.transaction_id)
     """
 )
 
 
 def _first_unbalanced(rows) -> int | None:
-    """The first transaction id whose entries number fewer than 2 or do not sum to 0."""
-    counts: dict[int, int] = {}
-    totals: dict[int, int] = {}
-    for tx_id, amount in rows:
-        counts.setdefault(tx_id, 0)
-        totals.setdefault(tx_id, 0)
-        if amount is not None:
-            counts[tx_id] += 1
-            totals[tx_id] += amount
-    for tx_id in counts:
-        if counts[tx_id] < 2 or totals[tx_id] != 0:
+    """The first transaction id whose entries number fewer than 2 or do not sum to 0,
+    from (transaction_id, amounts as "a,b,..." text or None when it is gone) rows."""
+    for tx_id, amounts in rows:
+        if amounts is None:
+            continue  # deleted as a whole: nothing left to balance
+        cents = [int(a) for a in amounts.split(",")] if amounts else []
+        if len(cents) < 2 or sum(cents) != 0:
             return tx_id
     return None
 
@@ -199,9 +200,6 @@ _POOL_RELEASES: dict[str, Callable[..., None]] = {
 }
 
 
-_ANY_PENDING = text("SELECT 1 FROM ledger_balance_pending LIMIT 1")
-
-
 def _check_sqlite_balance(session):
     bind = session.get_bind()
     if bind.dialect.name != "sqlite":
@@ -211,20 +209,11 @@ def _check_sqlite_balance(session):
     at_begin = connection.info.get(_CHANGES_AT_BEGIN)
     if at_begin is not None and connection.connection.dbapi_connection.total_changes == at_begin:
         return  # this transaction changed no row: nothing of it can be pending
-    seen = False
-
-    def streamed(result):  # rows as they come: an import may leave many pending
-        nonlocal seen
-        for row in result:
-            seen = True
-            yield row
-
-    bad = _first_unbalanced(streamed(session.execute(_SQLITE_PENDING_ENTRIES)))
+    # A Core statement on the session's connection (the ORM's execution path cost
+    # more than the query: docs/performance.md, "The write path, issue 30").
+    bad = _first_unbalanced(connection.execute(_SQLITE_TAKE_PENDING))
     if bad is not None:
         raise BalanceViolation(f"transaction {bad} does not balance")
-    if not seen and session.execute(_ANY_PENDING).first() is None:
-        return  # nothing pending (rows changed elsewhere than the ledger)
-    session.execute(text("DELETE FROM ledger_balance_pending"))
 
 
 # The books, session digests and password hashes live in the SQLite file: it is

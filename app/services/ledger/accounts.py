@@ -9,7 +9,8 @@ its history and its report lines.
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
@@ -60,26 +61,41 @@ def _refuse_taken(key: str, name: str, except_id: int | None = None) -> None:
         raise _duplicate(existing)
 
 
-def _flush_or_duplicate(name: str) -> None:
-    try:
-        with db.session.begin_nested():
-            db.session.flush()
-    except IntegrityError as exc:  # lost a race with a concurrent write of the same name
-        raise _duplicate(name) from exc
-
-
 def create_account(name, kind) -> dict:
     """Create an account; the name is trimmed, non-empty and unique after normalisation."""
     name = validate.text("name", name, max_length=NAME_MAX)
     kind = validate.kind(kind)
     key = name_key(name)
-    _refuse_taken(key, name)
-    account = Account(name=name, kind=kind, name_key=key, archived=False)
-    db.session.add(account)
-    _flush_or_duplicate(name)
-    created = as_dict(account)
+    connection = db.session.connection()
+    insert_account = _INSERT_ACCOUNT[connection.dialect.name]
+    account_id = connection.execute(
+        insert_account, {"new_name": name, "new_kind": kind, "new_key": key}
+    ).scalar()
+    if account_id is None:  # the name is taken (perhaps by a concurrent request)
+        existing = connection.execute(_NAME_TAKEN, {"taken_key": key}).scalar()
+        raise _duplicate(existing if existing is not None else name)
+    created = {"id": account_id, "name": name, "kind": kind, "archived": False}
     audit.record("account.created", {"account": created})
     return created
+
+
+# One statement per new account, built once: the insert does nothing when the name (or
+# its normalised key) is taken, so neither a look-up before it nor a savepoint around
+# it is needed, and a request racing another for the same name waits for it and then
+# finds the name taken (docs/performance.md, "The write path, issue 30").
+_INSERT_ACCOUNT = {
+    name: module.insert(Account)
+    .values(
+        name=bindparam("new_name"),
+        kind=bindparam("new_kind"),
+        name_key=bindparam("new_key"),
+        archived=False,
+    )
+    .on_conflict_do_nothing()
+    .returning(Account.id)
+    for name, module in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+_NAME_TAKEN = select(Account.name).where(Account.name_key == bindparam("taken_key"))
 
 
 def get_account(account_id: int) -> Account:

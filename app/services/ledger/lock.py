@@ -42,14 +42,23 @@ def message(day: date, locked: date) -> str:
     )
 
 
+# Built once (SQLAlchemy then only looks the compiled form up in its cache) and run
+# as Core statements on the session's connection: the ORM's execution path cost more
+# than the query (docs/performance.md, "The write path, issue 30").
+_READ = select(Settings.locked_through).where(Settings.id == 1)
+_READ_LOCKED = {
+    # PostgreSQL only: SQLite has one writer at a time and no row locks.
+    "share": _READ.with_for_update(read=True, key_share=True),
+    "update": _READ.with_for_update(),
+}
+
+
 def _read(lock_mode: str | None) -> date | None:
-    query = select(Settings.locked_through).where(Settings.id == 1)
-    if db.session.get_bind().dialect.name == "postgresql":
-        if lock_mode == "share":
-            query = query.with_for_update(read=True, key_share=True)
-        elif lock_mode == "update":
-            query = query.with_for_update()
-    return db.session.execute(query).scalar()
+    connection = db.session.connection()
+    query = _READ
+    if lock_mode is not None and connection.dialect.name == "postgresql":
+        query = _READ_LOCKED[lock_mode]
+    return connection.execute(query).scalar()
 
 
 def locked_through() -> date | None:

@@ -128,20 +128,27 @@ def _post(day, description, parsed, created_by, action, replaces: int | None) ->
             return stored[0][0]
         # Nothing was written: the day is locked or an account is missing or archived
         # (named below).
-    lock.refuse_if_locked(day)
-    check_accounts_exist({account_id for account_id, _ in parsed})
-
-    # Core statements on the session's connection: the same transaction, without
-    # the ORM's per-statement bookkeeping (nothing here is an ORM object).
-    tx_id = connection.execute(
-        _INSERT_HEADER,
-        {
-            "occurred_on": day,
-            "description": description,
-            "created_by": created_by,
-            "created_at": clock.now(),
-        },
-    ).scalar_one()
+    header = {
+        "occurred_on": day,
+        "description": description,
+        "created_by": created_by,
+        "created_at": clock.now(),
+    }
+    tx_id = None
+    accounts = sorted({account_id for account_id, _ in parsed})
+    if connection.dialect.name == "sqlite" and len(accounts) <= ENTRY_CHUNK:
+        # The lock date, the account check and the header in one statement (as on
+        # PostgreSQL); nothing is written when one of them refuses (named below).
+        tx_id = connection.execute(
+            _INSERT_CHECKED_SQLITE,
+            {**header, "account_set": accounts, "account_count": len(accounts)},
+        ).scalar()
+    if tx_id is None:
+        lock.refuse_if_locked(day)
+        check_accounts_exist(set(accounts))
+        # Core statements on the session's connection: the same transaction, without
+        # the ORM's per-statement bookkeeping (nothing here is an ORM object).
+        tx_id = connection.execute(_INSERT_HEADER, header).scalar_one()
     rows = [
         {"transaction_id": tx_id, "account_id": account_id, "amount_cents": amount}
         for account_id, amount in parsed
@@ -171,6 +178,25 @@ def _entry_rows(connection, tx_id: int) -> list[tuple]:
 
 
 _INSERT_HEADER = insert(Transaction).returning(Transaction.id)
+# SQLite: the header only if the day is after the lock date and every account exists
+# and is open, in one statement (no row, so no id, otherwise). The writer lock admits
+# one writer at a time (app/store/sqlite.py), so nothing changes the lock date or an
+# account between this check and the commit. Account ids beyond 64 bits never reach
+# here (validate.entries).
+_INSERT_CHECKED_SQLITE = text(
+    """
+    INSERT INTO transactions (occurred_on, description, created_by, created_at)
+    SELECT :occurred_on, :description, :created_by, :created_at
+    WHERE (SELECT count(*) FROM accounts
+           WHERE id IN :account_set AND NOT archived) = :account_count
+      AND NOT EXISTS (SELECT 1 FROM settings WHERE id = 1 AND locked_through >= :occurred_on)
+    RETURNING id
+    """
+).bindparams(
+    bindparam("account_set", expanding=True),
+    bindparam("occurred_on", type_=Date()),
+    bindparam("created_at", type_=UTCDateTime()),
+)
 # RETURNING gives the new entry ids for the audit event without another statement.
 _INSERT_ENTRIES = insert(Entry).returning(Entry.id, Entry.account_id, Entry.amount_cents)
 
