@@ -12,6 +12,7 @@ import os
 import sys
 import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 from flask import current_app
@@ -32,25 +33,25 @@ def _output(path: str | None, binary_gzip: bool = False):
         yield sys.stdout
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    directory = Path(os.path.abspath(path)).parent
     fd, tmp = tempfile.mkstemp(prefix=".ledger-", dir=directory)
     os.close(fd)
     try:
         opener = gzip.open if binary_gzip else open
         with opener(tmp, "wt", encoding="utf-8", newline="") as stream:
             yield stream
-        os.replace(tmp, path)
+        Path(tmp).replace(path)
     except BaseException:
-        os.unlink(tmp)
+        Path(tmp).unlink()
         raise
 
 
 def _open_text(path: str):
-    with open(path, "rb") as probe:
+    with Path(path).open("rb") as probe:
         magic = probe.read(2)
     if magic == b"\x1f\x8b":
         return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+    return Path(path).open(encoding="utf-8")
 
 
 @click.command("export")

@@ -7,6 +7,7 @@ removed) and every other module reads the canonical values from app.config.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -89,7 +90,7 @@ def load(app, test_config=None) -> None:
 
     cfg = app.config
     if not cfg["DATABASE_URL"]:
-        cfg["DATABASE_URL"] = "sqlite:///" + os.path.join(app.instance_path, "ledger.db")
+        cfg["DATABASE_URL"] = "sqlite:///" + str(Path(app.instance_path) / "ledger.db")
     cfg["DATABASE_URL"] = normalise_database_url(cfg["DATABASE_URL"])
     cfg["API_ORIGIN"] = canonical_origin(cfg["API_ORIGIN"])
     cfg["WEB_ORIGIN"] = canonical_origin(cfg["WEB_ORIGIN"])

@@ -26,6 +26,7 @@ import argparse
 import json
 import sys
 from datetime import date
+from pathlib import Path
 from urllib.parse import quote
 
 from . import bulk, databases
@@ -120,7 +121,7 @@ def main(argv=None) -> int:
     results = run(args)
     print(render(results))
     if args.json:
-        with open(args.json, "w") as f:
+        with Path(args.json).open("w") as f:
             json.dump(results, f, indent=2)
     return 0
 

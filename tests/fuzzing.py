@@ -225,7 +225,7 @@ def register_leak_check(pattern: re.Pattern) -> None:
             raise AssertionError(
                 f"the body carries internal text {found.group(0)!r}: {response.text[:300]!r}"
             )
-        return None
+        return
 
 
 class FuzzResult:

@@ -54,8 +54,10 @@ def routes(app):
             view = app.view_functions[rule.endpoint]
             values = {arg: 1 if f"<int:{arg}>" in rule.rule else "x1" for arg in rule.arguments}
             url = url_for(rule.endpoint, **values)
-            for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
-                out.append((method, rule.rule, url, view))
+            out.extend(
+                (method, rule.rule, url, view)
+                for method in sorted(rule.methods - {"HEAD", "OPTIONS"})
+            )
     return out
 
 

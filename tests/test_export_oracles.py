@@ -12,12 +12,12 @@ a gap, so it fails instead.
 
 import csv
 import io
-import os
 import shutil
 import subprocess
 import sys
 from collections import defaultdict
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -30,9 +30,7 @@ from tests.support import missing_tool
 
 HLEDGER = shutil.which("hledger")
 LEDGER = shutil.which("ledger")
-BEAN_CHECK = shutil.which("bean-check") or os.path.join(
-    os.path.dirname(sys.executable), "bean-check"
-)
+BEAN_CHECK = shutil.which("bean-check") or str(Path(sys.executable).parent / "bean-check")
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +159,7 @@ def test_beancount_balances_equal_ours_and_bean_check_accepts(api, sample_books,
         plaintext.beancount_account(k, n): c for (k, n), c in ours.items() if c
     }
 
-    if not os.path.exists(BEAN_CHECK):
+    if not Path(BEAN_CHECK).exists():
         missing_tool("bean-check is not installed (pip install beancount)")
     result = subprocess.run([BEAN_CHECK, str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

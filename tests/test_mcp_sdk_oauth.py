@@ -195,27 +195,29 @@ def provider_for(url: str, storage: MemoryStorage, human: Human, redirect_uri=RE
 async def assistant_session(url, provider, checking, salary, an_hour_passes, human_revokes):
     """One assistant session; the two callables run between its tool calls."""
     out: dict = {}
-    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            out["server_name"] = client.server_info.name
-            out["balances_before"] = await client.call_tool("account_balances", {})
-            out["recorded"] = await client.call_tool(
-                "record_transaction",
-                {
-                    "occurred_on": "2026-01-05",
-                    "description": "January pay",
-                    "entries": [
-                        {"account_id": checking, "amount_cents": 250000},
-                        {"account_id": salary, "amount_cents": -250000},
-                    ],
-                },
-            )
-            an_hour_passes()
-            out["balances_after_the_hour"] = await client.call_tool(
-                "account_balances", {"from": "2026-01-01", "to": "2026-01-31"}
-            )
-            await anyio.to_thread.run_sync(human_revokes)
-            out["accounts_after_revocation"] = await client.call_tool("list_accounts", {})
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        out["server_name"] = client.server_info.name
+        out["balances_before"] = await client.call_tool("account_balances", {})
+        out["recorded"] = await client.call_tool(
+            "record_transaction",
+            {
+                "occurred_on": "2026-01-05",
+                "description": "January pay",
+                "entries": [
+                    {"account_id": checking, "amount_cents": 250000},
+                    {"account_id": salary, "amount_cents": -250000},
+                ],
+            },
+        )
+        an_hour_passes()
+        out["balances_after_the_hour"] = await client.call_tool(
+            "account_balances", {"from": "2026-01-01", "to": "2026-01-31"}
+        )
+        await anyio.to_thread.run_sync(human_revokes)
+        out["accounts_after_revocation"] = await client.call_tool("list_accounts", {})
     return out
 
 
@@ -462,9 +464,11 @@ def test_official_sdk_signs_in_with_its_oauth_provider_and_refreshes(
 
 
 async def connect_and_list(url, provider) -> dict:
-    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            return (await client.call_tool("list_accounts", {})).structured_content
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        return (await client.call_tool("list_accounts", {})).structured_content
 
 
 def failure_of(coroutine) -> list[BaseException]:

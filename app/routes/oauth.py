@@ -72,6 +72,13 @@ def fresh_document(client_id) -> None:
     raise InvalidClient(metadata_documents.UNKNOWN)
 
 
+def _session_id() -> str:
+    """The signed-in session's id (session_only routes: a bearer token never gets here)."""
+    session_id = principal().session_id
+    assert session_id is not None
+    return session_id
+
+
 @bp.after_request
 def no_store(response: Response) -> Response:
     if response.status_code != 303:
@@ -118,7 +125,7 @@ def approve():
         raise InvalidRequest("approve must be true or false")
     me = principal()
     redirect = codes.decide(
-        auth_request, user_id=me.user_id, session_id=me.session_id, approve=decision
+        auth_request, user_id=me.user_id, session_id=_session_id(), approve=decision
     )
     store.commit()
     return jsonify({"redirect": redirect})
@@ -160,7 +167,7 @@ def device_authorization():
 @writes  # a miss is counted against the session
 @session_only(refusal=session_only_refusal)
 def device_info():
-    result = device.info(request.args.get("user_code"), session_id=principal().session_id)
+    result = device.info(request.args.get("user_code"), session_id=_session_id())
     store.commit()
     return jsonify(result)
 
@@ -171,7 +178,7 @@ def device_approve():
     body = json_body()
     me = principal()
     device.decide(
-        body.get("user_code"), body.get("approve"), session_id=me.session_id, user_id=me.user_id
+        body.get("user_code"), body.get("approve"), session_id=_session_id(), user_id=me.user_id
     )
     store.commit()
     return "", 204

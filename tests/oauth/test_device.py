@@ -271,7 +271,7 @@ def assert_rate_refusal(response, retry_after: int):
 
 
 def test_ten_device_authorizations_per_client_and_address_per_ten_minutes(app, oauth, clock):
-    assert (device.START_LIMIT, device.START_WINDOW) == (10, timedelta(minutes=10))
+    assert (10, timedelta(minutes=10)) == (device.START_LIMIT, device.START_WINDOW)
     for _ in range(10):
         clock.advance(1)
         assert oauth.device_start(address="198.51.100.7").status_code == 200
@@ -323,7 +323,7 @@ def test_at_most_100_live_device_records_per_client(app, oauth, clock):
 
 def test_expired_records_of_the_client_are_deleted_after_a_linger(app, oauth, clock):
     first = oauth.device_start(address="198.51.100.1").get_json()
-    assert device.EXPIRED_LINGER == timedelta(seconds=600)
+    assert timedelta(seconds=600) == device.EXPIRED_LINGER
     clock.advance(600 + 599)  # expired 599 s ago: a late poll still learns why
     assert oauth.device_start(address="198.51.100.2").status_code == 200
     assert_oauth_error(oauth.poll(first["device_code"]), "expired_token")

@@ -564,11 +564,11 @@ def _forget_least_recently_used(*, keep: str) -> None:
 
 
 def _insert(model):
+    from sqlalchemy.dialects import postgresql, sqlite
+
     if db.session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(model)
+        return postgresql.insert(model)
+    return sqlite.insert(model)
 
 
 def _upsert(model, values: dict, changes: dict) -> None:
