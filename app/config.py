@@ -52,7 +52,8 @@ TRUE_WORDS = {"1", "true", "yes", "on"}
 
 
 def canonical_origin(value: str) -> str:
-    """Lowercase scheme and host, drop one trailing slash (SPEC: canonical form)."""
+    """Lowercase scheme and host, drop one trailing slash (the canonical form every origin
+    comparison uses)."""
     value = value.strip()
     parts = urlsplit(value)
     if not parts.scheme or not parts.netloc:

@@ -39,7 +39,7 @@ def web_bind_addr(config, no_web: bool = False) -> tuple[str, int] | None:
     """Where the web app listens, or None when it is switched off.
 
     WEB_BIND_ADDR `off` (any case) or `serve --no-web` → None; unset → all
-    interfaces on WEB_ORIGIN's port (CONTRACT); otherwise `host:port`.
+    interfaces on WEB_ORIGIN's port (docs/web.md "Serving"); otherwise `host:port`.
     """
     value = config.get("WEB_BIND_ADDR")
     if no_web or (isinstance(value, str) and value.strip().lower() == "off"):

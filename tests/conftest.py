@@ -227,7 +227,7 @@ def rpc(api):
 
 @pytest.fixture
 def spec_tools() -> set[str]:
-    """The six tool names SPEC lists, written out independently of app.mcp.tools."""
+    """The six tool names docs/mcp.md lists, written out independently of app.mcp.tools."""
     return {
         "list_accounts",
         "account_balances",

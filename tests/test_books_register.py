@@ -1,4 +1,4 @@
-"""GET /accounts/{id}/register, cleared marks and reconciliation (CONTRACT "Books at
+"""GET /accounts/{id}/register, cleared marks and reconciliation (docs/ledger.md "Books at
 scale"), on both stores: running balances against a plain recomputation, paging, refusals."""
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Sign convention: hledger and Beancount report raw sums (debits positive, credits
 negative). Our /reports/balances is sign-adjusted (liability, equity and income
-negated, SPEC). So the comparison multiplies our figure by reports.sign_for(kind)
-to get back the raw sum before comparing.
+negated: reports are sign-adjusted, README "A short tour"). So the comparison multiplies
+our figure by reports.sign_for(kind) to get back the raw sum before comparing.
 
 Where hledger, ledger-cli or bean-check is missing the test says so as a skip, except
 under CI (tests.support.missing_tool), where .ci/run installs them and a skip would hide

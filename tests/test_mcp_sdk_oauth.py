@@ -9,8 +9,8 @@ refresh. The test plays only the human: it signs in through the real password + 
 ceremonies (software authenticator) over HTTP and approves the request the SDK hands to its
 redirect handler, then gives the SDK the code and state as its callback handler.
 
-SDK/SPEC differences found here are written down in docs/mcp.md ("Signing in with the
-assistant's own OAuth").
+Differences between the SDK and this service found here are written down in docs/mcp.md
+("Signing in with the assistant's own OAuth").
 """
 
 from __future__ import annotations
@@ -494,8 +494,8 @@ def raised(error: BaseException) -> list[BaseException]:
 def test_sdk_with_a_localhost_redirect_uri_needs_the_compat_switch(
     app, traffic, live_server, make_user, authenticator, service_account, compat
 ):
-    """Examples for the SDK commonly register http://localhost:<port>/callback. SPEC refuses a
-    localhost redirect URI; CONTRACT's OAUTH_CLIENT_COMPAT accepts it."""
+    """Examples for the SDK commonly register http://localhost:<port>/callback. The service refuses
+    a localhost redirect URI (docs/oauth.md "Clients"); OAUTH_CLIENT_COMPAT accepts it."""
     app.config["OAUTH_CLIENT_COMPAT"] = compat
     origin = live_server.origin
     make_user()

@@ -1,4 +1,5 @@
-"""The record_transaction tool's trust features (CONTRACT "Trust"): idempotency_key,
+"""The record_transaction tool's trust features (docs/mcp.md
+"Retries, look-alikes and hints"): idempotency_key,
 possible_duplicates, and the annotations of every tool in every MCP revision."""
 
 from __future__ import annotations

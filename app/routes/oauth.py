@@ -2,8 +2,8 @@
 
 Every response of this blueprint carries `Cache-Control: no-store`, except the 303 of
 GET /oauth/authorize, which carries only its Location. The plain-text rejections that
-SPEC places "before the handlers" (a missing query parameter, a token request with the
-wrong content type or no grant_type) are answered here and change nothing.
+docs/oauth.md "Errors" places "before the handlers" (a missing query parameter, a token
+request with the wrong content type or no grant_type) are answered here and change nothing.
 
 The four requests that name a client by its id (authorize, client_info, approve,
 device_authorization) first make sure a metadata-document client's stored copy is

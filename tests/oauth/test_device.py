@@ -1,4 +1,5 @@
-"""The device grant (RFC 8628): SPEC's Device record table, row by row, and the budget."""
+"""The device grant (RFC 8628): the device record's table (app/services/oauth/device.py;
+docs/oauth.md "Device authorization grant"), row by row, and the budget."""
 
 import re
 from datetime import timedelta
@@ -133,7 +134,7 @@ def test_600_seconds_expire_the_record(oauth, started, clock, status):
 
 @pytest.mark.parametrize("how", ["http", "cli"])
 def test_a_password_change_deletes_the_users_approved_records(app, oauth, started, runner, how):
-    """The record goes with the old password; polls then meet SPEC's row for a record
+    """The record goes with the old password; polls then meet the table's row for a record
     that is no longer there (as after a claim): invalid_grant, never tokens."""
     other = oauth.device_start().get_json()
     declined = oauth.device_start().get_json()

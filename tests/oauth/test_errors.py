@@ -1,4 +1,5 @@
-"""SPEC's OAuth error table: every code with its status, the shape, and the generic 500."""
+"""The OAuth error table (docs/oauth.md "Errors"): every code with its status, the shape,
+and the generic 500."""
 
 import pytest
 from sqlalchemy.exc import OperationalError
