@@ -34,7 +34,9 @@ def test_the_session_only_refusal_is_403_invalid_client():
     assert (err.error, err.status) == ("invalid_client", 403)
 
 
-def test_a_data_store_failure_is_a_generic_server_error(app, oauth, monkeypatch, caplog):
+def test_a_data_store_failure_is_a_generic_server_error(
+    generic_500, app, oauth, monkeypatch, caplog
+):
     oauth.human()
     code = oauth.code()
 
