@@ -19,7 +19,7 @@ from flask import current_app
 from flask.cli import with_appcontext
 
 from . import store
-from .cli_common import fail, run, upgrade_schema
+from .cli_common import fail, run, run_once, upgrade_schema
 from .extensions import db
 from .services.errors import ServiceError
 from .services.interchange import backup, export, importer, restore
@@ -147,7 +147,7 @@ def restore_command(file):
             with store.writing():
                 for revision in header["revisions"]:
                     upgrade(directory=directory, revision=revision)
-                counts = run(restore.load, lines)
+                counts = run_once(restore.load, lines)  # lines: read once, not rewound
     except ServiceError as err:
         fail(err.message)
     except (UnicodeDecodeError, EOFError, OSError) as err:

@@ -4,7 +4,6 @@
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context
 
-from .. import store
 from ..services.interchange import export, importer
 from ..services.ledger import validate
 from .support import json_body, principal, writes
@@ -31,8 +30,7 @@ def export_books():
 @writes  # a dry run also posts, inside a savepoint it rolls back
 def import_statement():
     body = json_body()
-    result = store.run_unit(
-        importer.import_statement,
+    result = importer.import_statement(
         body.get("transactions"),
         body.get("dry_run", False),
         created_by=principal().user_id,

@@ -96,7 +96,6 @@ def authorize_redirect():
         raise InvalidRequest("the query string may contain only printable ASCII characters")
     fresh_document(request.args.get("client_id"))
     authorize.validate(request.args.to_dict())
-    store.commit()
     query = request.query_string.decode("ascii")
     response = Response(status=303)
     response.headers["Location"] = f"{current_app.config['WEB_ORIGIN']}/authorize?{query}"
@@ -110,7 +109,6 @@ def client_info():
         raise InvalidRequest("client_id is required")
     fresh_document(client_id)
     info = clients.client_info(clients.get_client(client_id))
-    store.commit()
     return jsonify(info)
 
 
@@ -127,7 +125,6 @@ def approve():
     redirect = codes.decide(
         auth_request, user_id=me.user_id, session_id=_session_id(), approve=decision
     )
-    store.commit()
     return jsonify({"redirect": redirect})
 
 
@@ -143,9 +140,7 @@ def token():
     grant = GRANTS.get(grant_type)
     if grant is None:
         raise UnsupportedGrantType(f"grant_type {grant_type!r} is not supported")
-    # The retrying unit, as POST /transactions: a grant the database asks to retry
-    # (deadlock, serialization failure, SQLite busy) is re-run whole.
-    result = store.run_unit(grant, request.form)
+    result = grant(request.form)
     return jsonify(result)
 
 
@@ -159,7 +154,6 @@ def device_authorization():
     device.check_rate(request.form.get("client_id"), request.remote_addr)  # before a fetch
     fresh_document(request.form.get("client_id"))
     result = device.start(request.form, address=request.remote_addr)
-    store.commit()
     return jsonify(result)
 
 
@@ -168,7 +162,6 @@ def device_authorization():
 @session_only(refusal=session_only_refusal)
 def device_info():
     result = device.info(request.args.get("user_code"), session_id=_session_id())
-    store.commit()
     return jsonify(result)
 
 
@@ -180,7 +173,6 @@ def device_approve():
     device.decide(
         body.get("user_code"), body.get("approve"), session_id=_session_id(), user_id=me.user_id
     )
-    store.commit()
     return "", 204
 
 
@@ -189,7 +181,6 @@ def device_approve():
 def register():
     body = json_body()
     result = clients.register(body)
-    store.commit()
     return jsonify(result), 201
 
 
@@ -200,5 +191,4 @@ def revoke_token():
     if refused:
         return refused
     revoke.revoke(request.form)
-    store.commit()
     return "", 200
