@@ -25,6 +25,8 @@ from app.errors import GENERIC_500
 from bench.server import Service, http
 from tests.support import free_port, repetitions, require_postgres
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 # LEDGER_CRASH_TRIALS: trials for the long run (python -m bench.reliability crash).
 TRIALS = repetitions("LEDGER_CRASH_TRIALS", 3)
 ACKED_BEFORE_KILL = 40

@@ -22,6 +22,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import hypothesis.strategies as st
+import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import (
     Bundle,
@@ -310,6 +311,7 @@ class LedgerMachine(RuleBasedStateMachine):
         assert self.tool("balance_sheet", args) == sheet
 
 
+@pytest.mark.slow  # a property run / a backup restored across stores (README)
 def test_random_ledger_sequences_keep_every_invariant(app):
     run_state_machine_as_test(lambda: LedgerMachine(app), settings=PROPERTY_SETTINGS)
 

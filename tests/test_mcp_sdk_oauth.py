@@ -47,6 +47,8 @@ from app.services.ledger import transactions  # noqa: E402
 from tests.support import WEB_ORIGIN  # noqa: E402
 from tests.testkit import SignIn  # noqa: E402
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 REDIRECT_URI = "http://127.0.0.1:53682/callback"
 HOUR = 3600
 

@@ -16,6 +16,8 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from app.services.ledger import transactions  # noqa: E402
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 async def record(url: str, token: str, arguments: dict, mode: str):
     """One connection (as a fresh retry after a lost answer would open): one call."""

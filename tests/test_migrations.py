@@ -8,6 +8,8 @@ from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 def test_models_match_the_migrated_schema(app):
     with app.app_context(), db.engine.connect() as conn:

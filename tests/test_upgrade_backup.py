@@ -11,6 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from alembic.script import ScriptDirectory
 from flask_migrate import downgrade
 from sqlalchemy import create_engine, inspect, text
@@ -23,6 +24,9 @@ from app.services.ledger import accounts, transactions
 from bench.server import Service, cli
 from tests.support import PASSWORD, throwaway_database
 from tests.testkit import migrate
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 NEWEST = ScriptDirectory(str(MIGRATIONS)).get_current_head()

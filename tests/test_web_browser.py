@@ -37,6 +37,8 @@ from tests.support import PASSWORD, free_port
 from tests.testkit import reset_database
 from tests.web_support import CHROMIUM, CHROMIUM_ARGS, ThreadedServers, require_browser_tools
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
 
 
