@@ -25,7 +25,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     config.load(app, test_config)
     # Owner-only when created here (it holds the default SQLite database); an
     # existing folder keeps its mode.
-    os.makedirs(app.instance_path, mode=0o700, exist_ok=True)
+    Path(app.instance_path).mkdir(mode=0o700, parents=True, exist_ok=True)
 
     db.init_app(app)
     with app.app_context():

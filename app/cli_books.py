@@ -12,13 +12,14 @@ import os
 import sys
 import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 from flask import current_app
 from flask.cli import with_appcontext
 
 from . import store
-from .cli_common import fail, run, upgrade_schema
+from .cli_common import fail, run, run_once, upgrade_schema
 from .extensions import db
 from .services.errors import ServiceError
 from .services.interchange import audit_pack, backup, export, importer, restore
@@ -32,16 +33,16 @@ def _output(path: str | None, binary_gzip: bool = False):
         yield sys.stdout
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    directory = Path(os.path.abspath(path)).parent
     fd, tmp = tempfile.mkstemp(prefix=".ledger-", dir=directory)
     os.close(fd)
     try:
         opener = gzip.open if binary_gzip else open
         with opener(tmp, "wt", encoding="utf-8", newline="") as stream:
             yield stream
-        os.replace(tmp, path)
+        Path(tmp).replace(path)
     except BaseException:
-        os.unlink(tmp)
+        Path(tmp).unlink()
         raise
 
 
@@ -52,23 +53,23 @@ def _binary_output(path: str | None):
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
+    directory = Path(os.path.abspath(path)).parent
     fd, tmp = tempfile.mkstemp(prefix=".ledger-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as stream:
             yield stream
-        os.replace(tmp, path)
+        Path(tmp).replace(path)
     except BaseException:
-        os.unlink(tmp)
+        Path(tmp).unlink()
         raise
 
 
 def _open_text(path: str):
-    with open(path, "rb") as probe:
+    with Path(path).open("rb") as probe:
         magic = probe.read(2)
     if magic == b"\x1f\x8b":
         return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+    return Path(path).open(encoding="utf-8")
 
 
 @click.command("export")
@@ -90,8 +91,8 @@ def export_command(fmt, from_, to, output):
         fail(err.message)
     if fmt == audit_pack.FORMAT:
         with _binary_output(output) as stream:
-            for chunk in audit_pack.generate(start, end):
-                stream.write(chunk)
+            for piece in audit_pack.generate(start, end):
+                stream.write(piece)
         store.rollback()
         return
     with _output(output) as stream:
@@ -173,7 +174,7 @@ def restore_command(file):
             with store.writing():
                 for revision in header["revisions"]:
                     upgrade(directory=directory, revision=revision)
-                counts = run(restore.load, lines)
+                counts = run_once(restore.load, lines)  # lines: read once, not rewound
     except ServiceError as err:
         fail(err.message)
     except (UnicodeDecodeError, EOFError, OSError) as err:

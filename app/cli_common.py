@@ -23,13 +23,21 @@ def fail(message: str) -> None:
 
 
 def run(fn, *args, **kwargs):
-    """Run a service call as one unit of work; a ServiceError is a one-line failure."""
+    """Run a service call as one unit of work (store.run_unit, the runner HTTP views and
+    MCP tools end their units with: committed, re-run when the database asks for a
+    retry, a rejection that is a state change kept); a ServiceError is a one-line
+    failure."""
     try:
-        result = fn(*args, **kwargs)
-        store.commit()
-        return result
+        return store.run_unit(fn, *args, **kwargs)
     except ServiceError as err:
-        store.rollback()
+        fail(err.message)
+
+
+def run_once(fn, *args, **kwargs):
+    """run() for a unit that cannot be repeated from the start (it consumes a stream)."""
+    try:
+        return store.run_unit_once(fn, *args, **kwargs)
+    except ServiceError as err:
         fail(err.message)
 
 

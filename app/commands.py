@@ -41,12 +41,18 @@ def serve_command(no_web, workers_opt):
         _serve(no_web, workers_opt, stop)
 
 
-def _serve(no_web, workers_opt, stop):
+def _forget_connections() -> None:
     from .extensions import db
+
+    db.session.remove()
+    db.engine.dispose()
+
+
+def _serve(no_web, workers_opt, stop):
     from .serving import ListenError, parse_workers, serve, web_bind_addr
     from .web import create_web_app
 
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
     try:
         workers = parse_workers(workers_opt if workers_opt is not None else app.config["WORKERS"])
     except ValueError as err:
@@ -76,7 +82,7 @@ def _serve(no_web, workers_opt, stop):
             apps,
             announce=lambda line: click.echo(line),
             workers=workers,
-            before_fork=lambda: (db.session.remove(), db.engine.dispose()),
+            before_fork=_forget_connections,
             stop=stop,
         )
     except ListenError as err:

@@ -7,6 +7,7 @@ removed) and every other module reads the canonical values from app.config.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -54,7 +55,8 @@ TRUE_WORDS = {"1", "true", "yes", "on"}
 
 
 def canonical_origin(value: str) -> str:
-    """Lowercase scheme and host, drop one trailing slash (SPEC: canonical form)."""
+    """Lowercase scheme and host, drop one trailing slash (the canonical form every origin
+    comparison uses)."""
     value = value.strip()
     parts = urlsplit(value)
     if not parts.scheme or not parts.netloc:
@@ -92,7 +94,7 @@ def load(app, test_config=None) -> None:
 
     cfg = app.config
     if not cfg["DATABASE_URL"]:
-        cfg["DATABASE_URL"] = "sqlite:///" + os.path.join(app.instance_path, "ledger.db")
+        cfg["DATABASE_URL"] = "sqlite:///" + str(Path(app.instance_path) / "ledger.db")
     cfg["DATABASE_URL"] = normalise_database_url(cfg["DATABASE_URL"])
     cfg["API_ORIGIN"] = canonical_origin(cfg["API_ORIGIN"])
     cfg["WEB_ORIGIN"] = canonical_origin(cfg["WEB_ORIGIN"])

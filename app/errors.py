@@ -5,6 +5,11 @@ every ServiceError, committed when it is a state change, else rolled back);
 ServiceError -> {error} with its status (401 adds the WWW-Authenticate challenge,
 429 adds Retry-After); werkzeug HTTP errors -> {error}; anything else -> a fixed
 generic 500 sentence, with details in the server log only.
+
+Under TESTING the catch-all rolls back and then re-raises (as indico's handler does under
+testing), so a test sees the traceback instead of the generic sentence; a test that
+asserts the generic 500 itself sets GENERIC_500_UNDER_TEST (tests/conftest.py, the
+`generic_500` fixture).
 """
 
 from __future__ import annotations
@@ -74,6 +79,8 @@ def handle_unexpected(err: Exception):
         store.rollback()
     except Exception:  # the connection itself may be what failed
         log.exception("rollback failed")
+    if current_app.testing and not current_app.config.get("GENERIC_500_UNDER_TEST"):
+        raise err
     if has_request_context() and request.blueprint == "oauth":
         return oauth_response("server_error", GENERIC_SERVER_ERROR, 500)
     return error_response(GENERIC_500, 500)

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+from typing import cast
 
 import orjson
+from flask import Response
 from flask.json.provider import DefaultJSONProvider
 
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
@@ -43,7 +45,9 @@ class FastJSONProvider(DefaultJSONProvider):
             body = self._encode(obj) + b"\n"
         except TypeError:
             return super().response(*args, **kwargs)
-        return self._app.response_class(body, mimetype=self.mimetype)
+        # The app's class is flask.Response (its sansio base, as typed, takes no body).
+        response_class = cast("type[Response]", self._app.response_class)
+        return response_class(body, mimetype=self.mimetype)
 
 
 # --- request bodies ------------------------------------------------------------------

@@ -17,6 +17,7 @@ stage checks the request at its next safe point.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import math
@@ -38,7 +39,7 @@ def web_bind_addr(config, no_web: bool = False) -> tuple[str, int] | None:
     """Where the web app listens, or None when it is switched off.
 
     WEB_BIND_ADDR `off` (any case) or `serve --no-web` → None; unset → all
-    interfaces on WEB_ORIGIN's port (CONTRACT); otherwise `host:port`.
+    interfaces on WEB_ORIGIN's port (docs/web.md "Serving"); otherwise `host:port`.
     """
     value = config.get("WEB_BIND_ADDR")
     if no_web or (isinstance(value, str) and value.strip().lower() == "off"):
@@ -114,10 +115,8 @@ class Stop:
         if self.requested is None:
             self.requested = reason
         for pid in self.forward:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
 
     def wait(self, timeout: float) -> None:
         """Sleep until a signal arrives (any with a Python handler) or timeout passes."""
@@ -330,10 +329,8 @@ def _supervise(children: list[int], stop: Stop, grace: float = STOP_GRACE) -> in
         if time.monotonic() >= deadline:
             log.error("%d worker(s) still running %.0f s after the stop: killed", len(alive), grace)
             for pid in alive:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             deadline = time.monotonic() + grace  # SIGKILL cannot be refused
         stop.wait(min(1.0, deadline - time.monotonic()))
     return code

@@ -14,6 +14,7 @@ import platform
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 from . import bulk, databases, hledger, ledger_gen, report
 from .ceiling import ALL_TIME, AS_OF, WINDOW, Raw
@@ -273,7 +274,7 @@ def main(argv=None) -> int:
     results = run(args)
     print(report.render(results))
     if args.json:
-        with open(args.json, "w") as f:
+        with Path(args.json).open("w") as f:
             json.dump(results, f, indent=2)
     return 0
 

@@ -25,6 +25,7 @@ import json
 import statistics
 import sys
 import time
+from pathlib import Path
 
 from . import bulk, databases
 from .server import BENCH_EMAIL, cli
@@ -134,7 +135,7 @@ def main(argv=None) -> int:
     results = run(args)
     print(render(results))
     if args.json:
-        with open(args.json, "w") as f:
+        with Path(args.json).open("w") as f:
             json.dump(results, f, indent=2)
     return 0
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
 import time
+from pathlib import Path
 
 from . import ledger_gen
 
 
 def write_journal(path: str, n: int, seed: int) -> None:
     names = {i: f"{kind}:{name.replace(' ', '')}" for i, name, kind in ledger_gen.accounts()}
-    with open(path, "w") as f:
+    with Path(path).open("w") as f:
         for _, day, description, legs in ledger_gen.transactions(n, seed):
             f.write(f"{day.isoformat()} {description}\n")
             for account_id, cents in legs:
@@ -29,7 +29,7 @@ def compare(n: int, seed: int, ceiling: dict) -> dict:
         return {"summary": "hledger: not installed; skipped"}
     folder = tempfile.mkdtemp(prefix="ledger-bench-hledger-")
     try:
-        journal = os.path.join(folder, "books.journal")
+        journal = str(Path(folder) / "books.journal")
         write_journal(journal, n, seed)
         start = time.perf_counter()
         done = (
@@ -39,7 +39,7 @@ def compare(n: int, seed: int, ceiling: dict) -> dict:
                 text=True,
                 check=False,
             )
-            if os.path.exists("/usr/bin/time")
+            if Path("/usr/bin/time").exists()
             else subprocess.run(
                 [exe, "bal", "-f", journal], capture_output=True, text=True, check=False
             )

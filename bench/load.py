@@ -288,7 +288,7 @@ def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> di
         server_errors, first_error = server.errors_logged()
 
     every = [s for values in results.latency.values() for s in values]
-    report = {
+    return {
         "dialect": dialect,
         "clients": clients,
         "waitress_threads": 8,
@@ -313,7 +313,6 @@ def run(dialect, clients, seconds, requests, seed, admin_url=PG_ADMIN_URL) -> di
         "acknowledged_postings": len(acknowledged),
         "books": problems or "every acknowledged posting stored, complete and balanced",
     }
-    return report
 
 
 def main(argv=None) -> int:

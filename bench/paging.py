@@ -14,7 +14,7 @@ does), serves it with `ledger-service serve` and times, each as a median and p95
   amount filter       GET /transactions?limit=50&min_cents=100000&max_cents=200000
   register page       GET /accounts/7/register?limit=50
   register deep page  the same, from a cursor in the ledger's first year
-  unpaged month       GET /transactions?from&to for one month (SPEC's array, for comparison)
+  unpaged month       GET /transactions?from&to for one month (the plain array, for comparison)
 
 Deep cursors are made with the service's own cursor code (app.services.ledger.cursors),
 as a client would get them after walking the pages before.
@@ -26,6 +26,7 @@ import argparse
 import json
 import sys
 from datetime import date
+from pathlib import Path
 from urllib.parse import quote
 
 from . import bulk, databases
@@ -76,7 +77,7 @@ def paths(deep: dict[str, str]) -> dict[str, str]:
         "amount filter": "/transactions?limit=50&min_cents=100000&max_cents=200000",
         "register page": f"/accounts/{ACCOUNT}/register?limit=50",
         "register deep page": f"/accounts/{ACCOUNT}/register?limit=50&cursor={deep['register']}",
-        "unpaged month (SPEC array)": "/transactions?from=2024-05-01&to=2024-05-31",
+        "unpaged month (plain array)": "/transactions?from=2024-05-01&to=2024-05-31",
     }
 
 
@@ -120,7 +121,7 @@ def main(argv=None) -> int:
     results = run(args)
     print(render(results))
     if args.json:
-        with open(args.json, "w") as f:
+        with Path(args.json).open("w") as f:
             json.dump(results, f, indent=2)
     return 0
 

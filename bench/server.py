@@ -147,7 +147,7 @@ class Service:
         it starts with SIGINT ignored (as a shell starts a background job); False,
         with SIGINT's default; None, as this process has it."""
         if self.log is None:
-            self.log = tempfile.TemporaryFile(mode="w+")
+            self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed by stop()
         self.proc = subprocess.Popen(
             preexec_fn=None if sigint_ignored is None else _sigint(sigint_ignored),
             args=LEDGER_SERVICE + ["serve", *self.args],

@@ -67,6 +67,17 @@ def app(app_config):
 
 
 @pytest.fixture
+def generic_500(app):
+    """The app answers an unexpected error with the generic 500, as in production.
+
+    Without it, under TESTING the catch-all re-raises so the test shows the traceback
+    (app/errors.py); only a test that asserts the generic 500 itself asks for this.
+    """
+    app.config["GENERIC_500_UNDER_TEST"] = True
+    return app
+
+
+@pytest.fixture
 def client(app):
     return app.test_client()
 
@@ -227,7 +238,7 @@ def rpc(api):
 
 @pytest.fixture
 def spec_tools() -> set[str]:
-    """The six tool names SPEC lists, written out independently of app.mcp.tools."""
+    """The six tool names docs/mcp.md lists, written out independently of app.mcp.tools."""
     return {
         "list_accounts",
         "account_balances",

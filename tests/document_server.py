@@ -9,6 +9,7 @@ connection and every request it sees, so a test can assert that nothing reached 
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import ipaddress
 import json
@@ -146,10 +147,8 @@ class DocumentServer:
                     self.send_header("Content-Length", str(len(answer.body)))
                 self.send_header("Connection", "close")
                 self.end_headers()
-                try:
+                with contextlib.suppress(OSError):  # the client stopped reading (the size cap)
                     self.wfile.write(answer.body)
-                except OSError:
-                    pass  # the client stopped reading (the size cap)
                 self.close_connection = True
 
             def log_message(self, *args):

@@ -194,7 +194,7 @@ def schemathesis_config(
             "operations": [
                 {
                     # JSON-RPC answers every body, parseable or not, with HTTP 200 and the
-                    # error in the envelope (SPEC: tool endpoint errors); "rejection" there
+                    # error in the envelope (docs/mcp.md "Errors"); "rejection" there
                     # is -32700/-32600, checked by the response schema, not by a 4xx.
                     "include-path": "/mcp",
                     "checks": {"negative_data_rejection": {"enabled": False}},
@@ -227,7 +227,7 @@ def register_leak_check(pattern: re.Pattern) -> None:
             raise AssertionError(
                 f"the body carries internal text {found.group(0)!r}: {response.text[:300]!r}"
             )
-        return None
+        return
 
 
 def _is_text(response) -> bool:

@@ -1,9 +1,9 @@
 """The access tiers, walked over the app's whole URL map so later routes are covered too.
 
-- open: only the routes SPEC lists as open;
+- open: only the routes docs/auth.md "The three access tiers" lists as open;
 - half-session: exactly the four WebAuthn routes (plus the open ones);
 - full: everything else, and a half-session there gets the 401 challenge;
-- session-only: only SPEC's six and CONTRACT's PUT /books/lock, each refusing a bearer
+- session-only: the six docs/auth.md names and PUT /books/lock, each refusing a bearer
   token with 403;
 - CSRF: a cookie-authenticated write with a non-JSON body is 415 and changes nothing.
 """
@@ -41,7 +41,7 @@ SPEC_SESSION_ONLY = {
     ("POST", "/oauth/authorize/approve"),
     ("GET", "/oauth/device_info"),
     ("POST", "/oauth/device/approve"),
-    ("PUT", "/books/lock"),  # CONTRACT "Trust": a person moves the lock, never a token
+    ("PUT", "/books/lock"),  # docs/ledger.md: a person moves the lock, never a token
     ("POST", "/budgets/<int:budget_id>/approve"),  # docs/ledger.md: a person approves a budget
 }
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -55,8 +55,10 @@ def routes(app):
             view = app.view_functions[rule.endpoint]
             values = {arg: 1 if f"<int:{arg}>" in rule.rule else "x1" for arg in rule.arguments}
             url = url_for(rule.endpoint, **values)
-            for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
-                out.append((method, rule.rule, url, view))
+            out.extend(
+                (method, rule.rule, url, view)
+                for method in sorted(rule.methods - {"HEAD", "OPTIONS"})
+            )
     return out
 
 

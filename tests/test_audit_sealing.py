@@ -243,6 +243,7 @@ def test_the_sql_seal_and_the_python_seal_hash_alike(app, api, post_tx, two_acco
     assert_chain(all_events(api))
 
 
+@pytest.mark.slow  # a property run / a backup restored across stores (README)
 @pytest.mark.parametrize("target", ["sqlite", "postgresql"])
 def test_a_backup_carrying_waiting_events_restores_them_sealed(
     app, api, post_tx, two_accounts, runner, tmp_path, target, monkeypatch, dialect, clock

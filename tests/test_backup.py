@@ -222,7 +222,7 @@ def test_backup_while_a_writer_posts_then_restore_elsewhere(
     with more:
         assert more.wait_for(lambda: len(acked) >= 20, timeout=60)
     path = tmp_path / "live.backup"
-    with source.app_context(), open(path, "w", encoding="utf-8") as out:
+    with source.app_context(), path.open("w", encoding="utf-8") as out:
         acked_before = set(acked)
         lines = backup.generate()
         out.write(next(lines))  # the snapshot is taken here

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

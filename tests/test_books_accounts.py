@@ -1,5 +1,5 @@
 """PUT /accounts/{id}: rename and archive; names unique after normalisation; archived
-accounts refuse new entries on every path (CONTRACT "Books at scale")."""
+accounts refuse new entries on every path (docs/ledger.md "Books at scale")."""
 
 from __future__ import annotations
 

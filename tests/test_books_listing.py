@@ -1,5 +1,5 @@
 """GET /transactions and list_transactions: filters, keyset paging, the cursor's rules
-(CONTRACT "Books at scale"). Every test runs on SQLite and PostgreSQL."""
+(docs/ledger.md "Books at scale"). Every test runs on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""GET /accounts/{id}/register, cleared marks and reconciliation (CONTRACT "Books at
+"""GET /accounts/{id}/register, cleared marks and reconciliation (docs/ledger.md "Books at
 scale"), on both stores: running balances against a plain recomputation, paging, refusals."""
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ def expected_register(api, account_id, sign):
     """Every entry of the account from the plain listing, newest first, with balances."""
     entries = []
     for tx in api.get("/transactions").get_json():
-        for e in tx["entries"]:
-            if e["account_id"] == account_id:
-                entries.append((tx["occurred_on"], tx["id"], e["amount_cents"], tx["description"]))
+        entries.extend(
+            (tx["occurred_on"], tx["id"], e["amount_cents"], tx["description"])
+            for e in tx["entries"]
+            if e["account_id"] == account_id
+        )
     entries.sort(key=lambda x: (x[0], x[1]))  # entry ids follow transaction ids here
     running, out = 0, []
     for day, tx_id, cents, description in entries:

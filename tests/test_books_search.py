@@ -257,6 +257,7 @@ def test_search_after_import(app, api, runner, tmp_path, dialect, walk):
         db.session.remove()
 
 
+@pytest.mark.slow  # a property run / a backup restored across stores (README)
 @pytest.mark.parametrize("target", ["sqlite", "postgresql"])
 def test_search_after_restore(app, api, runner, searchable, clock, tmp_path, target, monkeypatch):
     path = tmp_path / "ledger.backup.gz"

@@ -1,4 +1,4 @@
-"""Configuration: CONTRACT defaults, environment overrides, canonical origins."""
+"""Configuration: documented defaults (docs/deploy.md), environment overrides, origins."""
 
 import pytest
 

@@ -25,6 +25,8 @@ from app.errors import GENERIC_500
 from bench.server import Service, http
 from tests.support import free_port, repetitions, require_postgres
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 # LEDGER_CRASH_TRIALS: trials for the long run (python -m bench.reliability crash).
 TRIALS = repetitions("LEDGER_CRASH_TRIALS", 3)
 ACKED_BEFORE_KILL = 40
@@ -119,8 +121,8 @@ def test_sigkill_mid_stream_loses_no_acknowledged_write(scratch_database_url, tm
 PG_BIN = (
     Path("/usr/lib/postgresql")
     / (
-        sorted(os.listdir("/usr/lib/postgresql"))[-1]
-        if os.path.isdir("/usr/lib/postgresql")
+        sorted(p.name for p in Path("/usr/lib/postgresql").iterdir())[-1]
+        if Path("/usr/lib/postgresql").is_dir()
         else "none"
     )
     / "bin"
@@ -140,7 +142,7 @@ class PrivateCluster:
 
     def init(self):
         shutil.chown(self.dir.parent, "postgres")
-        os.chmod(self.dir.parent, 0o755)
+        self.dir.parent.chmod(0o755)
         result = self._as_postgres(
             str(PG_BIN / "initdb"),
             "-D",

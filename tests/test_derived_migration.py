@@ -9,6 +9,8 @@ from app import create_app, store
 from app.extensions import db
 from app.services.ledger import derived, reports
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 @pytest.fixture
 def fresh_url(scratch_database_url):

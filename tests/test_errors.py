@@ -10,7 +10,7 @@ from app.errors import GENERIC_500
 LEAKY_WORDS = ["select", "insert", "sqlite", "psycopg", "table", "column", "traceback", "entries"]
 
 
-def test_store_fault_gives_the_generic_500_and_logs_details(api, monkeypatch, caplog):
+def test_store_fault_gives_the_generic_500_and_logs_details(generic_500, api, monkeypatch, caplog):
     from app.services.ledger import accounts
 
     def broken():
@@ -29,7 +29,7 @@ def test_store_fault_gives_the_generic_500_and_logs_details(api, monkeypatch, ca
     assert "disk I/O error" in caplog.text
 
 
-def test_unexpected_exception_is_generic_too(api, monkeypatch):
+def test_unexpected_exception_is_generic_too(generic_500, api, monkeypatch):
     from app.services.ledger import reports
 
     monkeypatch.setattr(reports, "balances", lambda *a: 1 / 0)

@@ -2,8 +2,8 @@
 
 Sign convention: hledger and Beancount report raw sums (debits positive, credits
 negative). Our /reports/balances is sign-adjusted (liability, equity and income
-negated, SPEC). So the comparison multiplies our figure by reports.sign_for(kind)
-to get back the raw sum before comparing.
+negated: reports are sign-adjusted, README "A short tour"). So the comparison multiplies
+our figure by reports.sign_for(kind) to get back the raw sum before comparing.
 
 Where hledger, ledger-cli or bean-check is missing the test says so as a skip, except
 under CI (tests.support.missing_tool), where .ci/run installs them and a skip would hide
@@ -12,12 +12,12 @@ a gap, so it fails instead.
 
 import csv
 import io
-import os
 import shutil
 import subprocess
 import sys
 from collections import defaultdict
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -30,9 +30,7 @@ from tests.support import missing_tool
 
 HLEDGER = shutil.which("hledger")
 LEDGER = shutil.which("ledger")
-BEAN_CHECK = shutil.which("bean-check") or os.path.join(
-    os.path.dirname(sys.executable), "bean-check"
-)
+BEAN_CHECK = shutil.which("bean-check") or str(Path(sys.executable).parent / "bean-check")
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +159,7 @@ def test_beancount_balances_equal_ours_and_bean_check_accepts(api, sample_books,
         plaintext.beancount_account(k, n): c for (k, n), c in ours.items() if c
     }
 
-    if not os.path.exists(BEAN_CHECK):
+    if not Path(BEAN_CHECK).exists():
         missing_tool("bean-check is not installed (pip install beancount)")
     result = subprocess.run([BEAN_CHECK, str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -131,7 +131,6 @@ def test_apps_made_and_disposed_leave_no_open_files(tmp_path):
     """A process that makes many apps over one SQLite file (the test suite does, the
     service's workers restart) must not keep a descriptor per app: past 1024, a
     waitress server's select() fails and the server stops answering."""
-    import os
 
     from app import create_app, store
     from app.extensions import db
@@ -150,7 +149,7 @@ def test_apps_made_and_disposed_leave_no_open_files(tmp_path):
             db.engine.dispose()
 
     one_app()
-    before = len(os.listdir("/proc/self/fd"))
+    before = len(list(Path("/proc/self/fd").iterdir()))
     for _ in range(20):
         one_app()
-    assert len(os.listdir("/proc/self/fd")) <= before + 2
+    assert len(list(Path("/proc/self/fd").iterdir())) <= before + 2

@@ -15,6 +15,8 @@ response must:
 
 from __future__ import annotations
 
+import pytest
+
 from tests.fuzzing import (
     ServerThread,
     leak_pattern,
@@ -23,6 +25,8 @@ from tests.fuzzing import (
     run_fuzz,
     seed_ledger,
 )
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 
 def test_fuzz_every_operation(app, make_user, mint):

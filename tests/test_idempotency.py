@@ -1,5 +1,5 @@
-"""Idempotent writes (CONTRACT "Trust"): the Idempotency-Key header on POST /transactions and
-POST /accounts, on both stores."""
+"""Idempotent writes (docs/ledger.md "Idempotent writes"): the Idempotency-Key header on
+POST /transactions and POST /accounts, on both stores."""
 
 from __future__ import annotations
 
@@ -206,8 +206,8 @@ def test_a_removed_user_takes_their_keys_along(app, api, books, runner):
 
 
 def test_cors_allowed_headers_stay_as_spec_says(client):
-    """SPEC allows only Content-Type and Authorization cross-origin; the web app guards double
-    submission in the page, so Idempotency-Key is not added."""
+    """CORS allows only Content-Type and Authorization cross-origin (docs/ledger.md); the
+    web app guards double submission in the page, so Idempotency-Key is not added."""
     from tests.support import WEB_ORIGIN
 
     response = client.options(

@@ -7,8 +7,12 @@ bearer token was due for its last-use bookkeeping while other clients were writi
 begins as a writer). `python -m bench.load` runs the same thing longer and prints figures.
 """
 
+import pytest
+
 from bench import load
 from tests.support import PG_ADMIN_URL
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 
 def test_mixed_load_has_no_errors_and_loses_no_write(dialect):

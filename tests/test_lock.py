@@ -1,5 +1,5 @@
-"""The lock date (CONTRACT "Trust"): GET/PUT /books/lock, and nothing dated on or before it
-is posted or deleted by any path (HTTP, MCP, import), on both stores."""
+"""The lock date (docs/ledger.md "The lock date"): GET/PUT /books/lock, and nothing dated
+on or before it is posted or deleted by any path (HTTP, MCP, import), on both stores."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The tool endpoint, spoken to as raw JSON-RPC 2.0 over POST /mcp (SPEC "Tool endpoint",
-CONTRACT "Tool endpoint edges")."""
+"""The tool endpoint, spoken to as raw JSON-RPC 2.0 over POST /mcp (docs/mcp.md
+"Methods" and "Errors")."""
 
 from __future__ import annotations
 
@@ -479,7 +479,7 @@ def test_a_non_400_service_refusal_is_32603(rpc, monkeypatch):
     assert error_of(rpc.call("list_accounts")) == (-32603, GENERIC_500)
 
 
-# --- the 2026-07-28 revision (CONTRACT "Tool endpoint: the 2026-07-28 revision") -----------
+# --- the 2026-07-28 revision (docs/mcp.md "Protocol revisions") ----------------------------
 
 MODERN = "2026-07-28"
 
@@ -504,7 +504,7 @@ def modern_result(rpc, method, params=None):
 def test_initialize_echoes_every_handshake_revision(rpc, version):
     result = rpc.request("initialize", {"protocolVersion": version, "capabilities": {}})["result"]
     assert result["protocolVersion"] == version
-    assert "resultType" not in result  # the handshake revisions get SPEC's shape exactly
+    assert "resultType" not in result  # the handshake revisions keep their shape exactly
 
 
 def test_server_discover_matches_the_sdk_schema(rpc):
@@ -532,7 +532,7 @@ def test_server_discover_matches_the_sdk_schema(rpc):
 def test_an_unsupported_meta_version_is_32022_listing_what_is_spoken(rpc, version):
     for method in ("server/discover", "tools/list"):
         response = modern(rpc, method, version=version)
-        assert response.status_code == 200  # SPEC: tool-endpoint errors are always HTTP 200
+        assert response.status_code == 200  # docs/mcp.md "Errors": always HTTP 200
         error = response.get_json()["error"]
         assert error["code"] == -32022
         assert error["data"] == {"supported": [MODERN], "requested": version}
@@ -565,7 +565,7 @@ def test_a_request_without_the_envelope_keys_is_32602(rpc):
 )
 def test_headers_that_disagree_with_the_body_are_32020(rpc, api, books, method, params, headers):
     response = modern(rpc, method, params, headers=headers)
-    assert response.status_code == 200  # SPEC: tool-endpoint errors are always HTTP 200
+    assert response.status_code == 200  # docs/mcp.md "Errors": always HTTP 200
     assert response.get_json()["error"]["code"] == -32020
 
 
@@ -625,7 +625,7 @@ def test_no_response_ever_carries_a_session_id(rpc, books):
     ]
     assert [r.status_code for r in responses] == [200, 202, 200, 200, 200, 200, 200, 200]
     for response in responses:
-        assert not any(name.lower() == "mcp-session-id" for name in response.headers.keys())
+        assert "Mcp-Session-Id" not in response.headers  # werkzeug: any letter case
 
 
 def test_a_rejected_recording_under_2026_07_28_stores_nothing(rpc, api, books):

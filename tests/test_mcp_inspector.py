@@ -25,6 +25,8 @@ import pytest
 from app.services.ledger import reports, transactions
 from tests.support import missing_tool
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 NODE = "node@22"
 NPM_CACHE = os.environ.get("LEDGER_NPM_CACHE") or str(

@@ -21,6 +21,8 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from app.services.ledger import reports, transactions  # noqa: E402
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 @pytest.fixture
 def wire(app):

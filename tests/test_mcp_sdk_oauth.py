@@ -9,8 +9,8 @@ refresh. The test plays only the human: it signs in through the real password + 
 ceremonies (software authenticator) over HTTP and approves the request the SDK hands to its
 redirect handler, then gives the SDK the code and state as its callback handler.
 
-SDK/SPEC differences found here are written down in docs/mcp.md ("Signing in with the
-assistant's own OAuth").
+Differences between the SDK and this service found here are written down in docs/mcp.md
+("Signing in with the assistant's own OAuth").
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ from app.services import crypto  # noqa: E402
 from app.services.ledger import transactions  # noqa: E402
 from tests.support import WEB_ORIGIN  # noqa: E402
 from tests.testkit import SignIn  # noqa: E402
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 REDIRECT_URI = "http://127.0.0.1:53682/callback"
 HOUR = 3600
@@ -195,27 +197,29 @@ def provider_for(url: str, storage: MemoryStorage, human: Human, redirect_uri=RE
 async def assistant_session(url, provider, checking, salary, an_hour_passes, human_revokes):
     """One assistant session; the two callables run between its tool calls."""
     out: dict = {}
-    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            out["server_name"] = client.server_info.name
-            out["balances_before"] = await client.call_tool("account_balances", {})
-            out["recorded"] = await client.call_tool(
-                "record_transaction",
-                {
-                    "occurred_on": "2026-01-05",
-                    "description": "January pay",
-                    "entries": [
-                        {"account_id": checking, "amount_cents": 250000},
-                        {"account_id": salary, "amount_cents": -250000},
-                    ],
-                },
-            )
-            an_hour_passes()
-            out["balances_after_the_hour"] = await client.call_tool(
-                "account_balances", {"from": "2026-01-01", "to": "2026-01-31"}
-            )
-            await anyio.to_thread.run_sync(human_revokes)
-            out["accounts_after_revocation"] = await client.call_tool("list_accounts", {})
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        out["server_name"] = client.server_info.name
+        out["balances_before"] = await client.call_tool("account_balances", {})
+        out["recorded"] = await client.call_tool(
+            "record_transaction",
+            {
+                "occurred_on": "2026-01-05",
+                "description": "January pay",
+                "entries": [
+                    {"account_id": checking, "amount_cents": 250000},
+                    {"account_id": salary, "amount_cents": -250000},
+                ],
+            },
+        )
+        an_hour_passes()
+        out["balances_after_the_hour"] = await client.call_tool(
+            "account_balances", {"from": "2026-01-01", "to": "2026-01-31"}
+        )
+        await anyio.to_thread.run_sync(human_revokes)
+        out["accounts_after_revocation"] = await client.call_tool("list_accounts", {})
     return out
 
 
@@ -462,9 +466,11 @@ def test_official_sdk_signs_in_with_its_oauth_provider_and_refreshes(
 
 
 async def connect_and_list(url, provider) -> dict:
-    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            return (await client.call_tool("list_accounts", {})).structured_content
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        return (await client.call_tool("list_accounts", {})).structured_content
 
 
 def failure_of(coroutine) -> list[BaseException]:
@@ -490,8 +496,8 @@ def raised(error: BaseException) -> list[BaseException]:
 def test_sdk_with_a_localhost_redirect_uri_needs_the_compat_switch(
     app, traffic, live_server, make_user, authenticator, service_account, compat
 ):
-    """Examples for the SDK commonly register http://localhost:<port>/callback. SPEC refuses a
-    localhost redirect URI; CONTRACT's OAUTH_CLIENT_COMPAT accepts it."""
+    """Examples for the SDK commonly register http://localhost:<port>/callback. The service refuses
+    a localhost redirect URI (docs/oauth.md "Clients"); OAUTH_CLIENT_COMPAT accepts it."""
     app.config["OAUTH_CLIENT_COMPAT"] = compat
     origin = live_server.origin
     make_user()

@@ -16,18 +16,22 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from app.services.ledger import transactions  # noqa: E402
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 async def record(url: str, token: str, arguments: dict, mode: str):
     """One connection (as a fresh retry after a lost answer would open): one call."""
     headers = {"Authorization": f"Bearer {token}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
-            tools = {t.name: t for t in (await client.list_tools()).tools}
-            try:
-                result = await client.call_tool("record_transaction", arguments)
-            except MCPError as err:
-                return tools, ("error", err.error.code, err.error.message)
-            return tools, result.structured_content
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        try:
+            result = await client.call_tool("record_transaction", arguments)
+        except MCPError as err:
+            return tools, ("error", err.error.code, err.error.message)
+        return tools, result.structured_content
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

@@ -1,4 +1,5 @@
-"""The record_transaction tool's trust features (CONTRACT "Trust"): idempotency_key,
+"""The record_transaction tool's trust features (docs/mcp.md
+"Retries, look-alikes and hints"): idempotency_key,
 possible_duplicates, and the annotations of every tool in every MCP revision."""
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def test_a_refused_call_keeps_no_key(app, rpc, books):
 
 
 def test_http_and_mcp_keys_do_not_answer_for_each_other(app, api, rpc, books):
-    http_body = {k: v for k, v in args(books).items()}
+    http_body = dict(args(books).items())
     assert (
         api.post("/transactions", json=http_body, headers={"Idempotency-Key": "both"}).status_code
         == 201

@@ -8,6 +8,8 @@ from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 def _script_head() -> str:
     """The newest revision in migrations/versions."""

@@ -14,6 +14,8 @@ import pytest
 from bench.server import Service, http
 from tests.support import free_port, missing_tool
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 DEPLOY_DOC = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
 
 

@@ -1,5 +1,6 @@
 """The same inputs through HTTP and through the tool endpoint give identical figures and
-identical rejections (SPEC rule 5), worked on one ledger that uses all five kinds."""
+identical rejections (an assistant is refused exactly as an HTTP client is), worked on one
+ledger that uses all five kinds."""
 
 from __future__ import annotations
 
@@ -235,7 +236,7 @@ def test_one_recording_through_each_interface_gives_the_same_figures(api, rpc, l
     assert {line["account"]: line["cents"] for line in after_both}["Groceries"] == groceries + 1234
 
 
-# --- identical in every revision (CONTRACT "Tool endpoint: the 2026-07-28 revision") -------
+# --- identical in every revision (docs/mcp.md "Protocol revisions") ----------------------
 
 
 def _calls(ids):

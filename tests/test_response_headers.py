@@ -105,7 +105,7 @@ def test_authenticated_responses_carry_the_common_headers(api, origin):
         assert_common_headers(response)
 
 
-def test_a_server_fault_carries_the_common_headers(api, monkeypatch):
+def test_a_server_fault_carries_the_common_headers(generic_500, api, monkeypatch):
     from app.services.ledger import accounts
 
     def broken():

@@ -4,6 +4,7 @@ second import adds nothing."""
 
 from datetime import date
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,6 +72,7 @@ def fresh_books() -> int:
     return user.id
 
 
+@pytest.mark.slow  # a property run / a backup restored across stores (README)
 @settings(
     max_examples=12,
     deadline=None,

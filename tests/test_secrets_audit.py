@@ -228,8 +228,10 @@ def plain_secret_comparisons(source: str) -> list[str]:
 def test_secret_comparisons_are_constant_time_or_digest_lookups():
     offenders = []
     for path in sorted((ROOT / "app").rglob("*.py")):
-        for hit in plain_secret_comparisons(path.read_text(encoding="utf-8")):
-            offenders.append(f"{path.relative_to(ROOT)} {hit}")
+        offenders.extend(
+            f"{path.relative_to(ROOT)} {hit}"
+            for hit in plain_secret_comparisons(path.read_text(encoding="utf-8"))
+        )
     assert not offenders, "compare secrets with crypto.same():\n" + "\n".join(offenders)
 
 

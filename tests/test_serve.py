@@ -3,10 +3,13 @@
 import os
 import subprocess
 
+import pytest
 from sqlalchemy import create_engine, text
 
 from bench.server import Service, http
 from tests.support import console_script
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 
 def test_serve_migrates_and_answers_health(scratch_database_url, tmp_path):

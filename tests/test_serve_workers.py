@@ -22,6 +22,8 @@ from sqlalchemy import create_engine, text
 from bench.server import Service, child_pids, http
 from tests.support import console_script
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 def _wait_until(predicate, seconds=15.0):
     deadline = time.monotonic() + seconds

@@ -1,4 +1,5 @@
-"""Every row of SPEC's Session table, through the real endpoints and the FakeClock."""
+"""Every row of the session table (app/services/identity/sessions.py), through the real
+endpoints and the FakeClock."""
 
 from datetime import timedelta
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
 from pathlib import Path
 
+import pytest
 from alembic.script import ScriptDirectory
 from flask_migrate import downgrade
 from sqlalchemy import create_engine, inspect, text
@@ -24,6 +24,9 @@ from app.services.ledger import accounts, transactions
 from bench.server import Service, cli
 from tests.support import PASSWORD, throwaway_database
 from tests.testkit import migrate
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 NEWEST = ScriptDirectory(str(MIGRATIONS)).get_current_head()
@@ -197,12 +200,10 @@ def test_only_the_newest_five_backups_are_kept(scratch_database_url, tmp_path):
     mine = folder / "my-own.backup.gz"
     mine.write_text("a backup someone made by hand")
     app = _app(scratch_database_url)
-    written = []
     with app.app_context():
-        for _ in range(7):
-            written.append(upgrade_backup.backup_if_pending(str(MIGRATIONS), folder))
+        written = [upgrade_backup.backup_if_pending(str(MIGRATIONS), folder) for _ in range(7)]
         db.engine.dispose()
     assert upgrade_backup.KEEP == 5
     assert sorted(folder.iterdir()) == sorted([mine, *written[2:]])
     assert len(set(written)) == 7
-    assert all(os.path.getsize(p) > 0 for p in written[2:])
+    assert all(p.stat().st_size > 0 for p in written[2:])

@@ -93,10 +93,12 @@ def test_every_module_import_resolves(web):
         assert response.status_code == 200, path
         assert response.headers["Content-Type"].startswith("text/javascript"), path
         source = response.text
-        for target in re.findall(
-            r'^\s*(?:import|export)[^;]*?from\s+"([^"]+)"', source, re.MULTILINE | re.DOTALL
-        ):
-            queue.append(urljoin(path, target))
+        queue.extend(
+            urljoin(path, target)
+            for target in re.findall(
+                r'^\s*(?:import|export)[^;]*?from\s+"([^"]+)"', source, re.MULTILINE | re.DOTALL
+            )
+        )
     assert "/config.js" in seen and "/static/js/money.js" in seen
     shipped = {
         "/static/js/" + str(p.relative_to(STATIC_DIR / "js"))

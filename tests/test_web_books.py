@@ -18,6 +18,8 @@ from app.extensions import db
 from tests import test_web_views as views
 from tests.test_web_browser import Person, _expect_text, expect
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 browser = views.browser
 live = views.live
 

@@ -16,6 +16,7 @@ Screenshots of the main pages land in build/screenshots/ (git-ignored).
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import re
@@ -35,6 +36,8 @@ from app.web import create_web_app
 from tests.support import PASSWORD, free_port
 from tests.testkit import reset_database
 from tests.web_support import CHROMIUM, CHROMIUM_ARGS, ThreadedServers, require_browser_tools
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
 
@@ -371,10 +374,9 @@ def _stays_on_the_web_origin(live, page, elsewhere):
     """The sign-in page went on to the books on WEB_ORIGIN and nowhere else."""
     from playwright.sync_api import Error as PlaywrightError
 
-    try:
+    # A navigation aborted by _block_other_hosts: the checks below say where to.
+    with contextlib.suppress(PlaywrightError):
         page.wait_for_url(lambda url: url == live.web + "/" or not url.startswith(live.web + "/"))
-    except PlaywrightError:
-        pass  # a navigation aborted by _block_other_hosts: the checks below say where to
     page.wait_for_timeout(300)  # a late second navigation would show up here
     assert elsewhere == [], f"the sign-in page sent the browser elsewhere: {elsewhere}"
     parts = urllib.parse.urlsplit(page.url)

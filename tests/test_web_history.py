@@ -6,9 +6,13 @@ Uses the browser, live servers and person of tests/test_web_browser.py (same set
 
 from __future__ import annotations
 
+import pytest
+
 from app import store
 from app.services.identity import credentials
 from tests.test_web_browser import _expect_text, browser, expect, live, person  # noqa: F401
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 
 def _token(server) -> str:

@@ -22,6 +22,8 @@ from tests import test_web_browser as browser_tests
 from tests.test_web_browser import Person, _expect_text, expect
 from tests.test_web_views import fits
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 browser = browser_tests.browser
 live = browser_tests.live
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -75,7 +76,7 @@ def test_attach_a_receipt_download_it_and_the_audit_pack(treasurer, live, size):
         panel.get_by_role("button", name="till receipt.png").click()
     download = info.value
     assert download.suggested_filename == "till receipt.png"
-    with open(download.path(), "rb") as saved:
+    with Path(download.path()).open("rb") as saved:
         assert saved.read() == RECEIPT
 
     # A file that is not a receipt is refused in the page; nothing is attached.
@@ -112,7 +113,7 @@ def test_attach_a_receipt_download_it_and_the_audit_pack(treasurer, live, size):
     page.fill("#pack-to", "2026-02-28")
     with page.expect_download() as info:
         page.click("#pack-submit")
-    with open(info.value.path(), "rb") as saved:
+    with Path(info.value.path()).open("rb") as saved:
         data = saved.read()
     with zipfile.ZipFile(io.BytesIO(data)) as pack:
         names = pack.namelist()

@@ -18,6 +18,8 @@ from bench import serve_signals
 from bench.server import Service
 from tests.support import free_port
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 
 def _start(tmp_path, api_port, *args, sigint_ignored=None, **env_extra):
     """serve on api_port with only the settings given (none from this process's

@@ -21,6 +21,8 @@ from app import store
 from tests import test_web_browser as browser_tests
 from tests.test_web_browser import Person, _expect_text, expect
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 # The Chromium and live-server fixtures of the browser tests, shared.
 browser = browser_tests.browser
 live = browser_tests.live

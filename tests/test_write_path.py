@@ -136,7 +136,7 @@ def test_a_unit_the_database_refuses_is_rerun_whole(app, api, make_account, monk
     assert lines == {"Bank": -500, "Food": 500}
 
 
-def test_other_store_errors_are_not_retried(app, api, make_account, monkeypatch):
+def test_other_store_errors_are_not_retried(generic_500, app, api, make_account, monkeypatch):
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
     disk_error = sqlite3.OperationalError("disk I/O error")
@@ -148,7 +148,7 @@ def test_other_store_errors_are_not_retried(app, api, make_account, monkeypatch)
     assert _count(app) == 0
 
 
-def test_retries_give_up_after_the_limit(app, api, make_account, monkeypatch, dialect):
+def test_retries_give_up_after_the_limit(generic_500, app, api, make_account, monkeypatch, dialect):
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
     calls = []

@@ -1,5 +1,5 @@
-"""The JSON-RPC 2.0 envelope of the tool endpoint (SPEC "Tool endpoint", CONTRACT
-"Tool endpoint edges").
+"""The JSON-RPC 2.0 envelope of the tool endpoint (docs/mcp.md "Methods" and
+"Errors").
 
 handle(body, principal) returns the reply object, or None when no reply is due
 (a notification, or a response sent to us): the route answers that with an

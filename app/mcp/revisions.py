@@ -1,5 +1,5 @@
-"""What each MCP revision gets from the tool endpoint, in one place (CONTRACT "Tool
-endpoint: the 2026-07-28 revision").
+"""What each MCP revision gets from the tool endpoint, in one place (docs/mcp.md "Protocol
+revisions").
 
 Two eras share POST /mcp and the same tool functions (jsonrpc.call_tool, tools.py):
 
@@ -38,8 +38,9 @@ ROUTING_HEADERS = (VERSION_HEADER, METHOD_HEADER, NAME_HEADER)
 
 HEADER_MISMATCH = -32020
 UNSUPPORTED_VERSION = -32022
-# The revision asks for HTTP 400 with these two; SPEC.md ("Tool endpoint errors") fixes
-# HTTP 200 for every tool-endpoint error, and SPEC wins: they travel with 200 like the rest.
+# The revision asks for HTTP 400 with these two; this service answers every
+# tool-endpoint error with HTTP 200 (docs/mcp.md "Errors"), and that rule wins: they travel
+# with 200 like the rest.
 
 # The tool list changes only with a deployment; a client may reuse it for five minutes.
 # "private": it was fetched with the caller's credential, so no shared cache may keep it.

@@ -3,7 +3,8 @@ TOOLS maps a name to {title, description, inputSchema, annotations, fn}.
 
 Each fn is the tool twin of one HTTP handler: the same validate.* parsers on the
 arguments and the same services call, so both interfaces give identical figures
-and identical rejections (SPEC rule 5). No query is written here.
+and identical rejections (an assistant is refused exactly as
+an HTTP client is, docs/mcp.md "The six tools"). No query is written here.
 fn(arguments, principal) returns plain JSON data; the JSON-RPC layer commits.
 A tool's unit of work has the intent its annotations declare (writes()): a tool
 marked readOnlyHint reads, on SQLite without a write transaction or the writer lock.
@@ -183,7 +184,7 @@ def _record(args: dict, principal) -> dict:
     return result
 
 
-# Every tool carries annotations (CONTRACT "Trust"): the five readers are read-only, and
+# Every tool carries annotations (docs/mcp.md "The six tools"): the five readers are read-only, and
 # jsonrpc runs them without a write transaction (writes() below).
 _READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 

@@ -2,7 +2,8 @@
 
 audit_events is append-only: the service only ever INSERTs (services/ledger/audit.py).
 `object` holds the changed object as canonical JSON text and `at` whole seconds, so
-the event a reader is served re-hashes to exactly the stored `hash` (CONTRACT "Trust").
+the event a reader is served re-hashes to exactly the stored `hash` (docs/ledger.md
+"What an event says").
 
 audit_head is one row (id 1): the newest event's seq and hash. Whoever appends to
 the chain locks it (SELECT ... FOR UPDATE on PostgreSQL; SQLite has one writer at a

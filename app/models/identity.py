@@ -47,7 +47,8 @@ class Session(Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
     # Fixed at creation and again at elevation; use never extends it.
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
-    # Failed device-code lookups/decisions (SPEC: 10 per session, no reset).
+    # Failed device-code lookups/decisions (10 per session, no reset: docs/oauth.md
+    # "Device authorization grant").
     device_attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
 
     __table_args__ = (Index("ix_sessions_user_id", "user_id"),)

@@ -1,4 +1,5 @@
-"""The one list of blueprints, plus GET /health."""
+"""The one list of blueprints, plus GET /health; every view runs in the unit-of-work
+boundary (boundary.py), applied here once."""
 
 from flask import Blueprint
 
@@ -27,6 +28,7 @@ def register_blueprints(app) -> None:
         reports,
         well_known,
     )
+    from .boundary import apply as apply_unit_of_work
 
     app.before_request(load_principal)
     app.after_request(common_headers)
@@ -46,3 +48,4 @@ def register_blueprints(app) -> None:
         documents.bp,
     ):
         app.register_blueprint(bp)
+    apply_unit_of_work(app)

@@ -10,6 +10,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from .. import store
 from ..services.errors import UnsupportedMediaType
 from ..services.identity import credentials, passkeys, sessions, signin, webauthn
+from .boundary import steps
 from .support import SESSION_COOKIE, half_session, json_body, open_route, principal, session_only
 
 bp = Blueprint("auth", __name__, url_prefix="/auth")
@@ -61,12 +62,15 @@ def _options(options_json: str) -> Response:
 
 @bp.post("/login")
 @open_route
+@steps
 def login():
-    # The attempt is counted (or refused, 429) and committed before the password is
-    # checked: argon2 then runs with no transaction open and no SQLite writer lock held.
+    # Two units: the attempt is counted (or refused, 429) and committed before the
+    # password is checked, so argon2 runs with no transaction open and no SQLite writer
+    # lock held; then the check and the half-session. Each is retried on its own.
     attempt = store.run_unit(signin.admit_login, json_body())
-    result = signin.complete_login(attempt, replacing=request.cookies.get(SESSION_COOKIE))
-    store.commit()
+    result = store.run_unit(
+        signin.complete_login, attempt, replacing=request.cookies.get(SESSION_COOKIE)
+    )
     response = jsonify({"has_passkeys": result.has_passkeys, "mfa_complete": False})
     return _set_session_cookie(
         response, result.cookie, int(sessions.HALF_SESSION_TTL.total_seconds())
@@ -78,7 +82,6 @@ def login():
 def logout():
     _no_form_body()
     sessions.end_cookie(request.cookies.get(SESSION_COOKIE))
-    store.commit()
     return _clear_session_cookie(Response(status=204))
 
 
@@ -97,11 +100,12 @@ def me():
 
 @bp.post("/password")
 @session_only()
+@steps
 def change_password():
-    # Counted against the sign-in throttle and committed before argon2, as in login.
+    # Two units, as in login: counted against the sign-in throttle and committed before
+    # argon2; then the check and the change.
     change = store.run_unit(signin.admit_password_change, principal().user_id, json_body())
-    signin.complete_password_change(change)
-    store.commit()
+    store.run_unit(signin.complete_password_change, change)
     return _clear_session_cookie(Response(status=204))
 
 
@@ -110,7 +114,6 @@ def change_password():
 def register_begin():
     _no_form_body()
     options = webauthn.register_begin(principal())
-    store.commit()
     return _options(options)
 
 
@@ -118,7 +121,6 @@ def register_begin():
 @half_session
 def register_finish():
     cookie = webauthn.register_finish(principal(), json_body())
-    store.commit()
     return _set_session_cookie(jsonify({"mfa_complete": True}), cookie, _full_session_seconds())
 
 
@@ -127,7 +129,6 @@ def register_finish():
 def auth_begin():
     _no_form_body()
     options = webauthn.auth_begin(principal())
-    store.commit()
     return _options(options)
 
 
@@ -135,7 +136,6 @@ def auth_begin():
 @half_session
 def auth_finish():
     cookie = webauthn.auth_finish(principal(), json_body())
-    store.commit()
     return _set_session_cookie(jsonify({"mfa_complete": True}), cookie, _full_session_seconds())
 
 
@@ -148,7 +148,6 @@ def list_passkeys():
 @session_only()
 def delete_passkey(passkey_id: str):
     passkeys.delete_passkey(principal().user_id, passkey_id)
-    store.commit()
     return Response(status=204)
 
 
@@ -161,5 +160,4 @@ def list_tokens():
 @session_only()
 def revoke_token(token_id: str):
     credentials.revoke_connection(principal().user_id, token_id)
-    store.commit()
     return Response(status=204)

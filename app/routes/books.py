@@ -2,7 +2,6 @@
 
 from flask import Blueprint, jsonify
 
-from .. import store
 from ..services.ledger import lock
 from .support import json_body, session_only
 
@@ -18,4 +17,4 @@ def get_lock():
 @session_only()
 def set_lock():
     # A person moves the lock from the web app; a token (a script, an assistant) never can.
-    return jsonify(store.run_unit(lock.set_lock, json_body()))
+    return jsonify(lock.set_lock(json_body()))

@@ -1,8 +1,8 @@
-"""HTTP adapters for budgets (services/ledger/budgets.py)."""
+"""HTTP adapters for budgets (services/ledger/budgets.py); each view runs in the
+unit-of-work boundary (routes/boundary.py), which commits and retries."""
 
 from flask import Blueprint, jsonify, request
 
-from .. import store
 from ..services.ledger import budgets
 from .support import json_body, principal, session_only
 
@@ -16,7 +16,7 @@ def list_budgets():
 
 @bp.post("/budgets")
 def create_budget():
-    return jsonify(store.run_unit(budgets.create_budget, json_body())), 201
+    return jsonify(budgets.create_budget(json_body())), 201
 
 
 @bp.get("/budgets/<int:budget_id>")
@@ -26,12 +26,12 @@ def get_budget(budget_id: int):
 
 @bp.put("/budgets/<int:budget_id>")
 def update_budget(budget_id: int):
-    return jsonify(store.run_unit(budgets.update_budget, budget_id, json_body()))
+    return jsonify(budgets.update_budget(budget_id, json_body()))
 
 
 @bp.delete("/budgets/<int:budget_id>")
 def delete_budget(budget_id: int):
-    store.run_unit(budgets.delete_budget, budget_id)
+    budgets.delete_budget(budget_id)
     return "", 204
 
 
@@ -41,4 +41,4 @@ def approve_budget(budget_id: int):
     # A person approves a budget from the web app; a token (a script, an assistant) never can.
     if request.get_data(cache=True):  # no body needed; one sent must be JSON (as a form is not)
         json_body()
-    return jsonify(store.run_unit(budgets.approve_budget, budget_id, principal().email))
+    return jsonify(budgets.approve_budget(budget_id, principal().email))

@@ -19,6 +19,7 @@ from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from .. import store
 from ..services.errors import BadRequest, UnsupportedMediaType
 from ..services.ledger import documents
+from .boundary import steps
 from .support import json_body, principal
 
 bp = Blueprint("documents", __name__)
@@ -27,6 +28,7 @@ MULTIPART_ALLOWANCE = 64 * 1024  # boundaries and part headers around the file
 
 
 @bp.post("/transactions/<int:tx_id>/documents")
+@steps  # the body is read (spooled) before the unit; the upload is one unit of its own
 def upload(tx_id: int):
     if request.mimetype != "multipart/form-data":
         raise UnsupportedMediaType(
@@ -95,11 +97,10 @@ def download(doc_id: int):
 
 @bp.put("/documents/<int:doc_id>")
 def move(doc_id: int):
-    body = json_body()
-    return jsonify(store.run_unit(documents.move, doc_id, body))
+    return jsonify(documents.move(doc_id, json_body()))
 
 
 @bp.delete("/documents/<int:doc_id>")
 def remove(doc_id: int):
-    store.run_unit(documents.remove, doc_id)
+    documents.remove(doc_id)
     return "", 204

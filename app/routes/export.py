@@ -4,7 +4,6 @@
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context
 
-from .. import store
 from ..services.interchange import audit_pack, export, importer
 from ..services.ledger import validate
 from .support import json_body, principal, writes
@@ -46,8 +45,7 @@ def _audit_pack():
 @writes  # a dry run also posts, inside a savepoint it rolls back
 def import_statement():
     body = json_body()
-    result = store.run_unit(
-        importer.import_statement,
+    result = importer.import_statement(
         body.get("transactions"),
         body.get("dry_run", False),
         created_by=principal().user_id,

@@ -2,7 +2,6 @@
 
 from flask import Blueprint, current_app, jsonify, request
 
-from .. import store
 from ..services.ledger import (
     accounts,
     idempotency,
@@ -26,9 +25,7 @@ def list_accounts():
 def _created_once(operation: str, body: dict, fn, *args):
     """201 and fn's data, once per Idempotency-Key (services/ledger/idempotency.py)."""
     key = idempotency.header_key(request.headers.get(idempotency.HEADER))
-    answer = store.run_unit(
-        idempotency.once, principal().user_id, key, operation, body, 201, fn, *args
-    )
+    answer = idempotency.once(principal().user_id, key, operation, body, 201, fn, *args)
     response = jsonify(answer.data)
     response.status_code = answer.status
     if answer.replayed:
@@ -47,7 +44,7 @@ def create_account():
 @bp.put("/accounts/<int:account_id>")
 def update_account(account_id: int):
     body = json_body()
-    account = store.run_unit(accounts.update_account, account_id, body)
+    account = accounts.update_account(account_id, body)
     return jsonify(account)
 
 
@@ -67,17 +64,14 @@ def account_register(account_id: int):
 @bp.post("/accounts/<int:account_id>/cleared")
 def mark_cleared(account_id: int):
     body = json_body()
-    store.run_unit(
-        reconciliation.set_cleared, account_id, body.get("entry_ids"), body.get("cleared")
-    )
+    reconciliation.set_cleared(account_id, body.get("entry_ids"), body.get("cleared"))
     return "", 204
 
 
 @bp.post("/accounts/<int:account_id>/reconciliations")
 def reconcile(account_id: int):
     body = json_body()
-    result = store.run_unit(
-        reconciliation.reconcile,
+    result = reconciliation.reconcile(
         account_id,
         body.get("statement_date"),
         body.get("closing_balance_cents"),
@@ -117,7 +111,7 @@ def _post(occurred_on, description, entries, user_id: int, replaces) -> dict:
 
 @bp.delete("/transactions/<int:tx_id>")
 def delete_transaction(tx_id: int):
-    store.run_unit(transactions.delete_transaction, tx_id)
+    transactions.delete_transaction(tx_id)
     return "", 204
 
 
@@ -130,5 +124,4 @@ def get_settings():
 def update_settings():
     body = json_body()
     result = settings.update_settings(body.get("book_style"))
-    store.commit()
     return jsonify(result)

@@ -2,8 +2,8 @@
 
 Every response of this blueprint carries `Cache-Control: no-store`, except the 303 of
 GET /oauth/authorize, which carries only its Location. The plain-text rejections that
-SPEC places "before the handlers" (a missing query parameter, a token request with the
-wrong content type or no grant_type) are answered here and change nothing.
+docs/oauth.md "Errors" places "before the handlers" (a missing query parameter, a token
+request with the wrong content type or no grant_type) are answered here and change nothing.
 
 The four requests that name a client by its id (authorize, client_info, approve,
 device_authorization) first make sure a metadata-document client's stored copy is
@@ -72,6 +72,13 @@ def fresh_document(client_id) -> None:
     raise InvalidClient(metadata_documents.UNKNOWN)
 
 
+def _session_id() -> str:
+    """The signed-in session's id (session_only routes: a bearer token never gets here)."""
+    session_id = principal().session_id
+    assert session_id is not None
+    return session_id
+
+
 @bp.after_request
 def no_store(response: Response) -> Response:
     if response.status_code != 303:
@@ -89,7 +96,6 @@ def authorize_redirect():
         raise InvalidRequest("the query string may contain only printable ASCII characters")
     fresh_document(request.args.get("client_id"))
     authorize.validate(request.args.to_dict())
-    store.commit()
     query = request.query_string.decode("ascii")
     response = Response(status=303)
     response.headers["Location"] = f"{current_app.config['WEB_ORIGIN']}/authorize?{query}"
@@ -103,7 +109,6 @@ def client_info():
         raise InvalidRequest("client_id is required")
     fresh_document(client_id)
     info = clients.client_info(clients.get_client(client_id))
-    store.commit()
     return jsonify(info)
 
 
@@ -118,9 +123,8 @@ def approve():
         raise InvalidRequest("approve must be true or false")
     me = principal()
     redirect = codes.decide(
-        auth_request, user_id=me.user_id, session_id=me.session_id, approve=decision
+        auth_request, user_id=me.user_id, session_id=_session_id(), approve=decision
     )
-    store.commit()
     return jsonify({"redirect": redirect})
 
 
@@ -136,9 +140,7 @@ def token():
     grant = GRANTS.get(grant_type)
     if grant is None:
         raise UnsupportedGrantType(f"grant_type {grant_type!r} is not supported")
-    # The retrying unit, as POST /transactions: a grant the database asks to retry
-    # (deadlock, serialization failure, SQLite busy) is re-run whole.
-    result = store.run_unit(grant, request.form)
+    result = grant(request.form)
     return jsonify(result)
 
 
@@ -152,7 +154,6 @@ def device_authorization():
     device.check_rate(request.form.get("client_id"), request.remote_addr)  # before a fetch
     fresh_document(request.form.get("client_id"))
     result = device.start(request.form, address=request.remote_addr)
-    store.commit()
     return jsonify(result)
 
 
@@ -160,8 +161,7 @@ def device_authorization():
 @writes  # a miss is counted against the session
 @session_only(refusal=session_only_refusal)
 def device_info():
-    result = device.info(request.args.get("user_code"), session_id=principal().session_id)
-    store.commit()
+    result = device.info(request.args.get("user_code"), session_id=_session_id())
     return jsonify(result)
 
 
@@ -171,9 +171,8 @@ def device_approve():
     body = json_body()
     me = principal()
     device.decide(
-        body.get("user_code"), body.get("approve"), session_id=me.session_id, user_id=me.user_id
+        body.get("user_code"), body.get("approve"), session_id=_session_id(), user_id=me.user_id
     )
-    store.commit()
     return "", 204
 
 
@@ -182,7 +181,6 @@ def device_approve():
 def register():
     body = json_body()
     result = clients.register(body)
-    store.commit()
     return jsonify(result), 201
 
 
@@ -193,5 +191,4 @@ def revoke_token():
     if refused:
         return refused
     revoke.revoke(request.form)
-    store.commit()
     return "", 200

@@ -98,8 +98,9 @@ def session_only(refusal=None):
                 )
             return view(*args, **kwargs)
 
-        wrapper._tier = "full"
-        wrapper._session_only = True  # lets tests find every session-only route
+        wrapper._tier = "full"  # type: ignore[attr-defined]
+        # lets tests find every session-only route
+        wrapper._session_only = True  # type: ignore[attr-defined]
         return wrapper
 
     return decorate

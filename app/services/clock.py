@@ -18,7 +18,7 @@ def today() -> date:
 
 
 def iso(value: datetime | None) -> str | None:
-    """ISO 8601 UTC with a Z suffix, whole seconds (CONTRACT: timestamps)."""
+    """ISO 8601 UTC with a Z suffix, whole seconds (every timestamp in docs/openapi.yaml)."""
     if value is None:
         return None
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -7,7 +7,8 @@ the call's arguments the model can act on, such as the lock date or a reused key
 
 A rejection that is itself a state change (a login failure counted, a code killed,
 a device attempt spent, a slow_down poll time stored) sets `commit = True`: the
-boundary then commits the session before answering instead of rolling it back.
+runner that ends the unit (store.run_unit, through store.finish) then commits the session
+before answering instead of rolling it back.
 """
 
 from __future__ import annotations

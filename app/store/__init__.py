@@ -3,8 +3,8 @@
 intent.py       reading() / writing(): the unit's declared intent (HTTP per route, MCP
                 per tool, CLI per command); read intent never opens a SQLite write
                 transaction nor takes the writer lock
-unit.py         commit(), run_unit() (the retrying unit), finish(), rollback(),
-                begin_snapshot()
+unit.py         run_unit() (the one runner: commit, retry, end a rejected unit),
+                run_unit_once(), commit(), finish(), rollback(), begin_snapshot()
 refusals.py     the commit-time error mapping: store refusals -> services.errors
 sqlite.py       connection pragmas, the pre-commit balance check, BEGIN IMMEDIATE,
                 the writer lock handed on after COMMIT (dialect commit and pool events)
@@ -35,6 +35,7 @@ from .unit import (
     retryable,
     rollback,
     run_unit,
+    run_unit_once,
 )
 from .writer_lock import WriterLock
 
@@ -64,6 +65,7 @@ __all__ = [
     "retryable",
     "rollback",
     "run_unit",
+    "run_unit_once",
     "sqlstate",
     "write_intent",
     "writer_lock",

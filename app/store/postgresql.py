@@ -16,6 +16,7 @@ ROLLBACK and a connection going back to the pool drop it.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from sqlalchemy import event, exc
@@ -52,10 +53,8 @@ def _forget_then(step):
 
 
 def _forget(connection) -> None:
-    try:
+    with contextlib.suppress(AttributeError, NotImplementedError):  # a raw or ad-hoc connection
         connection.info.pop(_AFTER_COMMIT, None)
-    except (AttributeError, NotImplementedError):  # a raw or ad-hoc connection
-        pass
 
 
 def _forget_on_checkin(_dbapi_connection, record) -> None:

@@ -1,8 +1,12 @@
-"""The unit of work: commit(), run_unit(), finish(), begin_snapshot().
+"""The unit of work: run_unit() (the one runner), commit(), finish(), begin_snapshot().
 
-commit() is the single unit-of-work boundary that routes, MCP tools and CLI
-commands use; services only flush. Whether a unit writes is declared before its
-first statement with intent.reading() / intent.writing() (see intent.py).
+run_unit() is the runner every entry point ends its units with: the HTTP boundary
+(routes/boundary.py) around every view, mcp/jsonrpc.py around every tool call, and
+cli_common.run around every command's service call. It commits the unit, re-runs it
+when the database asks for a retry, and ends a rejected unit as the error says (a
+rejection that is itself a state change is committed, any other rolled back: finish()).
+Services only flush. Whether a unit writes is declared before its first statement with
+intent.reading() / intent.writing() (see intent.py).
 """
 
 from __future__ import annotations
@@ -49,6 +53,11 @@ def retryable(exc: BaseException) -> bool:
     return isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig)
 
 
+# Set on a DBAPIError a unit gave up on, so that an enclosing unit (an old-style view
+# that calls run_unit inside the HTTP boundary's) does not re-run it all over again.
+_GAVE_UP = "ledger_unit_gave_up"
+
+
 def run_unit(fn, *args, **kwargs):
     """Run fn(*args, **kwargs) then commit, as one unit of work; return fn's result.
 
@@ -56,20 +65,41 @@ def run_unit(fn, *args, **kwargs):
     run again from the start, up to RETRY_ATTEMPTS times with a short jittered
     pause. Only for units that do all their work through the session after this
     call begins: nothing of a failed attempt survives its rollback, so a re-run
-    cannot apply anything twice. Everything else propagates as from commit().
+    cannot apply anything twice (a unit that consumes something else, such as a
+    stream of lines, uses run_unit_once). A ServiceError ends the unit as finish()
+    says (committed when it is a state change, that commit retried like any other)
+    and propagates; everything else propagates as from commit().
+
+    Nesting is allowed (a view written the old way, calling commit() or run_unit
+    itself, inside the HTTP boundary's unit): the inner call commits its own work and
+    retries it; the outer commit then has nothing left to do.
     """
-    for attempt in range(1, RETRY_ATTEMPTS + 1):
+    return _run(RETRY_ATTEMPTS, fn, args, kwargs)
+
+
+def run_unit_once(fn, *args, **kwargs):
+    """run_unit without the re-run: for a unit that cannot be repeated from the start."""
+    return _run(1, fn, args, kwargs)
+
+
+def _run(attempts: int, fn, args, kwargs):
+    for attempt in range(1, attempts + 1):
         try:
-            result = fn(*args, **kwargs)
+            try:
+                result = fn(*args, **kwargs)
+            except ServiceError as err:
+                finish(err)
+                raise
             commit()
             return result
         except DBAPIError as exc:
             db.session.rollback()
-            if attempt == RETRY_ATTEMPTS or not retryable(exc):
+            if attempt == attempts or getattr(exc, _GAVE_UP, False) or not retryable(exc):
                 # A refusal raised while the unit ran (not only at commit), such as a
                 # balance leaving the 64-bit range, is the caller's 400 as at commit.
                 mapped = from_db_error(exc)
                 if mapped is None:
+                    setattr(exc, _GAVE_UP, True)
                     raise
                 raise mapped from exc
             time.sleep(random.uniform(0, 0.005 * attempt))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -77,10 +78,8 @@ def _flock_within(fd: int, timeout: float, owner: WriterLock | None = None) -> b
 
 def _close_quietly(fd: int, pid: int) -> None:
     if pid == os.getpid():  # a forked child never closes its parent's descriptor number
-        try:
+        with contextlib.suppress(OSError):
             os.close(fd)
-        except OSError:
-            pass
 
 
 class WriterLock:

@@ -1,4 +1,4 @@
-// Two entries per recording, the SPEC's debit/credit sides, and edit round-trips.
+// Two entries per recording, the debit/credit sides (docs/web.md "Money entry rules"), and edit round-trips.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 

@@ -1,4 +1,6 @@
-"""POST /oauth/token with authorization_code: SPEC's Authorization code table, row by row."""
+"""POST /oauth/token with authorization_code: the authorization
+code's table (app/services/oauth/codes.py; docs/oauth.md "Authorization code with PKCE"),
+row by row."""
 
 import pytest
 

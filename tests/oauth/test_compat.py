@@ -1,4 +1,5 @@
-"""OAUTH_CLIENT_COMPAT: off, SPEC holds exactly; on, localhost redirects count as loopback and
+"""OAUTH_CLIENT_COMPAT: off, the documented rules hold exactly
+(docs/oauth.md); on, localhost redirects count as loopback and
 a missing `resource` on authorize, approve and token means the canonical API origin."""
 
 import pytest
@@ -113,7 +114,7 @@ def test_wrong_resource_is_refused_either_way(client, oauth, compat):
 
 
 def test_token_endpoint_accepts_a_missing_resource_either_way(oauth, compat):
-    # SPEC makes `resource` optional at the token endpoint; compat changes nothing there
+    # `resource` is optional at the token endpoint (docs/openapi.yaml); compat changes nothing there
     # except what a missing one means (the canonical origin, which is the only audience).
     oauth.human()
     assert oauth.exchange(oauth.code()).status_code == 200

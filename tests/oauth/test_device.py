@@ -1,4 +1,5 @@
-"""The device grant (RFC 8628): SPEC's Device record table, row by row, and the budget."""
+"""The device grant (RFC 8628): the device record's table (app/services/oauth/device.py;
+docs/oauth.md "Device authorization grant"), row by row, and the budget."""
 
 import re
 from datetime import timedelta
@@ -133,7 +134,7 @@ def test_600_seconds_expire_the_record(oauth, started, clock, status):
 
 @pytest.mark.parametrize("how", ["http", "cli"])
 def test_a_password_change_deletes_the_users_approved_records(app, oauth, started, runner, how):
-    """The record goes with the old password; polls then meet SPEC's row for a record
+    """The record goes with the old password; polls then meet the table's row for a record
     that is no longer there (as after a claim): invalid_grant, never tokens."""
     other = oauth.device_start().get_json()
     declined = oauth.device_start().get_json()
@@ -271,7 +272,7 @@ def assert_rate_refusal(response, retry_after: int):
 
 
 def test_ten_device_authorizations_per_client_and_address_per_ten_minutes(app, oauth, clock):
-    assert (device.START_LIMIT, device.START_WINDOW) == (10, timedelta(minutes=10))
+    assert (10, timedelta(minutes=10)) == (device.START_LIMIT, device.START_WINDOW)
     for _ in range(10):
         clock.advance(1)
         assert oauth.device_start(address="198.51.100.7").status_code == 200
@@ -323,7 +324,7 @@ def test_at_most_100_live_device_records_per_client(app, oauth, clock):
 
 def test_expired_records_of_the_client_are_deleted_after_a_linger(app, oauth, clock):
     first = oauth.device_start(address="198.51.100.1").get_json()
-    assert device.EXPIRED_LINGER == timedelta(seconds=600)
+    assert timedelta(seconds=600) == device.EXPIRED_LINGER
     clock.advance(600 + 599)  # expired 599 s ago: a late poll still learns why
     assert oauth.device_start(address="198.51.100.2").status_code == 200
     assert_oauth_error(oauth.poll(first["device_code"]), "expired_token")

@@ -1,4 +1,5 @@
-"""SPEC's OAuth error table: every code with its status, the shape, and the generic 500."""
+"""The OAuth error table (docs/oauth.md "Errors"): every code with its status, the shape,
+and the generic 500."""
 
 import pytest
 from sqlalchemy.exc import OperationalError
@@ -33,7 +34,9 @@ def test_the_session_only_refusal_is_403_invalid_client():
     assert (err.error, err.status) == ("invalid_client", 403)
 
 
-def test_a_data_store_failure_is_a_generic_server_error(app, oauth, monkeypatch, caplog):
+def test_a_data_store_failure_is_a_generic_server_error(
+    generic_500, app, oauth, monkeypatch, caplog
+):
     oauth.human()
     code = oauth.code()
 

@@ -1,4 +1,4 @@
-"""Client ID metadata documents (CONTRACT "OAuth: RFC 9207 and client ID metadata
+"""Client ID metadata documents (docs/oauth.md "Client ID metadata
 documents"): a client_id that is an https URL is fetched from a real local HTTPS server
 (tests/document_server.py, a throwaway CA given as SSL_CERT_FILE), checked, cached in
 the database by HTTP caching headers, and refused (401 invalid_client, as an unknown

@@ -407,7 +407,7 @@ def test_a_password_change_racing_a_login_ends_the_new_session(
     app, oauth, runner, monkeypatch, dialect, how
 ):
     """A login whose password check passed just before a password change committed
-    must not keep a session afterwards (SPEC: the change ends every session)."""
+    must not keep a session afterwards (docs/auth.md: the change ends every session)."""
     from app.services.identity import sessions, throttle
     from tests.support import PASSWORD
 

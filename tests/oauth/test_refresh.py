@@ -1,4 +1,5 @@
-"""Refresh rotation, reuse detection, and revocation: SPEC's Refresh token table."""
+"""Refresh rotation, reuse detection, and revocation: the refresh family's table
+(app/services/oauth/refresh.py; docs/oauth.md "Tokens")."""
 
 import sqlite3
 

@@ -268,4 +268,4 @@ def test_first_party_loopback_redirect_on_any_port(client, oauth):
 
 
 def test_reaped_client_expiry_boundary_constant():
-    assert clients.UNUSED_CLIENT_TTL == timedelta(hours=24)
+    assert timedelta(hours=24) == clients.UNUSED_CLIENT_TTL

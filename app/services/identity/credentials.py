@@ -161,7 +161,10 @@ def resolve_session(cookie: str) -> Principal | None:
 
 
 def mint_token(email, *, label: str | None, days: int, audience: str) -> str:
-    """An administratively minted access token for scripts and clients (CONTRACT)."""
+    """An administratively minted access token for scripts and clients.
+
+    docs/auth.md "Administration".
+    """
     user = get_user(email)
     if days < 1:
         raise BadRequest("--days must be at least 1")

@@ -1,4 +1,5 @@
-"""A user's enrolled passkeys: count, list, delete (SPEC rule 7: never the last one)."""
+"""A user's enrolled passkeys: count, list, delete (never the last one: 409,
+docs/auth.md "Passkeys")."""
 
 from __future__ import annotations
 

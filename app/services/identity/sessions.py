@@ -1,4 +1,4 @@
-"""SESSION STATE MACHINE (SPEC "States and transitions -> Session").
+"""SESSION STATE MACHINE (docs/auth.md "The flow"; this table is the rule).
 
 | State        | Trigger                    | Next         | Also                          |
 |--------------|----------------------------|--------------|-------------------------------|
@@ -27,7 +27,8 @@ from .. import clock, crypto
 from ..errors import Unauthenticated
 
 HALF_SESSION_TTL = timedelta(minutes=10)
-# One sentence for a wrong password and for an unknown email (SPEC rule 6).
+# One sentence for a wrong password and for an unknown email (docs/auth.md "POST /auth/login": the
+# same body, header and work, so the answer never tells which was wrong).
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ def admit_login(body: dict) -> LoginAttempt:
 
 
 def complete_login(attempt: LoginAttempt, *, replacing: str | None = None) -> LoginResult:
-    """Login, step 2: password check -> half-session (SPEC Session row 1).
+    """Login, step 2: password check -> half-session (docs/auth.md "The flow").
 
     `replacing` is the cookie the browser already held; that session ends on success.
 

@@ -1,4 +1,4 @@
-"""The per-account password throttle (SPEC "Authentication -> Credentials" rule 6, Limits).
+"""The per-account password throttle (docs/auth.md "POST /auth/login").
 
 The first 3 failed passwords of an email cost nothing. The 4th starts a delay of
 2 seconds, and every later failure doubles it, up to 15 minutes. While an email is

@@ -75,7 +75,8 @@ def add_user(email, password: str) -> User:
 
 
 def end_all_sessions_and_tokens(user_id: int) -> None:
-    """SPEC: password change, reset or removal ends every session and revokes every token.
+    """A password change, reset or removal ends every session and revokes every token
+    (docs/auth.md "POST /auth/password").
 
     Grants given before it die too: every unredeemed authorization code of the user and
     every device record the user approved (or one of their sessions decided), so nothing

@@ -1,4 +1,4 @@
-"""WEBAUTHN CEREMONIES over py_webauthn (SPEC "Session" rows 2-3, Credentials rules 2-5).
+"""WEBAUTHN CEREMONIES over py_webauthn (docs/auth.md "Passkey ceremonies").
 
 | Ceremony          | Condition                                              | Result          |
 |-------------------|--------------------------------------------------------|-----------------|
@@ -124,7 +124,8 @@ def _descriptors(keys: list[Passkey]) -> list[PublicKeyCredentialDescriptor]:
 
 
 def _refuse_second_enrolment(principal) -> None:
-    # SPEC rule 3: once a passkey exists, enrolling another needs a full session.
+    # Once a passkey exists, enrolling another needs a full session (docs/auth.md
+    # "Passkey ceremonies"): a password alone must never add a second factor.
     if not principal.mfa_complete and passkeys.count_for(principal.user_id) > 0:
         raise Forbidden("this account already has a passkey; sign in with it before adding another")
 

@@ -143,6 +143,7 @@ def load(lines: Iterator[str]) -> dict[str, int]:
 
     def flush():
         if batch:
+            assert table is not None  # a batch is only gathered once a table began
             db.session.execute(insert(table), batch)
             batch.clear()
 

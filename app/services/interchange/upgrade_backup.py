@@ -75,9 +75,9 @@ def backup_if_pending(migrations_dir: str, folder: Path, keep: int = KEEP) -> Pa
         with gzip.open(tmp, "wt", encoding="utf-8", newline="") as stream:
             for line in backup.generate(seal=False):
                 stream.write(line)
-        os.replace(tmp, path)
+        Path(tmp).replace(path)
     except BaseException:
-        os.unlink(tmp)
+        Path(tmp).unlink()
         raise
     finally:
         store.write_intent.reset(intent)

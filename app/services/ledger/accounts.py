@@ -37,7 +37,7 @@ def as_dict(account: Account) -> dict:
 
 
 def list_accounts() -> list[dict]:
-    """Every account, ordered by kind then name (SPEC), archived ones included."""
+    """Every account, archived ones included, ordered by kind then name (docs/openapi.yaml)."""
     rows = db.session.execute(
         select(Account.id, Account.name, Account.kind, Account.archived).order_by(
             Account.kind, Account.name

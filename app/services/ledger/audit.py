@@ -37,7 +37,7 @@ context (Actor, below), set once per request by the HTTP layer (routes/support.p
 (`mcp`), and overridden by the importer (`import`). Anything that sets nothing (the
 CLI, a migration) records `cli` with no user and no client.
 
-The event (CONTRACT "Trust"): {seq, at, action, user_email, via, client_id,
+The event (docs/ledger.md "What an event says"): {seq, at, action, user_email, via, client_id,
 client_name, object} and hash = sha256_hex(previous hash + canonical JSON of the
 event without hash), 64 zeros before the first. Stored columns hold exactly what was
 hashed (object as canonical JSON text, at in whole seconds), so a served event
@@ -156,7 +156,7 @@ def acting(**changes) -> Iterator[Actor]:
 
 
 def canonical(value) -> str:
-    """CONTRACT's canonical JSON: keys sorted, no spaces, non-ASCII as itself."""
+    """The canonical JSON (docs/ledger.md): keys sorted, no spaces, non-ASCII as itself."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -29,11 +29,11 @@ process's memory; documents are always read one at a time.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import typing
 import unicodedata
 from collections.abc import Iterator
+from pathlib import PurePath
 from typing import IO, BinaryIO
 
 from flask import current_app, has_app_context
@@ -106,7 +106,8 @@ def clean_filename(raw: str | None) -> str:
     if not name.strip("."):  # "", ".", "..": a path, not a name
         return FALLBACK_NAME
     if len(name) > FILENAME_MAX:
-        stem, ext = os.path.splitext(name)
+        ext = PurePath(name).suffix
+        stem = name[: len(name) - len(ext)]
         if 0 < len(ext) < FILENAME_MAX:
             name = stem[: FILENAME_MAX - len(ext)].rstrip() + ext
         else:

@@ -1,5 +1,5 @@
 """Possible duplicates of a posting: the rule record_transaction's result and the
-browser's import preview share (CONTRACT "Trust": possible_duplicates).
+browser's import preview share (docs/mcp.md "Retries, look-alikes and hints": possible_duplicates).
 
 Another transaction is a possible duplicate when it is dated at most WINDOW_DAYS
 before or after, and its entries are the same multiset of (account_id, amount_cents).

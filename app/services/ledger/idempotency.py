@@ -1,4 +1,5 @@
-"""Idempotent writes (CONTRACT "Trust": Idempotency-Key, idempotency_key).
+"""Idempotent writes (docs/ledger.md "Idempotent writes": Idempotency-Key,
+idempotency_key).
 
 A caller that may retry a write sends a key with it (the `Idempotency-Key` header on
 POST /transactions and POST /accounts, the `idempotency_key` argument of the

@@ -1,13 +1,13 @@
 """The transaction listing with filters and keyset paging (GET /transactions, the
 list_transactions tool): the one place its arguments become a query.
 
-Without `limit` the answer is SPEC's array (transactions.transaction_listing when
-only a date window is given, so the plain listing keeps its speed). With `limit` it is
-{items, next_cursor}: a page in the listing's order (occurred_on descending, then id
-descending) that starts after the row its cursor names. The position is a key
-(occurred_on, id), never an offset, so a transaction posted or deleted between two
-pages cannot make another one appear twice or vanish; each page is one index range
-read, however deep it lies.
+Without `limit` the answer is the plain array (docs/ledger.md "Listing, filters and
+paging"; transactions.transaction_listing when only a date window is given, so the plain
+listing keeps its speed). With `limit` it is {items, next_cursor}: a page in the
+listing's order (occurred_on descending, then id descending) that starts after the row
+its cursor names. The position is a key (occurred_on, id), never an offset, so a
+transaction posted or deleted between two pages cannot make another one appear twice or
+vanish; each page is one index range read, however deep it lies.
 
 Filters, combined with AND: from/to (inclusive dates), q (a case-insensitive
 substring of the description), account_id (the transaction has an entry there),
@@ -136,7 +136,7 @@ def _scope(query: ListingQuery) -> str:
 
 
 def listing(query: ListingQuery) -> transactions.Listing | Page:
-    """SPEC's array without a limit, else one page ({items, next_cursor})."""
+    """The plain array without a limit, else one page ({items, next_cursor})."""
     if query.limit is None:
         if query.cursor is not None:
             raise BadRequest("'cursor' needs 'limit'")

@@ -352,7 +352,7 @@ def _delete(header) -> None:
 
 
 class Listing:
-    """A listing of transactions as its JSON text (SPEC Transaction objects, in order).
+    """A listing of transactions as its JSON text (docs/openapi.yaml Transaction objects, in order).
 
     HTTP sends json() as it is; callers that need Python data (the MCP tool, the
     CLI, tests) call rows(), which parses that same text: both read one query.

@@ -204,7 +204,7 @@ class ListingQuery:
     cursor: str | None = None
 
     def filtered(self) -> bool:
-        """Anything beyond SPEC's date window?"""
+        """Anything beyond the accepted date window (docs/ledger.md "Dates")?"""
         return any(v is not None for v in (self.q, self.account_id, self.min_cents, self.max_cents))
 
 

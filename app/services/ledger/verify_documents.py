@@ -61,13 +61,12 @@ def _events() -> Iterator[tuple[str, int, str, str]]:
     ):
         last = seq
         yield f"event seq {seq}", seq, action, obj
-    waiting = 0
-    for _, action, obj in _keyed(
+    pending = _keyed(
         AuditPending.id,
         (AuditPending.action, AuditPending.object),
         AuditPending.action.in_(ACTIONS),
-    ):
-        waiting += 1
+    )
+    for waiting, (_, action, obj) in enumerate(pending, start=1):
         yield f"a pending event (to follow seq {last})", last + waiting, action, obj
 
 

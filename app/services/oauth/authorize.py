@@ -37,9 +37,10 @@ class AuthorizationRequest:
 
 
 def missing_params(params) -> list[str]:
-    """Required query parameters that are absent (SPEC: a plain-text 400 before the handler).
+    """Required query parameters that are absent (a plain-text 400 before the
+    handler, docs/oauth.md "Errors").
 
-    `resource` is required too, unless OAUTH_CLIENT_COMPAT lets it default.
+        `resource` is required too, unless OAUTH_CLIENT_COMPAT lets it default.
     """
     names = REQUIRED + (() if compat() else ("resource",))
     return [name for name in names if params.get(name) is None]

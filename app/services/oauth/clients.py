@@ -1,6 +1,6 @@
 """OAuth clients: lookup, redirect matching, `resource`, and dynamic registration.
 
-DYNAMIC CLIENT STATE MACHINE (SPEC "States and transitions -> Dynamic client"):
+DYNAMIC CLIENT STATE MACHINE (docs/oauth.md "Clients"; this table is the rule):
 
 State               Trigger                              Condition        Next
 registered, unused  first approved grant or device code                   used
@@ -64,12 +64,12 @@ MAX_DYNAMIC_CLIENTS = 20
 MAX_REDIRECT_URIS = 5
 MAX_NAME_LENGTH = 60
 MAX_REDIRECT_URI_LENGTH = 2000
-REGISTERED_PREFIX = "dyn_"  # SPEC: dynamically registered ids start with dyn_
+REGISTERED_PREFIX = "dyn_"  # docs/oauth.md "Clients": registered ids start with dyn_
 DOCUMENT_PREFIX = "https://"
 UNUSED_CLIENT_TTL = timedelta(hours=24)
 PLACEHOLDER_NAME = "Unnamed client"
 LOOPBACK_HOSTS = ("127.0.0.1", "[::1]")
-# Unicode format characters SPEC names explicitly (bidi overrides, isolates, marks,
+# Unicode format characters a shown client name must never carry (bidi overrides, isolates, marks,
 # line and paragraph separators); every other Cc/Cf character is stripped as well.
 _STRIPPED = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))} | {
     "\u200e",
@@ -152,7 +152,10 @@ def mark_used(client_id: str) -> None:
 
 
 def canonical_resource(value: str) -> str:
-    """Scheme and host lowercased, one trailing slash removed (CONTRACT: OAuth edges)."""
+    """Scheme and host lowercased, one trailing slash removed.
+
+    `resource` must equal API_ORIGIN in this form (docs/oauth.md "Tokens").
+    """
     try:
         parts = urlsplit(value)
     except ValueError:  # e.g. an unclosed IPv6 bracket: matches nothing

@@ -1,4 +1,5 @@
-"""AUTHORIZATION-CODE STATE MACHINE (SPEC "States and transitions -> Authorization code").
+"""AUTHORIZATION-CODE STATE MACHINE (docs/oauth.md "Authorization code with PKCE";
+this table is the rule).
 
 State    Trigger                          Condition                       Next
 none     approve, `approve` true          full cookie session (still      issued (client used)
@@ -48,8 +49,9 @@ def _with_query(uri: str, params: dict) -> str:
 
 
 def _answer(uri: str, params: dict) -> str:
-    """An authorization response: SPEC's parameters plus `iss` (RFC 9207), so a client
-    talking to several servers can tell which one answered (mix-up attacks)."""
+    """An authorization response: the parameters docs/openapi.yaml documents for
+    /oauth/authorize plus `iss` (RFC 9207), so a client talking to several servers can
+    tell which one answered (mix-up attacks)."""
     return _with_query(uri, {**params, "iss": current_app.config["API_ORIGIN"]})
 
 

@@ -1,4 +1,5 @@
-"""DEVICE-RECORD STATE MACHINE (SPEC "States and transitions -> Device record", RFC 8628).
+"""DEVICE-RECORD STATE MACHINE (docs/oauth.md "Device authorization grant", RFC 8628;
+this table is the rule).
 
 State          Trigger                 Condition                  Next         Also
 none           device_authorization    valid client, resource     pending      codes; 600 s

@@ -1,6 +1,6 @@
 """Client ID metadata documents: a client whose id is the https URL of its own metadata.
 
-CONTRACT "OAuth: RFC 9207 and client ID metadata documents" (after
+docs/oauth.md "Client ID metadata documents" (after
 draft-ietf-oauth-client-id-metadata-document). A `client_id` that is an https URL with a
 path (not just "/"), at most 2,000 printable ASCII characters, with no user info, no
 fragment, no whitespace and no dot segments, names a document. The document is usable
@@ -30,7 +30,7 @@ once (fetched again at its next use); max-age=N keeps it N seconds less any Age;
 Expires (less Date); else DEFAULT_LIFETIME (1 hour); never more than 24 hours.
 
 A document that cannot be used is logged with the reason and makes the client unknown
-(401 invalid_client where SPEC says so); the answer never says why.
+(401 invalid_client where docs/oauth.md "Errors" says so); the answer never says why.
 
 Limits (docs/oauth.md, "Client ID metadata documents"), so that no caller without a
 credential can fill the disk or stall the API through fetches:
@@ -564,11 +564,11 @@ def _forget_least_recently_used(*, keep: str) -> None:
 
 
 def _insert(model):
+    from sqlalchemy.dialects import postgresql, sqlite
+
     if db.session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(model)
+        return postgresql.insert(model)
+    return sqlite.insert(model)
 
 
 def _upsert(model, values: dict, changes: dict) -> None:

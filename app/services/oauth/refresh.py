@@ -1,4 +1,4 @@
-"""REFRESH-FAMILY STATE MACHINE (SPEC "States and transitions -> Refresh token").
+"""REFRESH-FAMILY STATE MACHINE (docs/oauth.md "Tokens"; this table is the rule).
 
 State    Trigger                       Condition                  Next            Also
 live     token, refresh_token          valid, client matches      retired         new pair chained

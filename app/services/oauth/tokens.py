@@ -32,14 +32,14 @@ def issue_pair(user_id: int, client_id: str, parent: Token | None = None, label:
     refresh, access = crypto.new_token(), crypto.new_token()
     refresh_id = crypto.digest(refresh)
     family = parent.family_id if parent is not None else refresh_id
-    common = dict(
-        user_id=user_id,
-        client_id=client_id,
-        audience=audience,
-        family_id=family,
-        created_at=now,
-        label=label,
-    )
+    common = {
+        "user_id": user_id,
+        "client_id": client_id,
+        "audience": audience,
+        "family_id": family,
+        "created_at": now,
+        "label": label,
+    }
     db.session.add(
         Token(
             id=refresh_id,

@@ -19,11 +19,17 @@ export class ApiError extends Error {
 // api("/accounts"), api("/transactions", {method: "POST", json: {...}}),
 // api("/transactions", {query: {from, to}}). Resolves to the parsed body (null
 // when empty); rejects with ApiError for any non-2xx answer or network failure.
+/**
+ * @param {string} path
+ * @param {{method?: string, json?: unknown, query?: Record<string, any>, raw?: boolean}} [options]
+ * @returns {Promise<any>} the parsed body (a Response when `raw`)
+ */
 export async function api(path, { method = "GET", json, query, raw = false } = {}) {
   const url = new URL(API_ORIGIN + path);
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
   }
+  /** @type {RequestInit & {headers: Record<string, string>}} */
   const init = { method, credentials: "include", headers: {} };
   if (json !== undefined) {
     init.headers["Content-Type"] = "application/json";

@@ -106,6 +106,10 @@ export async function moveDocuments(fromId, toId) {
 
 // The row's paperclip cell. tx: {id, document_count}; onChange(count) after an
 // upload or a removal (the page may reload its list or keep the row).
+/**
+ * @param {{id: number, document_count?: number}} tx
+ * @param {(count: number) => void} [onChange]
+ */
 export function receiptCell(tx, onChange = () => {}) {
   const state = { count: tx.document_count ?? 0, panel: null };
   const button = h("button", {

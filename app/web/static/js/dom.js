@@ -26,6 +26,11 @@ function append(el, children) {
   }
 }
 
+// The page's element with this id. Which kind of element an id names (an input, a
+// select, a <details>, a form) is declared in the page's HTML (app/web/pages), which the
+// type checker does not read: the element is typed `any`, and each page uses it as the
+// kind its HTML declares (tests/test_web_views.py drives every page in a browser).
+/** @type {(id: string) => any} */
 export const byId = (id) => document.getElementById(id);
 
 // Show (or clear, with "") a message in an element with role="alert" or "status".
@@ -86,6 +91,10 @@ export async function busy(button, action) {
 // once per page; `keep` names messages that stay (e.g. one saying why the page
 // cannot work at all). Runs before the action's own handler, which then says its
 // own message.
+/**
+ * @param {ParentNode} [root]
+ * @param {string[]} [keep]
+ */
 export function clearMessagesOnAction(root = document, keep = []) {
   const clear = (event) => {
     const target = event.target instanceof Element ? event.target : null;

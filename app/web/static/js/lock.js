@@ -13,6 +13,10 @@ export async function lockedThrough() {
 
 // Add the lock card to `parent`; resolves once the current lock is shown.
 // startMonth() gives the financial year's first month, for "Close the year ending ...".
+/**
+ * @param {Element} parent
+ * @param {{startMonth?: () => number}} [options]
+ */
 export async function mountLock(parent, { startMonth = () => 1 } = {}) {
   const status = h("p", { id: "lock-status" }, "Loading the lock date…");
   const closeButton = h("button", { id: "close-year", type: "button" }, "Close the year");

@@ -1,5 +1,5 @@
-// Money as people type it → integer cents, by string arithmetic only (SPEC
-// "Conventions that clients follow when recording money"). No floating point
+// Money as people type it → integer cents, by string arithmetic only (docs/web.md
+// "Money entry rules"). No floating point
 // touches an amount: the digits are checked with a pattern and joined as text.
 //
 // Accepted (after trimming spaces):

@@ -1,5 +1,5 @@
 // Cursor paging and the search filters of the transaction list and the register
-// (CONTRACT "Books at scale"): pure state, tested under node (tests/js/paging.test.mjs).
+// (docs/ledger.md "Listing, filters and paging"): pure state, tested under node (tests/js/paging.test.mjs).
 import { AmountError, parseDollars } from "./money.js";
 
 export const PAGE_SIZE = 50;

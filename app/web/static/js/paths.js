@@ -42,14 +42,14 @@ export function signInPath(here) {
 }
 
 // A device user code as people type it → XXXX-XXXX, the way the API normalises
-// it (SPEC): keep letters and digits, upper-case, dash after four of eight.
+// it (docs/oauth.md "Device authorization grant"): keep letters and digits, upper-case, dash after four of eight.
 export function normaliseUserCode(text) {
   const kept = String(text ?? "").replace(/[^0-9A-Za-z]/g, "").toUpperCase();
   return kept.length === 8 ? `${kept.slice(0, 4)}-${kept.slice(4)}` : kept;
 }
 
 // The host of a client id that is the https URL of a client ID metadata document
-// (SPEC CONTRACT: https, a path beyond "/"), else null. The pages show it: the
+// (docs/oauth.md "Client ID metadata documents": https, a path beyond "/"), else null. The pages show it: the
 // document's name is self-asserted, its host is the one thing the URL proves.
 export function documentHost(clientId) {
   if (typeof clientId !== "string" || !clientId.startsWith("https://")) return null;

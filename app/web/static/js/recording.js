@@ -1,5 +1,5 @@
-// How a recording of money becomes a transaction (SPEC "Conventions that
-// clients follow when recording money"): always exactly two entries, +cents on
+// How a recording of money becomes a transaction (docs/web.md "Money entry rules"):
+// always exactly two entries, +cents on
 // the debited account and -cents on the credited one.
 //   money in:  debit the asset account,       credit the income account
 //   money out: debit the expense account,     credit the asset account

@@ -1,5 +1,5 @@
 // Income statement and balance sheet, shown exactly as the API gives them
-// (SPEC rule 4: reports are already sign-adjusted; never flip a sign here).
+// (reports are already sign-adjusted, README "A short tour"; never flip a sign here).
 import { barChart } from "./chart.js";
 import { h } from "./dom.js";
 import { formatCents } from "./money.js";

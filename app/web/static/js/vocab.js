@@ -1,4 +1,4 @@
-// book_style switches the words, never the figures (SPEC Settings).
+// book_style switches the words, never the figures (docs/web.md "Pages").
 export const VOCAB = {
   personal: {
     title: "My books",

@@ -1,4 +1,4 @@
-// Passkey ceremonies over the API's JSON options (CONTRACT "WebAuthn"): begin
+// Passkey ceremonies over the API's JSON options (docs/auth.md "Passkey ceremonies"): begin
 // returns webauthn.options_to_json output, finish takes credential.toJSON().
 // Browsers with the native JSON helpers use them; others get the same
 // conversion done here (base64url <-> ArrayBuffer).

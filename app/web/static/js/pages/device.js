@@ -1,6 +1,6 @@
 // Device flow: the human types the code a device shows, sees which client asks,
 // and approves or denies. Every failed lookup or decision spends one of the
-// session's 10 attempts (SPEC); at 10 the API answers 429 until a new sign-in.
+// session's 10 attempts (docs/oauth.md "Device authorization grant"); at 10 the API answers 429 until a new sign-in.
 import { api, ApiError, orSignIn } from "../api.js";
 import { busy, byId, say } from "../dom.js";
 import { renderNav } from "../nav.js";

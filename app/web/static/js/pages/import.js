@@ -30,7 +30,9 @@ const state = {
   bank: null, checking: 0, imported: false,
 };
 
-const splitMode = () => document.querySelector("input[name=amount-mode]:checked").value === "split";
+/** @param {string} selector */
+const radio = (selector) => /** @type {HTMLInputElement} */ (document.querySelector(selector));
+const splitMode = () => radio("input[name=amount-mode]:checked").value === "split";
 
 function columnOptions(select, chosen) {
   const header = state.rows[0] ?? [];
@@ -52,7 +54,7 @@ function showMapping() {
   columnOptions(byId("map-balance"), guess.balance);
   byId("map-balance").options[0].textContent = "None";
   if (guess.amount < 0 && guess.debit >= 0 && guess.credit >= 0) {
-    document.querySelector("input[name=amount-mode][value=split]").checked = true;
+    radio("input[name=amount-mode][value=split]").checked = true;
   }
   const sample = (state.rows[byId("has-header").checked ? 1 : 0] ?? [])[Math.max(guess.date, 0)] ?? "";
   if (/^\d{1,2}[/.-]\d{1,2}[/.-]\d{4}$/.test(sample.trim())) byId("date-format").value = "DD/MM/YYYY";

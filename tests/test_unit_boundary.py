@@ -1,0 +1,99 @@
+"""The unit-of-work boundary around every view (app/routes/boundary.py): a writing view
+the database asks to retry (PostgreSQL deadlock or serialization failure, SQLite
+"database is locked") is re-run whole and answers as if nothing happened, with its work
+stored once; a view written the old way (committing itself) still behaves; the CLI runs
+through the same runner. Every test runs on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import psycopg.errors
+from flask import jsonify
+from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
+
+from app import store
+from app.extensions import db
+from app.models import OAuthClient, Settings, User
+from app.routes import boundary
+from app.services.identity import users
+from app.services.ledger import settings
+from app.services.oauth import clients
+
+
+def _retry_error(dialect):
+    if dialect == "postgresql":
+        return OperationalError("UPDATE ...", {}, psycopg.errors.DeadlockDetected("deadlock"))
+    return OperationalError("UPDATE ...", {}, sqlite3.OperationalError("database is locked"))
+
+
+def _fails_once(monkeypatch, module, name, dialect):
+    """module.name does its real work, then the database asks for a retry, once."""
+    real = getattr(module, name)
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        result = real(*args, **kwargs)
+        if len(calls) == 1:
+            raise _retry_error(dialect)
+        return result
+
+    monkeypatch.setattr(module, name, flaky)
+    return calls
+
+
+def _count(app, model, *where):
+    with app.app_context():
+        return db.session.scalar(select(func.count()).select_from(model).where(*where))
+
+
+def test_put_settings_is_rerun_when_the_database_asks(app, api, monkeypatch, dialect):
+    calls = _fails_once(monkeypatch, settings, "update_settings", dialect)
+    response = api.put("/settings", json={"book_style": "club"})
+    assert response.status_code == 200  # a 500 before the one boundary
+    assert response.get_json() == {"book_style": "club"}
+    assert len(calls) == 2
+    assert api.get("/settings").get_json() == {"book_style": "club"}
+    assert _count(app, Settings) == 1
+
+
+def test_oauth_register_is_rerun_and_registers_once(app, client, monkeypatch, dialect):
+    calls = _fails_once(monkeypatch, clients, "register", dialect)
+    response = client.post("/oauth/register", json={"redirect_uris": ["https://app.example/cb"]})
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["client_id"].startswith("dyn_")
+    assert len(calls) == 2
+    # The first attempt's client was rolled back: exactly one is stored.
+    assert _count(app, OAuthClient, OAuthClient.dynamic.is_(True)) == 1
+
+
+def test_a_view_written_the_old_way_still_commits_and_retries(app, api, monkeypatch, dialect):
+    """A view that commits itself (store.run_unit / store.commit) inside the boundary."""
+
+    def old_style():
+        store.run_unit(settings.update_settings, "club")
+        store.commit()
+        return jsonify(settings.get_settings())
+
+    app.add_url_rule("/test/old-style", view_func=old_style, methods=["POST"])
+    boundary.apply(app)  # as register_blueprints does for every view
+    calls = _fails_once(monkeypatch, settings, "update_settings", dialect)
+    response = api.post("/test/old-style", json={})
+    assert response.status_code == 200
+    assert response.get_json() == {"book_style": "club"}
+    assert len(calls) == 2  # retried once, by the inner run_unit, not again by the boundary
+    assert api.get("/settings").get_json() == {"book_style": "club"}
+
+
+def test_every_view_runs_in_the_boundary(app):
+    assert all(getattr(view, "_unit_boundary", False) for view in app.view_functions.values())
+
+
+def test_the_cli_runs_through_the_same_runner(app, runner, monkeypatch, dialect):
+    calls = _fails_once(monkeypatch, users, "add_user", dialect)
+    result = runner.invoke(args=["user", "add", "carol@example.com"])
+    assert result.exit_code == 0, result.output
+    assert len(calls) == 2
+    assert _count(app, User, User.email == "carol@example.com") == 1
