@@ -16,6 +16,8 @@ import pytest
 from bench.server import Service, http
 from tests.support import throwaway_database
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 MIB = 1024 * 1024
 BOUNDARY = "----receipts-memory-boundary"
 

@@ -18,6 +18,8 @@ from tests import test_web_browser as browser_tests
 from tests.test_web_browser import _expect_text
 from tests.test_web_views import OVERFLOW_JS, go, shot, sign_in
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 browser = browser_tests.browser
 live = browser_tests.live
 

@@ -17,6 +17,8 @@ from tests import test_web_browser as browser_tests
 from tests.test_web_browser import _expect_text, expect
 from tests.test_web_views import fits, go, seed, shot, sign_in
 
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
 browser = browser_tests.browser
 live = browser_tests.live
 
