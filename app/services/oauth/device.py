@@ -164,8 +164,8 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
 def check_rate(client_id, remote_addr) -> None:
     """The rate alone, read-only, before anything else is done for the request (a
     metadata document is fetched only for a request the rate admits): 429 as _admit."""
-    if not isinstance(client_id, str) or not client_id:
-        return
+    if not isinstance(client_id, str) or not client_id or "\x00" in client_id:
+        return  # no such client (clients.get_client says so): nothing to count
     refusal = _over_the_rate(client_id, address_key(remote_addr), clock.now())
     if refusal is not None:
         refusal.commit = False  # nothing to keep: this check wrote nothing
