@@ -336,3 +336,11 @@ def test_the_first_event_of_a_trail_without_a_head_row(app, api, post_tx):
     assert [i["object"]["transaction"]["id"] for i in items] == [first, second]
     assert_chain(items)
     assert api.get("/audit/head").get_json()["seq"] == 2
+
+
+def test_an_empty_limit_is_400_naming_it(api):
+    """`?limit=` is a limit that is not an integer, as on GET /transactions (it was
+    served as if left out)."""
+    response = api.get("/audit?limit=")
+    assert response.status_code == 400
+    assert "'limit'" in response.get_json()["error"]

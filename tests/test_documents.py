@@ -539,3 +539,12 @@ def test_a_refused_correction_leaves_the_documents_where_they_were(app, api, tx)
     listed = api.get(f"/transactions/{original}/documents").get_json()
     assert [d["id"] for d in listed] == [doc["id"]]
     assert events(api, "document.moved") == []
+
+
+@pytest.mark.parametrize("query", ["attached=", "limit=", "attached=yes", "limit=0"])
+def test_an_empty_or_bad_paging_parameter_is_400_naming_it(api, query):
+    """As GET /transactions: a parameter given empty is not absent (the fuzzer sent
+    `?attached=` and `?limit=`, which were served as if left out)."""
+    response = api.get(f"/documents?{query}")
+    assert response.status_code == 400
+    assert f"'{query.split('=')[0]}'" in response.get_json()["error"]

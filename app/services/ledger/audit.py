@@ -509,7 +509,9 @@ def _decode_cursor(cursor: str, filters: str) -> int:
 
 
 def parse_limit(value) -> int:
-    if value is None or value == "":
+    """The page size: PAGE_DEFAULT when absent; present but empty (`?limit=`) is not an
+    integer (400 naming it), as for GET /transactions (validate.query_integer)."""
+    if value is None:
         return PAGE_DEFAULT
     if not (isinstance(value, str) and _DIGITS.match(value) and 1 <= int(value) <= PAGE_MAX):
         raise BadRequest(f"'limit' must be an integer from 1 to {PAGE_MAX}")

@@ -285,7 +285,9 @@ def counts(connection, tx_ids: list[int]) -> dict[int, int]:
 
 
 def parse_attached(value) -> bool | None:
-    if value is None or value == "":
+    """None (every document) when absent; `true` or `false`; anything else, even an
+    empty `?attached=`, is 400 naming it."""
+    if value is None:
         return None
     if value in ("true", "false"):
         return value == "true"
