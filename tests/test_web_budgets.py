@@ -16,7 +16,7 @@ import pytest
 from app import store
 from tests import test_web_browser as browser_tests
 from tests.test_web_browser import _expect_text
-from tests.test_web_views import OVERFLOW_JS, go, shot, sign_in
+from tests.test_web_views import OVERFLOW_JS, go, person_at, shot, sign_in
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -33,16 +33,7 @@ def size(request):
 
 @pytest.fixture
 def treasurer(browser, live, size):
-    someone = browser_tests.Person(browser, live)
-    someone.context.close()
-    someone.context = browser.new_context(viewport=SIZES[size], accept_downloads=True)
-    someone.page = someone.context.new_page()
-    someone.page.set_default_timeout(10_000)
-    someone.errors = []
-    someone.page.on("pageerror", lambda exc: someone.errors.append(str(exc)))
-    someone.cdp = someone.context.new_cdp_session(someone.page)
-    someone.cdp.send("WebAuthn.enable", {"enableUI": False})
-    someone.authenticator = someone._add_authenticator()
+    someone = person_at(browser, live, SIZES[size])
     yield someone
     someone.close()
 

@@ -19,8 +19,8 @@ import pytest
 
 from app import store
 from tests import test_web_browser as browser_tests
-from tests.test_web_browser import Person, _expect_text, expect
-from tests.test_web_views import fits
+from tests.test_web_browser import _expect_text, expect
+from tests.test_web_views import fits, person_at
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -37,16 +37,7 @@ def size(request):
 
 @pytest.fixture
 def treasurer(browser, live, size):
-    someone = Person(browser, live)
-    someone.context.close()
-    someone.context = browser.new_context(viewport=SIZES[size], accept_downloads=True)
-    someone.page = someone.context.new_page()
-    someone.page.set_default_timeout(10_000)
-    someone.errors = []
-    someone.page.on("pageerror", lambda exc: someone.errors.append(str(exc)))
-    someone.cdp = someone.context.new_cdp_session(someone.page)
-    someone.cdp.send("WebAuthn.enable", {"enableUI": False})
-    someone.authenticator = someone._add_authenticator()
+    someone = person_at(browser, live, SIZES[size])
     yield someone
     someone.close()
 

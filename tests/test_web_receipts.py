@@ -15,7 +15,7 @@ import pytest
 
 from tests import test_web_browser as browser_tests
 from tests.test_web_browser import _expect_text, expect
-from tests.test_web_views import fits, go, seed, shot, sign_in
+from tests.test_web_views import fits, go, person_at, seed, shot, sign_in
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -34,16 +34,7 @@ def size(request):
 
 @pytest.fixture
 def treasurer(browser, live, size):
-    someone = browser_tests.Person(browser, live)
-    someone.context.close()
-    someone.context = browser.new_context(viewport=SIZES[size], accept_downloads=True)
-    someone.page = someone.context.new_page()
-    someone.page.set_default_timeout(10_000)
-    someone.errors = []
-    someone.page.on("pageerror", lambda exc: someone.errors.append(str(exc)))
-    someone.cdp = someone.context.new_cdp_session(someone.page)
-    someone.cdp.send("WebAuthn.enable", {"enableUI": False})
-    someone.authenticator = someone._add_authenticator()
+    someone = person_at(browser, live, SIZES[size])
     yield someone
     assert someone.errors == []
     someone.close()

@@ -65,16 +65,13 @@ def shot(page, name, size):
     page.screenshot(path=str(folder / f"screenshot-{name}{suffix}.png"))
 
 
-@pytest.fixture(params=sorted(SIZES))
-def size(request):
-    return request.param
-
-
-@pytest.fixture
-def treasurer(browser, live, size):
+def person_at(browser, live, viewport) -> Person:
+    """A person with a virtual passkey in a fresh browser context of this viewport
+    (downloads accepted; page errors collected in `errors`): every browser test that
+    checks a page at a size signs in through one of these."""
     someone = Person(browser, live)
     someone.context.close()
-    someone.context = browser.new_context(viewport=SIZES[size], accept_downloads=True)
+    someone.context = browser.new_context(viewport=viewport, accept_downloads=True)
     someone.page = someone.context.new_page()
     someone.page.set_default_timeout(10_000)
     someone.errors = []
@@ -82,6 +79,17 @@ def treasurer(browser, live, size):
     someone.cdp = someone.context.new_cdp_session(someone.page)
     someone.cdp.send("WebAuthn.enable", {"enableUI": False})
     someone.authenticator = someone._add_authenticator()
+    return someone
+
+
+@pytest.fixture(params=sorted(SIZES))
+def size(request):
+    return request.param
+
+
+@pytest.fixture
+def treasurer(browser, live, size):
+    someone = person_at(browser, live, SIZES[size])
     yield someone
     someone.close()
 
