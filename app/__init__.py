@@ -13,7 +13,7 @@ MIGRATIONS_DIR = str(PROJECT_ROOT / "migrations")
 
 def create_app(test_config: dict | None = None) -> Flask:
     from . import config, errors
-    from .commands import register_commands
+    from .cli.commands import register_commands
     from .extensions import cors, db, migrate
     from .json_provider import FastJSONProvider
     from .routes import register_blueprints

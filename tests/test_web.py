@@ -7,7 +7,7 @@ from urllib.parse import urljoin
 
 import pytest
 
-from app.serving import web_bind_addr
+from app.cli.serving import web_bind_addr
 from app.web import PAGES, STATIC_DIR, create_web_app
 
 API = "http://localhost:38081"

@@ -31,7 +31,7 @@ CHROMIUM_ARGS = [
 class ThreadedServers:
     """The API and the web app on waitress in one background thread (shared socket map).
 
-    Same wiring as `serve` (app.serving), but stoppable from the test: the
+    Same wiring as `serve` (app.cli.serving), but stoppable from the test: the
     loop runs one poll at a time and checks a stop flag in between.
     """
 

@@ -1,14 +1,22 @@
-"""The `ledger-service` console script: a Flask CLI group over the app factory.
+"""The command line: the `ledger-service` console script (pyproject.toml: `app.cli:cli`).
 
-The commands live in commands.py and cli_books.py and are registered by create_app;
-this module only builds the group (it imports the factory, nothing imports it).
+This module only builds the group, a FlaskGroup over the app factory; the commands are
+registered on every app by create_app (commands.register_commands), so `flask --app app`
+offers them too. Nothing in app/ imports this module; create_app imports commands.py.
+
+- commands.py: serve, user add|list|passwd|rm, mint-token, check, verify; register_commands
+- interchange.py: the books in and out: export, import, backup, restore
+- common.py: what every command shares: one-line failures, `run` (store.run_unit, the
+  runner the HTTP views and MCP tools end their units with), `run_once`, a password from
+  stdin, `upgrade_schema`
+- serving.py: the process supervisor of `serve`: sockets, --workers forking, signals
 """
 
 from __future__ import annotations
 
 from flask.cli import FlaskGroup
 
-from . import create_app
+from .. import create_app
 
 
 def _create_app():

@@ -1,8 +1,9 @@
 """The `ledger-service` commands: serve, user add|list|passwd|rm, mint-token, check, verify
-(and, from cli_books.py, export, import, backup, restore), registered on the app by
-create_app through register_commands. The group itself is app.cli.
+(and, from interchange.py, export, import, backup, restore), registered on the app by
+create_app through register_commands. The group itself is app.cli (cli/__init__.py).
 
-Each command parses its arguments, calls services, commits and echoes. User
+Each command parses its arguments, calls services through common.run (store.run_unit:
+committed, retried when the database asks) and echoes. User
 accounts are managed only here, never over HTTP. Each command declares the intent
 of its units of work (@store.writing() / @store.reading()); migrating the schema
 first always writes.
@@ -16,12 +17,12 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from . import store
-from .cli_books import COMMANDS as BOOKS_COMMANDS
-from .cli_common import fail, read_password, run, upgrade_schema
-from .config import parse_host_port
-from .services.identity import credentials, users
-from .services.ledger import audit, derived, verify
+from .. import store
+from ..config import parse_host_port
+from ..services.identity import credentials, users
+from ..services.ledger import audit, derived, verify
+from .common import fail, read_password, run, upgrade_schema
+from .interchange import COMMANDS as INTERCHANGE_COMMANDS
 
 
 @click.command("serve")
@@ -42,15 +43,15 @@ def serve_command(no_web, workers_opt):
 
 
 def _forget_connections() -> None:
-    from .extensions import db
+    from ..extensions import db
 
     db.session.remove()
     db.engine.dispose()
 
 
 def _serve(no_web, workers_opt, stop):
+    from ..web import create_web_app
     from .serving import ListenError, parse_workers, serve, web_bind_addr
-    from .web import create_web_app
 
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     try:
@@ -236,6 +237,6 @@ def register_commands(app) -> None:
         mint_token,
         check_command,
         verify_command,
-        *BOOKS_COMMANDS,
+        *INTERCHANGE_COMMANDS,
     ):
         app.cli.add_command(command)

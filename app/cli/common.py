@@ -1,8 +1,8 @@
 """What every `ledger-service` command shares: one-line failures, the unit of work,
 reading a password from stdin, migrating the schema first.
 
-Imported by cli.py and cli_books.py (never the other way), so neither imports the other
-back.
+Imported by commands.py and interchange.py (never the other way), so neither imports
+the other back.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 from flask import current_app
 
-from . import store
-from .services.errors import ServiceError
+from .. import store
+from ..services.errors import ServiceError
 
 
 def fail(message: str) -> None:
@@ -62,7 +62,7 @@ def upgrade_schema(backup_first: bool = False) -> None:
     """
     from flask_migrate import upgrade
 
-    from .services.interchange import upgrade_backup
+    from ..services.interchange import upgrade_backup
 
     directory = current_app.extensions["migrate"].directory
     saved = None

@@ -1,6 +1,6 @@
 """CLI commands that move the books in and out: export, import, backup, restore.
 
-Registered on the `ledger-service` group by app.commands.register_commands. Each
+Registered on the `ledger-service` group by app.cli.commands.register_commands. Each
 command declares its intent (@store.reading() / @store.writing()), parses its
 arguments, calls services, commits (or not) and echoes.
 """
@@ -18,12 +18,12 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from . import store
-from .cli_common import fail, run, run_once, upgrade_schema
-from .extensions import db
-from .services.errors import ServiceError
-from .services.interchange import audit_pack, backup, export, importer, restore
-from .services.ledger import audit, validate
+from .. import store
+from ..extensions import db
+from ..services.errors import ServiceError
+from ..services.interchange import audit_pack, backup, export, importer, restore
+from ..services.ledger import audit, validate
+from .common import fail, run, run_once, upgrade_schema
 
 
 @contextmanager

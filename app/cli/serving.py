@@ -28,7 +28,7 @@ import sys
 import time
 from urllib.parse import urlsplit
 
-from .config import parse_host_port
+from ..config import parse_host_port
 
 log = logging.getLogger(__name__)
 
