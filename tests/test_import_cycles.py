@@ -85,7 +85,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_walk_sees_the_imports():
     graph = import_graph()
     assert "app.store" in graph["app.routes.boundary"]
-    assert "app.services.ledger.transactions" in graph["app.routes.ledger"]
+    assert "app.services.ledger.transactions" in graph["app.routes.transactions"]
     assert "app.services.errors" in graph["app.store.refusals"]
 
 

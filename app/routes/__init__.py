@@ -1,5 +1,26 @@
-"""The one list of blueprints, plus GET /health; every view runs in the unit-of-work
-boundary (boundary.py), applied here once."""
+"""The HTTP API: the one list of blueprints, plus GET /health; every view runs in the
+unit-of-work boundary (boundary.py), applied here once.
+
+One module per area, named after what it serves (the blueprint's name in brackets when
+it differs):
+
+- accounts.py: /accounts: the chart, an account's register, clearing, reconciliations
+- transactions.py: /transactions: the listing, recording (and correcting), deleting
+- settings.py: /settings
+- reports.py: /reports/*: balances, income statement, balance sheet
+- budgets.py: /budgets
+- documents.py: receipts: /transactions/{id}/documents and /documents
+- lock.py: /books/lock, the lock date ("books")
+- audit.py: /audit and /audit/head, the audit trail
+- interchange.py: GET /export and POST /import ("export")
+- auth.py: /auth/*: sign-in, sessions, the password, passkeys, tokens
+- oauth.py: /oauth/*, the OAuth authorization server
+- well_known.py: /.well-known/* discovery documents
+- mcp.py: POST /mcp, the tool endpoint (app/mcp/)
+- boundary.py: the unit-of-work boundary, applied to every view
+- support.py: shared plumbing: access tiers, the declared intent, the principal,
+  json_body, created_once (Idempotency-Key), common headers
+"""
 
 from flask import Blueprint
 
@@ -16,16 +37,18 @@ def health():
 
 def register_blueprints(app) -> None:
     from . import (
+        accounts,
         audit,
         auth,
-        books,
         budgets,
         documents,
-        export,
-        ledger,
+        interchange,
+        lock,
         mcp,
         oauth,
         reports,
+        settings,
+        transactions,
         well_known,
     )
     from .boundary import apply as apply_unit_of_work
@@ -35,14 +58,16 @@ def register_blueprints(app) -> None:
     app.teardown_request(forget_principal)
     for bp in (
         health_bp,
-        ledger.bp,
+        accounts.bp,
+        transactions.bp,
+        settings.bp,
         reports.bp,
         auth.bp,
         mcp.bp,
         oauth.bp,
         well_known.bp,
-        export.bp,
-        books.bp,
+        interchange.bp,
+        lock.bp,
         audit.bp,
         budgets.bp,
         documents.bp,

@@ -1,5 +1,6 @@
-"""HTTP adapters for GET /export (the file streamed as the body) and POST /import
-(a bank statement from the web app, previewed or imported all or nothing).
+"""HTTP adapters for the books in and out (services/interchange/, blueprint "export"):
+GET /export (the file streamed as the body) and POST /import (a bank statement from the
+web app, previewed or imported all or nothing).
 """
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context

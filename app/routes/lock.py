@@ -1,4 +1,5 @@
-"""HTTP adapters for the books as a whole: the lock date (services/ledger/lock.py)."""
+"""HTTP adapters for the lock date: GET and PUT /books/lock (services/ledger/lock.py;
+blueprint "books")."""
 
 from flask import Blueprint, jsonify
 

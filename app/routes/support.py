@@ -1,4 +1,5 @@
-"""Shared plumbing for the HTTP adapters: access tiers, body parsing, the principal.
+"""Shared plumbing for the HTTP adapters: access tiers, body parsing, the principal, the
+once-per-Idempotency-Key answer of a creating POST (created_once).
 
 Access is default-deny: a view is full tier (bearer token or full session)
 unless it is marked @open_route or @half_session. @session_only additionally
@@ -9,13 +10,13 @@ from __future__ import annotations
 
 from functools import wraps
 
-from flask import current_app, g, request
+from flask import current_app, g, jsonify, request
 
 from .. import store
 from ..json_provider import BodyNotJSON, parse_body
 from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
 from ..services.identity import credentials
-from ..services.ledger import audit
+from ..services.ledger import audit, idempotency
 
 SESSION_COOKIE = "svc_session"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -184,3 +185,14 @@ def json_body() -> dict:
 
 def principal() -> credentials.Principal:
     return g.principal
+
+
+def created_once(operation: str, body: dict, fn, *args):
+    """201 and fn's data, once per Idempotency-Key (services/ledger/idempotency.py)."""
+    key = idempotency.header_key(request.headers.get(idempotency.HEADER))
+    answer = idempotency.once(principal().user_id, key, operation, body, 201, fn, *args)
+    response = jsonify(answer.data)
+    response.status_code = answer.status
+    if answer.replayed:
+        response.headers["Idempotency-Replayed"] = "true"
+    return response
