@@ -1,4 +1,19 @@
-"""The application factory: config -> extensions -> blueprints -> error handlers -> CLI."""
+"""The application factory: config -> extensions -> blueprints -> error handlers -> CLI.
+
+The top level of the package (docs/architecture.md, "Module map"):
+
+- config.py: layered settings; extensions.py: db, migrate, cors
+- errors.py: the HTTP error mapping, registered once
+- json_provider.py: the strict JSON body parser and the fast JSON provider
+- routes/: the HTTP API (blueprints, the unit-of-work boundary)
+- mcp/: the tool endpoint (JSON-RPC over POST /mcp)
+- cli/: the `ledger-service` command line and `serve`'s process supervisor
+- services/: every rule, query and validation, once, by domain
+- store/: the unit of work and its intent, per-database plumbing
+- models/: the schema (SQLAlchemy)
+- web/: the companion web app (page shells and static files)
+- openapi.yaml: the API's description (docs/openapi.yaml is a copy)
+"""
 
 from __future__ import annotations
 
