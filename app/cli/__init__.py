@@ -4,7 +4,10 @@ This module only builds the group, a FlaskGroup over the app factory; the comman
 registered on every app by create_app (commands.register_commands), so `flask --app app`
 offers them too. Nothing in app/ imports this module; create_app imports commands.py.
 
-- commands.py: serve, user add|list|passwd|rm, mint-token, check, verify; register_commands
+- commands.py: register_commands, the one list of commands
+- serve.py: serve (migrate, then hand the apps to serving.py)
+- users.py: user add|list|passwd|rm, mint-token
+- checks.py: check (derived figures against the entries), verify (the audit trail)
 - interchange.py: the books in and out: export, import, backup, restore
 - common.py: what every command shares: one-line failures, `run` (store.run_unit, the
   runner the HTTP views and MCP tools end their units with), `run_once`, a password from

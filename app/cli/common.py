@@ -1,8 +1,8 @@
 """What every `ledger-service` command shares: one-line failures, the unit of work,
 reading a password from stdin, migrating the schema first.
 
-Imported by commands.py and interchange.py (never the other way), so neither imports
-the other back.
+Imported by the command modules (serve.py, users.py, checks.py, interchange.py), never
+the other way.
 """
 
 from __future__ import annotations
