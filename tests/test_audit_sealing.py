@@ -1,5 +1,5 @@
 """Sealing (migration 0011): on PostgreSQL a change writes its audit event as pending in
-its own transaction, and events join the hash chain in batches (services/ledger/audit.py,
+its own transaction, and events join the hash chain in batches (services/ledger/audit/writing.py,
 "writing"). What a user relies on: every committed change is in the trail anyone reads
 or verifies, in order, gapless, hashing right; a refused change leaves no event; a seal
 that fails never fails the change; nothing pending is lost by a backup and restore.
