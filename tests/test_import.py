@@ -10,7 +10,7 @@ from app.extensions import db
 from app.models import Account, Transaction
 from app.services.errors import BadRequest
 from app.services.interchange import importer
-from app.services.ledger import transactions
+from app.services.ledger import listing
 
 
 def stored(app) -> tuple[int, int]:
@@ -56,7 +56,7 @@ HAND_WRITTEN_HLEDGER = """
 def books_and_listing(app) -> tuple[dict, list]:
     with app.app_context():
         books = {a.name: a.kind for a in db.session.execute(select(Account)).scalars()}
-        return books, transactions.list_transactions(None, None)
+        return books, listing.list_transactions(None, None)
 
 
 def test_hand_written_hledger_journal(app, make_user):

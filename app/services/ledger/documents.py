@@ -258,7 +258,7 @@ def for_transaction(tx_id: int) -> list[dict]:
 
 # Built once: a page's document counts in one indexed statement. PostgreSQL gets the
 # ids as one array literal (psycopg's per-element dumping and an expanding IN cost
-# more than the query, as in transactions._entries_of).
+# more than the query, as in listing._entries_of).
 _COUNTS = (
     select(Document.transaction_id, func.count())
     .where(Document.transaction_id.in_(bindparam("ids", expanding=True)))
