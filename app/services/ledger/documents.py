@@ -44,7 +44,7 @@ from ...models import Document, Transaction, User
 from ...models.documents import FILENAME_MAX
 from .. import clock
 from ..errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType
-from . import audit, lock, validate
+from . import audit, cursors, lock, validate
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 CHUNK = 1024 * 1024
@@ -297,11 +297,12 @@ def parse_attached(value) -> bool | None:
 def page(*, attached=None, limit=None, cursor=None) -> dict:
     """GET /documents: {items, next_cursor}, newest first, paged as GET /audit is."""
     wanted = parse_attached(attached)
-    size = audit.parse_limit(limit)
+    size = validate.page_limit(limit, default=validate.PAGE_DEFAULT)
     filters = f"documents|{wanted}"
     query = _select().order_by(Document.id.desc())
-    if cursor not in (None, ""):
-        query = query.where(Document.id < audit._decode_cursor(str(cursor), filters))
+    after = validate.cursor_text(cursor)
+    if after is not None:
+        query = query.where(Document.id < cursors.decode_seq(after, filters))
     if wanted is True:
         query = query.where(Document.transaction_id.is_not(None))
     elif wanted is False:
@@ -311,7 +312,7 @@ def page(*, attached=None, limit=None, cursor=None) -> dict:
     more = len(rows) > size
     return {
         "items": items,
-        "next_cursor": audit._encode_cursor(items[-1]["id"], filters) if more else None,
+        "next_cursor": cursors.encode_seq(items[-1]["id"], filters) if more else None,
     }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from typing import overload
 
 from ...models import ACCOUNT_KINDS
 from ..errors import BadRequest
@@ -160,12 +161,20 @@ def query_text(key: str, value, *, max_length: int) -> str | None:
 
 
 PAGE_MAX = 500
+PAGE_DEFAULT = 100  # GET /audit and GET /documents without a limit
 
 
-def page_limit(value) -> int | None:
-    """`limit`: None (no paging) or 1..PAGE_MAX."""
+@overload
+def page_limit(value, *, default: int) -> int: ...
+@overload
+def page_limit(value, *, default: None = None) -> int | None: ...
+def page_limit(value, *, default: int | None = None) -> int | None:
+    """`limit`, every pager's: `default` when absent (None: the transaction listing
+    unpaged), else 1..PAGE_MAX; present but empty (`?limit=`) is 400 naming it."""
     limit = query_integer("limit", value)
-    if limit is not None and not 1 <= limit <= PAGE_MAX:
+    if limit is None:
+        return default
+    if not 1 <= limit <= PAGE_MAX:
         raise BadRequest(f"'limit' must be between 1 and {PAGE_MAX}")
     return limit
 

@@ -63,16 +63,10 @@ from .actor import Actor, acting, actor_for, current_actor, set_actor
 from .hashing import GENESIS, canonical, chain, event_text
 from .objects import ACTIONS, VIAS, transaction_object, transaction_object_parts
 from .reading import (
-    _CURSOR_KEY,
     EVENT_COLUMNS,
-    PAGE_DEFAULT,
-    PAGE_MAX,
-    _decode_cursor,
-    _encode_cursor,
     head,
     page,
     parse_action,
-    parse_limit,
     served,
 )
 from .writing import (
@@ -91,15 +85,10 @@ __all__ = [
     "ACTIONS",
     "EVENT_COLUMNS",
     "GENESIS",
-    "PAGE_DEFAULT",
-    "PAGE_MAX",
     "PG_PENDING_FROM_OBJ",
     "SEAL_EVERY",
     "VIAS",
-    "_CURSOR_KEY",
     "Actor",
-    "_decode_cursor",
-    "_encode_cursor",
     "acting",
     "actor_for",
     "canonical",
@@ -110,7 +99,6 @@ __all__ = [
     "head",
     "page",
     "parse_action",
-    "parse_limit",
     "pending",
     "pending_texts",
     "record",

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import re
 from datetime import UTC, datetime, time, timedelta
 
 import orjson
@@ -15,53 +11,10 @@ from ....extensions import db
 from ....models import AuditEvent
 from ... import clock
 from ...errors import BadRequest
-from .. import validate
+from .. import cursors, validate
 from .hashing import GENESIS
 from .objects import ACTIONS
 from .writing import seal
-
-PAGE_MAX = 500
-PAGE_DEFAULT = 100
-
-_CURSOR_KEY = b"ledger-service audit cursor v1"
-_DIGITS = re.compile(r"[0-9]{1,19}\Z")
-
-
-def _cursor_tag(seq: int, filters: str) -> str:
-    # Recognition, not secrecy: every caller may read the whole trail anyway. The tag
-    # ties a cursor to this listing and its filters, so a cursor of another listing
-    # (or another filter) is refused rather than misread.
-    return hmac.new(_CURSOR_KEY, f"{seq}|{filters}".encode(), hashlib.sha256).hexdigest()[:20]
-
-
-def _encode_cursor(seq: int, filters: str) -> str:
-    raw = f"a1.{seq}.{_cursor_tag(seq, filters)}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str, filters: str) -> int:
-    refusal = BadRequest("'cursor' is not one this listing gave out with these filters")
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        version, seq_text, tag = raw.split(".")
-        seq = int(seq_text)
-    except (ValueError, UnicodeDecodeError):
-        raise refusal from None
-    if version != "a1" or not _DIGITS.match(seq_text) or not 1 <= seq <= validate.INT64_MAX:
-        raise refusal
-    if not hmac.compare_digest(tag, _cursor_tag(seq, filters)):
-        raise refusal
-    return seq
-
-
-def parse_limit(value) -> int:
-    """The page size: PAGE_DEFAULT when absent; present but empty (`?limit=`) is not an
-    integer (400 naming it), as for GET /transactions (validate.query_integer)."""
-    if value is None:
-        return PAGE_DEFAULT
-    if not (isinstance(value, str) and _DIGITS.match(value) and 1 <= int(value) <= PAGE_MAX):
-        raise BadRequest(f"'limit' must be an integer from 1 to {PAGE_MAX}")
-    return int(value)
 
 
 def parse_action(value) -> str | None:
@@ -90,14 +43,15 @@ EVENT_COLUMNS = (
 
 def page(*, limit=None, cursor=None, from_=None, to=None, action=None) -> dict:
     """GET /audit: {items, next_cursor}, newest first; from/to on at's (UTC) date."""
-    size = parse_limit(limit)
+    size = validate.page_limit(limit, default=validate.PAGE_DEFAULT)
     start, end = validate.window(from_, to)
     wanted = parse_action(action)
     seal()  # anything committed but still pending (a crash before its seal) shows now
     filters = f"{start or ''}|{end or ''}|{wanted or ''}"
     query = select(*EVENT_COLUMNS).order_by(AuditEvent.seq.desc())
-    if cursor not in (None, ""):
-        query = query.where(AuditEvent.seq < _decode_cursor(str(cursor), filters))
+    after = validate.cursor_text(cursor)
+    if after is not None:
+        query = query.where(AuditEvent.seq < cursors.decode_seq(after, filters))
     if start is not None:
         query = query.where(AuditEvent.at >= _midnight(start))
     if end is not None:
@@ -109,7 +63,7 @@ def page(*, limit=None, cursor=None, from_=None, to=None, action=None) -> dict:
     more = len(rows) > size
     return {
         "items": items,
-        "next_cursor": _encode_cursor(items[-1]["seq"], filters) if more else None,
+        "next_cursor": cursors.encode_seq(items[-1]["seq"], filters) if more else None,
     }
 
 
