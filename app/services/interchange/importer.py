@@ -25,7 +25,7 @@ from ...models import Account, Entry, Transaction
 from ..errors import BadRequest, ServiceError
 from ..identity import users
 from ..ledger import accounts as accounts_service
-from ..ledger import audit, duplicates, transactions, validate
+from ..ledger import audit, lookalikes, transactions, validate
 from . import parse_beancount, parse_csv, parse_journal
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
@@ -44,7 +44,7 @@ PARSERS = {
 @dataclass
 class ImportResult:
     added: int = 0
-    duplicates: int = 0
+    duplicates: int = 0  # rows already in the books (same fingerprint), skipped: not look-alikes
     accounts_created: int = 0
 
 
@@ -180,7 +180,7 @@ STATEMENT_MAX_ROWS = 5000
 
 
 def _statement_row(number: int, item) -> tuple[date, object, list[tuple[int, int]]]:
-    """Check one row's shape enough to look for duplicates; record_transaction checks all."""
+    """Check one row's shape enough to look for look-alikes; record_transaction checks all."""
     if not isinstance(item, dict):
         raise BadRequest(f"row {number}: must be an object")
     if item.get("replaces") is not None:
@@ -200,7 +200,7 @@ def import_statement(items, dry_run, created_by: int | None) -> dict:
     """Post statement rows all or nothing, or (dry_run) only say what would happen.
 
     Every row goes through transactions.record_transaction, as every import does.
-    Each row's possible_duplicates (ledger.duplicates) are the STORED transactions it
+    Each row's possible_duplicates (ledger.lookalikes) are the STORED transactions it
     looks like, computed before anything of this import is posted. A dry run posts
     every row inside a savepoint that is rolled back, so the preview reports exactly
     the refusals a real import would meet: rows [{row, error, possible_duplicates}].
@@ -236,7 +236,7 @@ def _import_statement(items, dry_run, created_by: int | None) -> dict:
     # Look-alikes among the STORED transactions, for every row in one pass, before
     # anything of this import is posted.
     looked_up = [(n, parsed) for n, parsed in enumerate(checked) if parsed and parsed[2]]
-    found = duplicates.possible_duplicates_of_many([(p[0], p[2]) for _, p in looked_up])
+    found = lookalikes.look_alikes_of_many([(p[0], p[2]) for _, p in looked_up])
     for (n, _), ids in zip(looked_up, found, strict=True):
         rows[n]["possible_duplicates"] = ids
     outer = db.session.begin_nested() if dry_run else None

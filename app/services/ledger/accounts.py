@@ -48,7 +48,7 @@ def list_accounts() -> list[dict]:
     ]
 
 
-def _duplicate(name: str) -> BadRequest:
+def _name_taken(name: str) -> BadRequest:
     return BadRequest(f"an account named '{name}' already exists")
 
 
@@ -58,7 +58,7 @@ def _refuse_taken(key: str, name: str, except_id: int | None = None) -> None:
         query = query.where(Account.id != except_id)
     existing = db.session.execute(query).scalar()
     if existing is not None:
-        raise _duplicate(existing)
+        raise _name_taken(existing)
 
 
 def create_account(name, kind) -> dict:
@@ -73,7 +73,7 @@ def create_account(name, kind) -> dict:
     ).scalar()
     if account_id is None:  # the name is taken (perhaps by a concurrent request)
         existing = connection.execute(_NAME_TAKEN, {"taken_key": key}).scalar()
-        raise _duplicate(existing if existing is not None else name)
+        raise _name_taken(existing if existing is not None else name)
     created = {"id": account_id, "name": name, "kind": kind, "archived": False}
     audit.record("account.created", {"account": created})
     return created
@@ -151,7 +151,7 @@ def update_account(account_id: int, body: dict) -> dict:
             with db.session.begin_nested():
                 db.session.execute(update(Account).where(Account.id == account.id).values(**values))
         except IntegrityError as exc:  # lost a race with a concurrent write of the same name
-            raise _duplicate(name) from exc
+            raise _name_taken(name) from exc
         db.session.refresh(account)
     shown = as_dict(account)
     if renamed:
