@@ -9,6 +9,10 @@ A rejection that is itself a state change (a login failure counted, a code kille
 a device attempt spent, a slow_down poll time stored) sets `commit = True`: the
 runner that ends the unit (store.run_unit, through store.finish) then commits the session
 before answering instead of rolling it back.
+
+The classes that stand for an HTTP status end in `Error` (BadRequestError,
+NotFoundError, ...), so none reads as werkzeug's exception of the same status: these
+are domain errors, mapped to a status in one place, never raised by werkzeug.
 """
 
 from __future__ import annotations
