@@ -347,7 +347,7 @@ def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, t
     import gzip
 
     from app import MIGRATIONS_DIR
-    from app.services.errors import BadRequest
+    from app.services.errors import BadRequestError
     from app.services.interchange import restore
 
     populate(app)
@@ -363,7 +363,7 @@ def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, t
         result = cli.invoke(args=["restore", str(path)])
         assert result.exit_code == 1 and message in result.output, result.output
     assert gzip.decompress(good.read_bytes()).startswith(b'{"format":"ledger-service-backup"')
-    with pytest.raises(BadRequest, match="newer than the backup's 0001"):
+    with pytest.raises(BadRequestError, match="newer than the backup's 0001"):
         restore.check_target_schema({"0099_from_the_future"}, ["0001"], MIGRATIONS_DIR)
     restore.check_target_schema({"0001"}, ["0001"], MIGRATIONS_DIR)  # same schema: fine
     restore.check_target_schema(set(), ["0001"], MIGRATIONS_DIR)  # no schema yet: fine

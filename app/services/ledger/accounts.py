@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import Account
-from ..errors import BadRequest, NotFound
+from ..errors import BadRequestError, NotFoundError
 from . import audit, validate
 
 NAME_MAX = 200
@@ -48,8 +48,8 @@ def list_accounts() -> list[dict]:
     ]
 
 
-def _name_taken(name: str) -> BadRequest:
-    return BadRequest(f"an account named '{name}' already exists")
+def _name_taken(name: str) -> BadRequestError:
+    return BadRequestError(f"an account named '{name}' already exists")
 
 
 def _refuse_taken(key: str, name: str, except_id: int | None = None) -> None:
@@ -99,12 +99,12 @@ _NAME_TAKEN = select(Account.name).where(Account.name_key == bindparam("taken_ke
 
 
 def get_account(account_id: int) -> Account:
-    """The account, or NotFound."""
+    """The account, or NotFoundError."""
     account = None
     if 0 < account_id <= ACCOUNT_ID_MAX:  # beyond PostgreSQL's INTEGER: simply unknown
         account = db.session.get(Account, account_id)
     if account is None:
-        raise NotFound("no such account")
+        raise NotFoundError("no such account")
     return account
 
 
@@ -128,8 +128,8 @@ def update_account(account_id: int, body: dict) -> dict:
     account = get_account(account_id)
     if "kind" in body and body["kind"] != account.kind:
         if body["kind"] is None or isinstance(body["kind"], str):
-            raise BadRequest("an account's kind cannot change")
-        raise BadRequest("'kind' must be a string")
+            raise BadRequestError("an account's kind cannot change")
+        raise BadRequestError("'kind' must be a string")
     name = account.name
     if "name" in body:
         name = validate.text("name", body["name"], max_length=NAME_MAX)

@@ -34,7 +34,7 @@ import json
 import re
 from datetime import date
 
-from ..errors import BadRequest
+from ..errors import BadRequestError
 from . import validate
 
 VERSION = "c1"
@@ -60,29 +60,29 @@ def encode(kind: str, scope: str, day: date, row_id: int) -> str:
 
 
 def decode(text: str, kind: str, scope: str) -> tuple[date, int]:
-    """The (date, id) a cursor names; BadRequest unless this listing issued it."""
+    """The (date, id) a cursor names; BadRequestError unless this listing issued it."""
     parts = text.split(".")
     if len(parts) != 3 or parts[0] != VERSION:
-        raise BadRequest(NOT_OURS)
+        raise BadRequestError(NOT_OURS)
     try:
         payload = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
     except (binascii.Error, ValueError):
-        raise BadRequest(NOT_OURS) from None
+        raise BadRequestError(NOT_OURS) from None
     if not hmac.compare_digest(_check(payload), parts[2]):
-        raise BadRequest(NOT_OURS)
+        raise BadRequestError(NOT_OURS)
     try:
         found_kind, found_scope, day_text, row_id = json.loads(payload)
         day = date.fromisoformat(day_text)
     except (ValueError, TypeError):
-        raise BadRequest(NOT_OURS) from None
+        raise BadRequestError(NOT_OURS) from None
     if (
         not isinstance(row_id, int)
         or isinstance(row_id, bool)
         or not 0 < row_id <= validate.INT64_MAX
     ):
-        raise BadRequest(NOT_OURS)
+        raise BadRequestError(NOT_OURS)
     if found_kind != kind or found_scope != scope:
-        raise BadRequest(OTHER_LISTING)
+        raise BadRequestError(OTHER_LISTING)
     return day, row_id
 
 
@@ -106,15 +106,15 @@ def encode_seq(seq: int, filters: str) -> str:
 
 
 def decode_seq(text: str, filters: str) -> int:
-    """The seq a sequence cursor names; BadRequest unless this listing issued it."""
+    """The seq a sequence cursor names; BadRequestError unless this listing issued it."""
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
         version, seq_text, tag = raw.split(".")
         seq = int(seq_text)
     except (ValueError, UnicodeDecodeError):
-        raise BadRequest(SEQ_REFUSED) from None
+        raise BadRequestError(SEQ_REFUSED) from None
     if version != SEQ_VERSION or not _DIGITS.match(seq_text) or not 1 <= seq <= validate.INT64_MAX:
-        raise BadRequest(SEQ_REFUSED)
+        raise BadRequestError(SEQ_REFUSED)
     if not hmac.compare_digest(tag, _seq_tag(seq, filters)):
-        raise BadRequest(SEQ_REFUSED)
+        raise BadRequestError(SEQ_REFUSED)
     return seq

@@ -33,7 +33,7 @@ from sqlalchemy.orm import aliased
 
 from ...extensions import db
 from ...models import Account, Entry, Transaction, User
-from ..errors import BadRequest
+from ..errors import BadRequestError
 from . import cursors, documents, search
 from .transactions import _tuples
 from .validate import ListingQuery
@@ -145,7 +145,7 @@ def listing(query: ListingQuery) -> Listing | Page:
     """The plain array without a limit, else one page ({items, next_cursor})."""
     if query.limit is None:
         if query.cursor is not None:
-            raise BadRequest("'cursor' needs 'limit'")
+            raise BadRequestError("'cursor' needs 'limit'")
         if not query.filtered():
             return transaction_listing(query.start, query.end)
         connection = db.session.connection()

@@ -30,7 +30,7 @@ from ...extensions import db
 from ...models import Account, Entry, Transaction
 from ...models.types import UTCDateTime
 from .. import clock
-from ..errors import BadRequest, NotFound, UnknownReplaced
+from ..errors import BadRequestError, NotFoundError, UnknownReplaced
 from . import audit, documents, lock, reconciliation, validate
 
 DESCRIPTION_MAX = 2000
@@ -40,10 +40,10 @@ ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 6553
 def check_balanced(entries: list[tuple[int, int]]) -> None:
     """The double-entry rule: at least two entries, summing to zero."""
     if len(entries) < 2:
-        raise BadRequest(f"a transaction needs at least 2 entries; got {len(entries)}")
+        raise BadRequestError(f"a transaction needs at least 2 entries; got {len(entries)}")
     total = sum(amount for _, amount in entries)
     if total != 0:
-        raise BadRequest(f"entries must sum to 0; the {len(entries)} entries sum to {total}")
+        raise BadRequestError(f"entries must sum to 0; the {len(entries)} entries sum to {total}")
 
 
 # Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
@@ -61,9 +61,9 @@ def check_accounts_exist(account_ids: set[int]) -> None:
     )
     for account_id in sorted(account_ids):
         if account_id not in found:
-            raise BadRequest(f"unknown account_id {account_id}")
+            raise BadRequestError(f"unknown account_id {account_id}")
         if found[account_id]:
-            raise BadRequest(f"account_id {account_id} is archived and takes no new entries")
+            raise BadRequestError(f"account_id {account_id} is archived and takes no new entries")
 
 
 def parse_replaces(value) -> int | None:
@@ -72,7 +72,7 @@ def parse_replaces(value) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise BadRequest(
+        raise BadRequestError(
             "'replaces' must be a positive integer: the id of the transaction this one corrects"
         )
     return value
@@ -95,7 +95,7 @@ def record_transaction(
     """
     original_id = parse_replaces(replaces)
     if occurred_on is None:
-        raise BadRequest("occurred_on is required")
+        raise BadRequestError("occurred_on is required")
     day = validate.date_value("occurred_on", occurred_on)
     description = validate.text("description", description, max_length=DESCRIPTION_MAX)
     parsed = validate.entries(entries)
@@ -294,10 +294,10 @@ def _insert_checked_postgresql(
 
 def delete_transaction(tx_id: int) -> None:
     """Delete a transaction and (by cascade) its entries; its event keeps all of it."""
-    _delete(_deletable(tx_id, NotFound("no such transaction")))
+    _delete(_deletable(tx_id, NotFoundError("no such transaction")))
 
 
-def _deletable(tx_id: int, unknown: NotFound):
+def _deletable(tx_id: int, unknown: NotFoundError):
     """The header (id, occurred_on, description) of a transaction that may be deleted,
     locked (PostgreSQL) so the deletion's event shows what it removed and a concurrent
     deletion or correction of it waits and then finds it gone; `unknown` (404) when
@@ -342,7 +342,7 @@ def _delete(header) -> None:
         CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == header.id))
     )
     if result.rowcount != 1:
-        raise NotFound("no such transaction")
+        raise NotFoundError("no such transaction")
     audit.record("transaction.deleted", gone)
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from ....extensions import db
 from ....models import AuditEvent
 from ... import clock
-from ...errors import BadRequest
+from ...errors import BadRequestError
 from .. import cursors, validate
 from .hashing import GENESIS
 from .objects import ACTIONS
@@ -23,7 +23,7 @@ def parse_action(value) -> str | None:
     if value is None:
         return None
     if value not in ACTIONS:
-        raise BadRequest("'action' is not the name of a kind of change (e.g. account.created)")
+        raise BadRequestError("'action' is not the name of a kind of change (e.g. account.created)")
     return value
 
 
