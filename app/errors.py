@@ -20,7 +20,7 @@ from flask import current_app, has_request_context, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from . import store
-from .services.errors import GENERIC_FAULT, ServiceError, TooManyAttempts, Unauthenticated
+from .services.errors import GENERIC_FAULT, ServiceError, TooManyAttempts, UnauthenticatedError
 from .services.oauth.errors import GENERIC_SERVER_ERROR, OAuthError
 
 log = logging.getLogger("app.errors")
@@ -42,7 +42,7 @@ def error_response(message: str, status: int, extra: dict | None = None):
 def handle_service_error(err: ServiceError):
     store.finish(err)
     response = error_response(err.message, err.status, err.extra)
-    if isinstance(err, Unauthenticated):
+    if isinstance(err, UnauthenticatedError):
         response.headers["WWW-Authenticate"] = challenge_header()
     if isinstance(err, TooManyAttempts):
         response.headers["Retry-After"] = str(max(1, int(err.retry_after)))

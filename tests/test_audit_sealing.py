@@ -1,5 +1,5 @@
 """Sealing (migration 0011): on PostgreSQL a change writes its audit event as pending in
-its own transaction, and events join the hash chain in batches (services/ledger/audit.py,
+its own transaction, and events join the hash chain in batches (services/ledger/audit/writing.py,
 "writing"). What a user relies on: every committed change is in the trail anyone reads
 or verifies, in order, gapless, hashing right; a refused change leaves no event; a seal
 that fails never fails the change; nothing pending is lost by a backup and restore.
@@ -139,7 +139,7 @@ def test_a_commit_refused_with_a_seal_attached_is_the_commits_refusal(app, diale
     after it does not run."""
     if dialect != "postgresql":
         pytest.skip("PostgreSQL only: store.after_commit is its plumbing")
-    from app.services.errors import BadRequest
+    from app.services.errors import BadRequestError
 
     with app.app_context(), store.writing():
         db.session.execute(
@@ -153,7 +153,7 @@ def test_a_commit_refused_with_a_seal_attached_is_the_commits_refusal(app, diale
         store.after_commit(
             db.session.connection(), "INSERT INTO audit_head (id, seq, hash) VALUES (1, 99, 'x')"
         )
-        with pytest.raises(BadRequest):
+        with pytest.raises(BadRequestError):
             store.commit()
         assert db.session.execute(text("SELECT count(*) FROM transactions")).scalar_one() == 0
         assert db.session.execute(text("SELECT count(*) FROM audit_head")).scalar_one() == 0

@@ -14,7 +14,7 @@ from app.models import OAuthClient, Passkey, WebAuthnChallenge
 from app.services import clock, crypto
 from app.services.identity import credentials, sessions, users
 from app.services.interchange import backup
-from app.services.ledger import transactions
+from app.services.ledger import listing, transactions
 from tests.support import API_ORIGIN, PASSWORD, SESSION_COOKIE, WEB_ORIGIN, throwaway_database
 from tests.testkit import migrate
 
@@ -240,7 +240,7 @@ def test_backup_while_a_writer_posts_then_restore_elsewhere(
     result = target.test_cli_runner().invoke(args=["restore", str(path)])
     assert result.exit_code == 0, result.output
     with target.app_context():
-        restored = {t["id"]: t for t in transactions.list_transactions(None, None)}
+        restored = {t["id"]: t for t in listing.list_transactions(None, None)}
     ticks = {i for i, t in restored.items() if t["description"].startswith("tick")}
     assert acked_before <= ticks <= acked_all
     assert len(ticks) <= len(acked_all) - 20  # later commits are not in the snapshot
@@ -347,7 +347,7 @@ def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, t
     import gzip
 
     from app import MIGRATIONS_DIR
-    from app.services.errors import BadRequest
+    from app.services.errors import BadRequestError
     from app.services.interchange import restore
 
     populate(app)
@@ -363,7 +363,7 @@ def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, t
         result = cli.invoke(args=["restore", str(path)])
         assert result.exit_code == 1 and message in result.output, result.output
     assert gzip.decompress(good.read_bytes()).startswith(b'{"format":"ledger-service-backup"')
-    with pytest.raises(BadRequest, match="newer than the backup's 0001"):
+    with pytest.raises(BadRequestError, match="newer than the backup's 0001"):
         restore.check_target_schema({"0099_from_the_future"}, ["0001"], MIGRATIONS_DIR)
     restore.check_target_schema({"0001"}, ["0001"], MIGRATIONS_DIR)  # same schema: fine
     restore.check_target_schema(set(), ["0001"], MIGRATIONS_DIR)  # no schema yet: fine

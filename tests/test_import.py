@@ -8,9 +8,9 @@ from sqlalchemy import func, select
 from app import store
 from app.extensions import db
 from app.models import Account, Transaction
-from app.services.errors import BadRequest
+from app.services.errors import BadRequestError
 from app.services.interchange import importer
-from app.services.ledger import transactions
+from app.services.ledger import listing
 
 
 def stored(app) -> tuple[int, int]:
@@ -56,7 +56,7 @@ HAND_WRITTEN_HLEDGER = """
 def books_and_listing(app) -> tuple[dict, list]:
     with app.app_context():
         books = {a.name: a.kind for a in db.session.execute(select(Account)).scalars()}
-        return books, transactions.list_transactions(None, None)
+        return books, listing.list_transactions(None, None)
 
 
 def test_hand_written_hledger_journal(app, make_user):
@@ -272,7 +272,7 @@ REFUSALS = [
 def test_refusals_name_the_line_and_store_nothing(app, service_account, fmt, text, line, message):
     service_account("cash", "asset")  # for the kind clash case; present in every case
     before = stored(app)
-    with pytest.raises(BadRequest) as info:
+    with pytest.raises(BadRequestError) as info:
         run_import(app, text, fmt)
     assert info.value.message.startswith(f"line {line}: "), info.value.message
     assert message in info.value.message, info.value.message
@@ -281,7 +281,7 @@ def test_refusals_name_the_line_and_store_nothing(app, service_account, fmt, tex
 
 def test_a_late_failure_undoes_everything_including_new_accounts(app):
     text = OK_TX * 3 + "2026-03-01 Broken\n    assets:new  1 USD\n    income:new  -2 USD\n"
-    with pytest.raises(BadRequest, match="^line 13: "):
+    with pytest.raises(BadRequestError, match="^line 13: "):
         run_import(app, text, "hledger")
     assert stored(app) == (0, 0)
 
@@ -289,7 +289,7 @@ def test_a_late_failure_undoes_everything_including_new_accounts(app):
 def test_same_validation_as_post_transactions(app):
     huge = "9" * 17 + ".00"  # cents beyond the signed 64-bit range the API accepts
     text = f"2026-01-02 Huge\n    assets:cash  {huge} USD\n    income:x  -{huge} USD\n"
-    with pytest.raises(BadRequest) as info:
+    with pytest.raises(BadRequestError) as info:
         run_import(app, text, "hledger")
     assert info.value.message == (
         "line 1: 'entries[0].amount_cents' is out of range for a 64-bit integer"

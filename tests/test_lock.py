@@ -318,14 +318,14 @@ def test_a_reimport_skips_what_is_already_in_locked_books(app, runner, api, pers
 def test_refuse_if_locked_is_inclusive_and_silent_when_unlocked(app, person):
     from datetime import date
 
-    from app.services.errors import BooksLocked, Conflict
+    from app.services.errors import BooksLocked, ConflictError
 
     with app.app_context():
         lock.refuse_if_locked(date(1900, 1, 1))  # unlocked: nothing dated is refused
         db.session.rollback()
     set_lock(person, LOCKED)
     with app.app_context():
-        with pytest.raises(Conflict) as refused:
+        with pytest.raises(ConflictError) as refused:
             lock.refuse_if_locked(date(2025, 12, 31))
         assert isinstance(refused.value, BooksLocked) and refused.value.status == 409
         lock.refuse_if_locked(date(2026, 1, 1))

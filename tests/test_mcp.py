@@ -470,10 +470,10 @@ def test_a_failure_after_the_write_rolls_the_write_back(rpc, api, books, monkeyp
 
 def test_a_non_400_service_refusal_is_32603(rpc, monkeypatch):
     from app.mcp import tools
-    from app.services.errors import NotFound
+    from app.services.errors import NotFoundError
 
     def refuse(args, principal):
-        raise NotFound("no such row in table secrets")
+        raise NotFoundError("no such row in table secrets")
 
     monkeypatch.setitem(tools.TOOLS["list_accounts"], "fn", refuse)
     assert error_of(rpc.call("list_accounts")) == (-32603, GENERIC_500)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from app.services.ledger import reports, transactions
+from app.services.ledger import listing, reports
 from tests.support import missing_tool
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
@@ -126,7 +126,7 @@ def test_inspector_cli_lists_the_six_tools_and_calls_them(
         from datetime import date
 
         expected = reports.balance_sheet(date(2026, 1, 31))
-        [stored] = transactions.list_transactions(None, None)
+        [stored] = listing.list_transactions(None, None)
     assert sheet_result["structuredContent"] == expected
     assert json.loads(sheet_result["content"][0]["text"]) == expected
     assert expected["assets"] == [{"account": "Checking", "cents": 1999}]

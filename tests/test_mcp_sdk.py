@@ -19,7 +19,8 @@ from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from app.services.ledger import reports, transactions  # noqa: E402
+from app.services.ledger import reports  # noqa: E402
+from app.services.ledger.listing import list_transactions  # noqa: E402
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -167,7 +168,7 @@ def test_official_sdk_lists_tools_reads_and_records(
     assert [t["id"] for t in listing] == [recorded["id"]]
 
     with app.app_context():
-        stored = transactions.list_transactions(None, None)
+        stored = list_transactions(None, None)
     assert len(stored) == 1  # the lopsided one stored nothing
     assert stored[0]["id"] == recorded["id"]
     assert stored[0]["description"] == "January pay"
@@ -248,7 +249,7 @@ def test_concurrent_tool_recordings_lose_no_write(app, live_server, make_user, s
     assert len(ids) == workers * each
     expected = sum(100 * w + n + 1 for w in range(workers) for n in range(each))
     with app.app_context():
-        stored = transactions.list_transactions(None, None)
+        stored = list_transactions(None, None)
         lines = {line["account"]: line["cents"] for line in reports.balances(None, None)}
     assert {t["id"] for t in stored} == ids
     assert lines == {"Checking": -expected, "Groceries": expected}

@@ -43,7 +43,7 @@ from mcp.shared.auth import (  # noqa: E402
 from app.extensions import db  # noqa: E402
 from app.models import Token  # noqa: E402
 from app.services import crypto  # noqa: E402
-from app.services.ledger import transactions  # noqa: E402
+from app.services.ledger.listing import list_transactions  # noqa: E402
 from tests.support import WEB_ORIGIN  # noqa: E402
 from tests.testkit import SignIn  # noqa: E402
 
@@ -378,7 +378,7 @@ def test_official_sdk_signs_in_with_its_oauth_provider_and_refreshes(
     recorded = out["recorded"].structured_content
     assert recorded["recorded"] is True
     with app.app_context():
-        books = transactions.list_transactions(None, None)
+        books = list_transactions(None, None)
     assert [t["id"] for t in books] == [recorded["id"]]
     assert books[0]["description"] == "January pay"
     assert books[0]["created_by_email"] == "alice@example.com"

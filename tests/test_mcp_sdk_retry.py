@@ -14,7 +14,7 @@ from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from app.services.ledger import transactions  # noqa: E402
+from app.services.ledger.listing import list_transactions  # noqa: E402
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -62,7 +62,7 @@ def test_sdk_retry_with_the_same_key_records_once(
     assert retried == first
     assert other[:2] == ("error", -32602)
     with app.app_context():
-        stored = transactions.list_transactions(None, None)
+        stored = list_transactions(None, None)
     assert [t["id"] for t in stored] == [first["id"]]
 
     record_tool = tools["record_transaction"]

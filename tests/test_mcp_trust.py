@@ -12,7 +12,7 @@ from sqlalchemy import event, func, select
 from app import store
 from app.extensions import db
 from app.models import IdempotencyKey, Transaction
-from app.services.ledger import duplicates, transactions
+from app.services.ledger import lookalikes, transactions
 
 READ_TOOLS = {
     "list_accounts",
@@ -140,7 +140,7 @@ def _post(app, day, legs, books):
 
 def _dupes(app, day, legs, books, exclude=None):
     with app.app_context():
-        found = duplicates.possible_duplicates(
+        found = lookalikes.look_alikes(
             date.fromisoformat(day), [(books[a], c) for a, c in legs], exclude
         )
         db.session.rollback()
@@ -194,7 +194,7 @@ def test_look_alikes_behind_a_crowd_of_near_misses_are_still_found(app, books):
     candidates: the reading goes on to the older exact matches."""
     older = [_post(app, "2026-07-01", SPEND, books) for _ in range(2)]
     near = [("food", 500), ("card", -500)]
-    for _ in range(duplicates.BATCH + 6):
+    for _ in range(lookalikes.BATCH + 6):
         _post(app, "2026-07-02", near, books)
     assert _dupes(app, "2026-07-02", SPEND, books) == older[::-1]
 
@@ -236,7 +236,7 @@ def test_hundreds_of_identical_rows_stay_cheap(app, books):
     assert len(selects) == 2, selects
     # The entries are read for one batch of candidates, not for all 300 look-alikes.
     placeholders = max(s.count("?") + s.count("%(") for s in selects)
-    assert placeholders <= duplicates.BATCH + 8, placeholders
+    assert placeholders <= lookalikes.BATCH + 8, placeholders
 
 
 def test_the_import_look_up_of_many_agrees_with_one_at_a_time(app, books):
@@ -258,8 +258,8 @@ def test_the_import_look_up_of_many_agrees_with_one_at_a_time(app, books):
         for _ in range(40)
     ]
     with app.app_context():
-        many = duplicates.possible_duplicates_of_many(postings)
-        one_by_one = [duplicates.possible_duplicates(day, legs) for day, legs in postings]
+        many = lookalikes.look_alikes_of_many(postings)
+        one_by_one = [lookalikes.look_alikes(day, legs) for day, legs in postings]
         db.session.rollback()
     assert many == one_by_one
     assert any(len(found) == 5 for found in many) and any(not found for found in many)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from app import store
 from app.services.identity import users
 from app.services.interchange import export, importer
-from app.services.ledger import accounts, reports, transactions
+from app.services.ledger import accounts, listing, reports, transactions
 from tests.support import PASSWORD
 from tests.testkit import reset_database
 
@@ -45,7 +45,7 @@ def ledgers(draw):
 
 
 def snapshot() -> dict:
-    listed = transactions.list_transactions(None, None)
+    listed = listing.list_transactions(None, None)
     return {
         "accounts": sorted((a["name"], a["kind"]) for a in accounts.list_accounts()),
         "balances": reports.balances(None, None),

@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, text
 
 from app import store
 from app.extensions import db
-from app.services.errors import BALANCE_MESSAGE, BadRequest
+from app.services.errors import BALANCE_MESSAGE, BadRequestError
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def tx_count():
 
 
 def assert_commit_refused():
-    with pytest.raises(BadRequest) as caught:
+    with pytest.raises(BadRequestError) as caught:
         store.commit()
     assert caught.value.message == BALANCE_MESSAGE
 

@@ -306,7 +306,7 @@ def test_listing_of_runs_and_back_dated_postings_equals_the_plain_query(
     app, api, post_tx, books, monkeypatch
 ):
     """Long id runs are read as ranges, stragglers by id: the answer is the same."""
-    from app.services.ledger import transactions
+    from app.services.ledger import listing, transactions
 
     monkeypatch.setattr(transactions, "MIN_RUN", 3)
     monkeypatch.setattr(transactions, "MAX_RUNS", 2)
@@ -332,7 +332,7 @@ def test_listing_of_runs_and_back_dated_postings_equals_the_plain_query(
     february = [t for t in oracle if t["occurred_on"].startswith("2026-02")]
     assert api.get("/transactions?from=2026-02-01&to=2026-02-28").get_json() == february
     with app.app_context():
-        assert transactions.list_transactions(None, None) == oracle
+        assert listing.list_transactions(None, None) == oracle
 
 
 def test_listing_text_is_escaped_like_every_response(api, post_tx, books):

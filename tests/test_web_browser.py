@@ -106,10 +106,10 @@ class Live:
             return status, raw.decode()
 
     def transactions(self):
-        from app.services.ledger import transactions
+        from app.services.ledger import listing
 
         with self.app.app_context():
-            return transactions.list_transactions(None, None)
+            return listing.list_transactions(None, None)
 
 
 @pytest.fixture

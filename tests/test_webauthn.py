@@ -212,7 +212,7 @@ def test_credential_ids_longer_than_webauthn_allows_are_refused(app, signin):
 
 
 def test_elevating_a_session_that_ended_meanwhile_is_refused(app, make_user):
-    from app.services.errors import Unauthenticated
+    from app.services.errors import UnauthenticatedError
     from app.services.identity import sessions
 
     user_id = make_user()
@@ -220,5 +220,5 @@ def test_elevating_a_session_that_ended_meanwhile_is_refused(app, make_user):
         cookie = sessions.create(user_id)
         session_id = sessions.lookup(cookie).id
         sessions.end(session_id)
-        with pytest.raises(Unauthenticated):
+        with pytest.raises(UnauthenticatedError):
             sessions.elevate(session_id)

@@ -15,7 +15,7 @@ from sqlalchemy.exc import OperationalError
 from app import store
 from app.extensions import db
 from app.models import Transaction
-from app.services.ledger import derived, transactions
+from app.services.ledger import derived, listing, transactions
 
 
 @pytest.fixture
@@ -246,7 +246,7 @@ def test_listing_more_transactions_than_one_id_chunk(app, api, service_account):
     bank = service_account("Bank", "asset")
     food = service_account("Food", "expense")
     with app.app_context():
-        for i in range(transactions.LIST_CHUNK + 50):
+        for i in range(listing.LIST_CHUNK + 50):
             transactions.record_transaction(
                 "2026-07-01",
                 f"t{i}",
@@ -258,7 +258,7 @@ def test_listing_more_transactions_than_one_id_chunk(app, api, service_account):
             )
         store.commit()
     body = api.get("/transactions").get_json()
-    assert len(body) == transactions.LIST_CHUNK + 50
+    assert len(body) == listing.LIST_CHUNK + 50
     assert all(t["entries"][0]["amount_cents"] == int(t["description"][1:]) + 1 for t in body)
 
 
@@ -267,10 +267,10 @@ def test_listing_scattered_ids_takes_the_one_by_one_path(app, api, service_accou
     later ones): more runs than MAX_RUNS, so the ids are looked up one by one."""
     bank = service_account("Bank", "asset")
     food = service_account("Food", "expense")
-    n = transactions.MAX_RUNS + 5
+    n = listing.MAX_RUNS + 5
     with app.app_context():
         for i in range(n):
-            for day in ("2026-08-15", *["2026-09-01"] * (transactions.RUN_GAP + 1)):
+            for day in ("2026-08-15", *["2026-09-01"] * (listing.RUN_GAP + 1)):
                 transactions.record_transaction(
                     day,
                     f"{day} {i}",
@@ -288,7 +288,7 @@ def test_listing_scattered_ids_takes_the_one_by_one_path(app, api, service_accou
     assert sorted(t["entries"][0]["amount_cents"] for t in listed) == list(range(1, n + 1))
     assert all(len(t["entries"]) == 2 for t in listed)
     ranged = api.get("/transactions", query_string={"from": "2026-09-01"}).get_json()
-    assert len(ranged) == n * (transactions.RUN_GAP + 1)
+    assert len(ranged) == n * (listing.RUN_GAP + 1)
     assert all(len(t["entries"]) == 2 for t in ranged)
 
 

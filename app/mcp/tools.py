@@ -15,8 +15,8 @@ from __future__ import annotations
 from ..services.ledger import (
     accounts,
     budgets,
-    duplicates,
     idempotency,
+    lookalikes,
     reports,
     transactions,
     validate,
@@ -177,7 +177,7 @@ def _record(args: dict, principal) -> dict:
         "recorded": True,
         "id": tx_id,
         # The replaced transaction is deleted by now, so it is never listed.
-        "possible_duplicates": duplicates.possible_duplicates(day, entries, exclude_id=tx_id),
+        "possible_duplicates": lookalikes.look_alikes(day, entries, exclude_id=tx_id),
     }
     if replaced is not None:
         result["replaced"] = replaced

@@ -1,4 +1,15 @@
-"""Every model, imported so that Alembic and the tests see the full metadata."""
+"""Every model, imported so that Alembic and the tests see the full metadata.
+
+ledger       the books: Account, Transaction, Entry, Reconciliation, Settings
+derived      the per-day and per-month balance tables (kept by triggers)
+budgets      Budget and its BudgetLines (twelve months)
+documents    Document: receipts and their bytes, kept with the books
+audit        the hash-chained trail: AuditEvent, AuditHead, AuditPending
+idempotency  IdempotencyKey: a keyed write's first answer
+identity     User, Session, Passkey, WebAuthnChallenge, LoginThrottle
+oauth        OAuthClient, ClientDocument, Token, AuthorizationCode, DeviceRecord, ...
+types        column types shared by the models (UTCDateTime)
+"""
 
 from .audit import AuditEvent, AuditHead, AuditPending
 from .budgets import MONTH_COLUMNS, Budget, BudgetLine

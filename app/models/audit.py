@@ -1,6 +1,6 @@
 """The audit trail: one hash-chained row per change to the books (issue 19).
 
-audit_events is append-only: the service only ever INSERTs (services/ledger/audit.py).
+audit_events is append-only: the service only ever INSERTs (services/ledger/audit/writing.py).
 `object` holds the changed object as canonical JSON text and `at` whole seconds, so
 the event a reader is served re-hashes to exactly the stored `hash` (docs/ledger.md
 "What an event says").
@@ -79,6 +79,6 @@ class AuditPending(_EventColumns, Model):
     # another starts after it committed, so it always comes later).
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     # The event's canonical JSON is text_before_object + object + ',"seq":' + seq +
-    # text_after_seq (services/ledger/audit.py writes the two texts).
+    # text_after_seq (services/ledger/audit/writing.py writes the two texts).
     text_before_object: Mapped[str] = mapped_column(Text, nullable=False)
     text_after_seq: Mapped[str] = mapped_column(Text, nullable=False)

@@ -8,7 +8,7 @@ change and the two deletes refuse bearer tokens (session only).
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from .. import store
-from ..services.errors import UnsupportedMediaType
+from ..services.errors import UnsupportedMediaTypeError
 from ..services.identity import credentials, passkeys, sessions, signin, webauthn
 from .boundary import steps
 from .support import SESSION_COOKIE, half_session, json_body, open_route, principal, session_only
@@ -51,7 +51,9 @@ def _no_form_body() -> None:
     posts `application/x-www-form-urlencoded` with Content-Length 0.
     """
     if (request.content_length or request.mimetype) and not request.is_json:
-        raise UnsupportedMediaType("the request body must be JSON (Content-Type: application/json)")
+        raise UnsupportedMediaTypeError(
+            "the request body must be JSON (Content-Type: application/json)"
+        )
 
 
 def _options(options_json: str) -> Response:

@@ -17,7 +17,7 @@ from flask import Blueprint, current_app, jsonify, request, stream_with_context
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
 from .. import store
-from ..services.errors import BadRequest, UnsupportedMediaType
+from ..services.errors import BadRequestError, UnsupportedMediaTypeError
 from ..services.ledger import documents
 from .boundary import steps
 from .support import json_body, principal
@@ -31,7 +31,7 @@ MULTIPART_ALLOWANCE = 64 * 1024  # boundaries and part headers around the file
 @steps  # the body is read (spooled) before the unit; the upload is one unit of its own
 def upload(tx_id: int):
     if request.mimetype != "multipart/form-data":
-        raise UnsupportedMediaType(
+        raise UnsupportedMediaTypeError(
             "send the document as multipart/form-data with one part named 'file'"
         )
     limit = documents.max_bytes()
@@ -44,7 +44,7 @@ def upload(tx_id: int):
         except RequestEntityTooLarge:
             raise documents.too_large(limit) from None
         except (ClientDisconnected, ValueError):
-            raise BadRequest("the multipart body could not be read") from None
+            raise BadRequestError("the multipart body could not be read") from None
         doc = store.run_unit(
             documents.upload,
             tx_id,

@@ -10,7 +10,7 @@ credential is looked at (support.checks_origin; docs/mcp.md).
 from flask import Blueprint, jsonify, request
 
 from ..mcp import jsonrpc
-from ..services.errors import UnsupportedMediaType
+from ..services.errors import UnsupportedMediaTypeError
 from .support import checks_origin, principal, reads
 
 bp = Blueprint("mcp", __name__)
@@ -26,7 +26,9 @@ def endpoint():
     # another port of the same host cannot post tools/call with the user's cookie.
     # A bearer token cannot be attached by a foreign page, so its body is parsed as is.
     if caller.via == "session" and not request.is_json:
-        raise UnsupportedMediaType("the request body must be JSON (Content-Type: application/json)")
+        raise UnsupportedMediaTypeError(
+            "the request body must be JSON (Content-Type: application/json)"
+        )
     reply = jsonrpc.handle(request.get_data(), caller, request.headers)
     if reply is None:
         return "", 202

@@ -14,7 +14,12 @@ from flask import current_app, g, jsonify, request
 
 from .. import store
 from ..json_provider import BodyNotJSON, parse_body
-from ..services.errors import BadRequest, Forbidden, Unauthenticated, UnsupportedMediaType
+from ..services.errors import (
+    BadRequestError,
+    ForbiddenError,
+    UnauthenticatedError,
+    UnsupportedMediaTypeError,
+)
 from ..services.identity import credentials
 from ..services.ledger import audit, idempotency
 
@@ -95,7 +100,7 @@ def session_only(refusal=None):
                 raise (
                     refusal()
                     if refusal
-                    else Forbidden("this action needs a signed-in session, not a token")
+                    else ForbiddenError("this action needs a signed-in session, not a token")
                 )
             return view(*args, **kwargs)
 
@@ -119,7 +124,7 @@ def load_principal():
     if view is None:  # no such route: let routing answer 404/405
         return None
     if getattr(view, "_checks_origin", False) and _foreign_origin(request.headers.get("Origin")):
-        raise Forbidden("the Origin of this request is not allowed here")
+        raise ForbiddenError("the Origin of this request is not allowed here")
     tier = getattr(view, "_tier", "full")
     g.principal = credentials.resolve(
         cookie=request.cookies.get(SESSION_COOKIE),
@@ -140,9 +145,9 @@ def load_principal():
     if g.principal is not None:
         audit.set_actor(audit.actor_for(g.principal))
     if tier == "full" and (g.principal is None or not g.principal.full):
-        raise Unauthenticated("authentication required")
+        raise UnauthenticatedError("authentication required")
     if tier == "half" and (g.principal is None or g.principal.via != "session"):
-        raise Unauthenticated("authentication required")
+        raise UnauthenticatedError("authentication required")
     return None
 
 
@@ -173,13 +178,15 @@ def json_body() -> dict:
     (text no database column can hold): 400, before any handler sees the body.
     """
     if not request.is_json:
-        raise UnsupportedMediaType("the request body must be JSON (Content-Type: application/json)")
+        raise UnsupportedMediaTypeError(
+            "the request body must be JSON (Content-Type: application/json)"
+        )
     try:
         data = parse_body(request.get_data(cache=True))
     except BodyNotJSON as err:
-        raise BadRequest(f"the request body is {err.reason}") from err
+        raise BadRequestError(f"the request body is {err.reason}") from err
     if not isinstance(data, dict):
-        raise BadRequest("the request body must be a JSON object")
+        raise BadRequestError("the request body must be a JSON object")
     return data
 
 

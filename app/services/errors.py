@@ -9,6 +9,10 @@ A rejection that is itself a state change (a login failure counted, a code kille
 a device attempt spent, a slow_down poll time stored) sets `commit = True`: the
 runner that ends the unit (store.run_unit, through store.finish) then commits the session
 before answering instead of rolling it back.
+
+The classes that stand for an HTTP status end in `Error` (BadRequestError,
+NotFoundError, ...), so none reads as werkzeug's exception of the same status: these
+are domain errors, mapped to a status in one place, never raised by werkzeug.
 """
 
 from __future__ import annotations
@@ -28,64 +32,64 @@ class ServiceError(Exception):
             self.commit = commit
 
 
-class BadRequest(ServiceError):
+class BadRequestError(ServiceError):
     status = 400
 
 
-class Unauthenticated(ServiceError):
+class UnauthenticatedError(ServiceError):
     status = 401
 
 
-class Forbidden(ServiceError):
+class ForbiddenError(ServiceError):
     status = 403
 
 
-class NotFound(ServiceError):
+class NotFoundError(ServiceError):
     status = 404
 
 
-class Conflict(ServiceError):
+class ConflictError(ServiceError):
     status = 409
 
 
-class UnsupportedMediaType(ServiceError):
+class UnsupportedMediaTypeError(ServiceError):
     status = 415
 
 
-class PayloadTooLarge(ServiceError):
+class PayloadTooLargeError(ServiceError):
     status = 413
 
 
-class Unprocessable(ServiceError):
+class UnprocessableError(ServiceError):
     status = 422
 
 
-class BooksLocked(Conflict):
+class BooksLocked(ConflictError):
     """Something dated on or before the lock date: 409 over HTTP, -32602 over MCP."""
 
     invalid_params = True
 
 
-class UnknownReplaced(NotFound):
+class UnknownReplaced(NotFoundError):
     """A correction's `replaces` names no transaction: 404 over HTTP, -32602 over MCP."""
 
     invalid_params = True
 
 
-class Reconciled(Conflict):
+class Reconciled(ConflictError):
     """A transaction with a reconciled entry cannot be deleted or replaced: 409 over
     HTTP, -32602 over MCP."""
 
     invalid_params = True
 
 
-class KeyReused(Unprocessable):
+class KeyReused(UnprocessableError):
     """An idempotency key sent again with another request: 422 over HTTP, -32602 over MCP."""
 
     invalid_params = True
 
 
-class KeyInFlight(Conflict):
+class KeyInFlight(ConflictError):
     """An idempotency key whose first request has not finished: 409; MCP -32602."""
 
     invalid_params = True

@@ -15,7 +15,7 @@ from ..services.errors import (
     BALANCE_MESSAGE,
     CONFLICT_MESSAGE,
     RANGE_MESSAGE,
-    BadRequest,
+    BadRequestError,
     ServiceError,
 )
 from .sqlite import BalanceViolation
@@ -47,25 +47,25 @@ def from_db_error(exc: BaseException) -> ServiceError | None:
     fault and become 400. The driver text is logged, never returned.
     """
     if isinstance(exc, BalanceViolation):
-        return BadRequest(BALANCE_MESSAGE)
+        return BadRequestError(BALANCE_MESSAGE)
     state = sqlstate(exc)
     if state == "P0001":
         log.info("balance trigger refused a commit: %s", exc)
-        return BadRequest(BALANCE_MESSAGE)
+        return BadRequestError(BALANCE_MESSAGE)
     if state == "22003":  # numeric_value_out_of_range: a bigint balance would overflow
         log.info("balance out of range: %s", exc)
-        return BadRequest(RANGE_MESSAGE)
+        return BadRequestError(RANGE_MESSAGE)
     if isinstance(exc, sa_exc.DBAPIError) and str(getattr(exc, "orig", "")).startswith(
         _SQLITE_RANGE_MESSAGES
     ):
         log.info("balance out of range: %s", exc)
-        return BadRequest(RANGE_MESSAGE)
+        return BadRequestError(RANGE_MESSAGE)
     if state and state.startswith("23"):
         log.info("integrity error: %s", exc)
-        return BadRequest(CONFLICT_MESSAGE)
+        return BadRequestError(CONFLICT_MESSAGE)
     if isinstance(exc, sa_exc.IntegrityError):
         text = str(getattr(exc, "orig", exc))
         if text.startswith(_SQLITE_INTEGRITY_MESSAGES):
             log.info("integrity error: %s", exc)
-            return BadRequest(CONFLICT_MESSAGE)
+            return BadRequestError(CONFLICT_MESSAGE)
     return None

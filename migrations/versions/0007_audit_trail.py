@@ -61,7 +61,7 @@ def upgrade():
         op.execute(SQLITE_HEAD_TRIGGER)
 
 
-# SQLite: the head follows every appended event (services/ledger/audit.py appends in
+# SQLite: the head follows every appended event (services/ledger/audit/writing.py appends in
 # one INSERT; PostgreSQL moves the head in the same statement instead).
 SQLITE_HEAD_TRIGGER = """
 CREATE TRIGGER audit_events_head AFTER INSERT ON audit_events BEGIN

@@ -18,7 +18,7 @@ from ...extensions import db
 from ...models import OAuthClient, Token, User
 from ...models.types import UTCDateTime
 from .. import clock, crypto
-from ..errors import BadRequest, NotFound
+from ..errors import BadRequestError, NotFoundError
 from . import sessions, token_trees
 from .users import get_user
 
@@ -167,7 +167,7 @@ def mint_token(email, *, label: str | None, days: int, audience: str) -> str:
     """
     user = get_user(email)
     if days < 1:
-        raise BadRequest("--days must be at least 1")
+        raise BadRequestError("--days must be at least 1")
     token = crypto.new_token()
     now = clock.now()
     db.session.add(
@@ -269,5 +269,5 @@ def revoke_connection(user_id: int, token_id: str) -> None:
         select(Token.id).where(Token.id == token_id, Token.user_id == user_id, _live(clock.now()))
     ).first()
     if found is None:
-        raise NotFound("no such live token")
+        raise NotFoundError("no such live token")
     token_trees.revoke_tree(token_id)

@@ -8,7 +8,7 @@ from sqlalchemy import delete, func, select
 from ...extensions import db
 from ...models import Passkey, User
 from .. import clock
-from ..errors import Conflict, NotFound
+from ..errors import ConflictError, NotFoundError
 
 
 def count_for(user_id: int) -> int:
@@ -47,13 +47,13 @@ def list_passkeys(user_id: int) -> list[dict]:
 def delete_passkey(user_id: int, passkey_id: str) -> None:
     """Delete one of the caller's passkeys: 404 unknown or foreign, 409 the last one."""
     if not passkey_id.isascii() or not passkey_id.isdigit() or len(passkey_id) > 18:
-        raise NotFound("no such passkey")
+        raise NotFoundError("no such passkey")
     lock_user(user_id)
     owned = [p.id for p in for_user(user_id)]
     if int(passkey_id) not in owned:
-        raise NotFound("no such passkey")
+        raise NotFoundError("no such passkey")
     if len(owned) == 1:
-        raise Conflict("this is your last passkey; enrol another before deleting it")
+        raise ConflictError("this is your last passkey; enrol another before deleting it")
     db.session.execute(
         delete(Passkey).where(Passkey.id == int(passkey_id), Passkey.user_id == user_id)
     )

@@ -24,7 +24,7 @@ from sqlalchemy import CursorResult, delete, select, update
 from ...extensions import db
 from ...models import Session, User
 from .. import clock, crypto
-from ..errors import Unauthenticated
+from ..errors import UnauthenticatedError
 
 HALF_SESSION_TTL = timedelta(minutes=10)
 # One sentence for a wrong password and for an unknown email (docs/auth.md "POST /auth/login": the
@@ -96,7 +96,7 @@ def elevate(session_id: str) -> str:
         ),
     ).rowcount
     if moved != 1:  # ended meanwhile (logout, password change): nothing to elevate
-        raise Unauthenticated("the session has ended; sign in again")
+        raise UnauthenticatedError("the session has ended; sign in again")
     return secret
 
 
@@ -128,7 +128,7 @@ def hold(session_id: str) -> None:
         .with_for_update(key_share=True)
     ).first()
     if live is None:
-        raise Unauthenticated("authentication required")
+        raise UnauthenticatedError("authentication required")
 
 
 def lock_all_for_user(user_id: int) -> None:

@@ -16,7 +16,7 @@ from sqlalchemy import CursorResult, delete, select, update
 from ...extensions import db
 from ...models import Session, User
 from .. import clock
-from ..errors import BadRequest, Unauthenticated
+from ..errors import BadRequestError, UnauthenticatedError
 from . import passkeys, passwords, sessions, throttle, users
 
 LOGIN_REFUSED = "wrong email or password"
@@ -32,7 +32,7 @@ class LoginResult:
 def _text_field(body: dict, key: str) -> str:
     value = body.get(key)
     if not isinstance(value, str) or value == "":
-        raise BadRequest(f"{key} is required and must be a string")
+        raise BadRequestError(f"{key} is required and must be a string")
     return value
 
 
@@ -56,9 +56,9 @@ def admit_login(body: dict) -> LoginAttempt:
     """
     email = users.normalise_email(_text_field(body, "email"))
     if len(email) > EMAIL_MAX:  # no account can have it; keeps the throttle key in bounds
-        raise BadRequest(f"email must be at most {EMAIL_MAX} characters")
+        raise BadRequestError(f"email must be at most {EMAIL_MAX} characters")
     if "\x00" in email:  # no account can have it; PostgreSQL text cannot hold it
-        raise BadRequest("email must not contain NUL characters")
+        raise BadRequestError("email must not contain NUL characters")
     password = _text_field(body, "password")
     throttle.reserve(email)
     user = db.session.execute(
@@ -82,7 +82,7 @@ def complete_login(attempt: LoginAttempt, *, replacing: str | None = None) -> Lo
     dummy = passwords.dummy_hash()  # paid on both paths, so the first call costs the same
     matches, new_hash = passwords.verify(attempt.password, attempt.password_hash or dummy)
     if attempt.user_id is None or not matches:
-        raise Unauthenticated(LOGIN_REFUSED)
+        raise UnauthenticatedError(LOGIN_REFUSED)
     user_id = attempt.user_id
     unchanged = User.id == user_id, User.password_hash == attempt.password_hash
     # FOR SHARE (PostgreSQL): a password change or removal that commits after this
@@ -90,7 +90,7 @@ def complete_login(attempt: LoginAttempt, *, replacing: str | None = None) -> Lo
     # makes it wait until this login has committed, and then end that session too.
     held = select(User.id).where(*unchanged).with_for_update(read=True)
     if db.session.execute(held).first() is None:
-        raise Unauthenticated(LOGIN_REFUSED)  # removed, or its password changed, meanwhile
+        raise UnauthenticatedError(LOGIN_REFUSED)  # removed, or its password changed, meanwhile
     throttle.clear(attempt.email)
     if new_hash:
         db.session.execute(update(User).where(*unchanged).values(password_hash=new_hash))
@@ -125,13 +125,13 @@ def admit_password_change(user_id: int, body: dict) -> PasswordChange:
     current = body.get("current_password")
     new = body.get("new_password")
     if not isinstance(current, str) or not isinstance(new, str):
-        raise BadRequest("current_password and new_password are required strings")
+        raise BadRequestError("current_password and new_password are required strings")
     users.check_password_strength(new)  # a request that cannot succeed spends no attempt
     account = db.session.execute(
         select(User.email, User.password_hash).where(User.id == user_id)
     ).first()
     if account is None:
-        raise Unauthenticated("authentication required")
+        raise UnauthenticatedError("authentication required")
     throttle.reserve(account.email)
     return PasswordChange(user_id, account.email, current, new, account.password_hash)
 
@@ -144,7 +144,7 @@ def complete_password_change(change: PasswordChange) -> None:
     """
     matches, _ = passwords.verify(change.current, change.password_hash)
     if not matches:
-        raise BadRequest("the current password is wrong")
+        raise BadRequestError("the current password is wrong")
     new_hash = passwords.hash_password(change.new)  # argon2 too, before the write unit
     changed = cast(
         CursorResult,
@@ -155,7 +155,7 @@ def complete_password_change(change: PasswordChange) -> None:
         ),
     ).rowcount
     if changed != 1:  # changed (or removed) by someone else meanwhile
-        raise BadRequest("the current password is wrong")
+        raise BadRequestError("the current password is wrong")
     throttle.clear(change.email)
     users.end_all_sessions_and_tokens(change.user_id)
     db.session.flush()

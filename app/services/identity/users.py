@@ -10,7 +10,7 @@ from sqlalchemy import delete, func, select, update
 from ...extensions import db
 from ...models import Passkey, Token, User
 from .. import clock
-from ..errors import BadRequest, NotFound
+from ..errors import BadRequestError, NotFoundError
 from ..oauth import codes as oauth_codes
 from ..oauth import device as oauth_device
 from . import passwords, sessions
@@ -21,14 +21,14 @@ PASSWORD_MIN = 8
 
 def normalise_email(email) -> str:
     if not isinstance(email, str):
-        raise BadRequest("email must be a string")
+        raise BadRequestError("email must be a string")
     return email.strip().lower()
 
 
 def valid_email(email) -> str:
     email = normalise_email(email)
     if len(email) > 254 or not _EMAIL_RE.match(email):
-        raise BadRequest(f"not a valid email address: {email!r}")
+        raise BadRequestError(f"not a valid email address: {email!r}")
     return email
 
 
@@ -38,7 +38,7 @@ def generate_password() -> str:
 
 def check_password_strength(password) -> str:
     if not isinstance(password, str) or len(password) < PASSWORD_MIN:
-        raise BadRequest(f"the password must be at least {PASSWORD_MIN} characters")
+        raise BadRequestError(f"the password must be at least {PASSWORD_MIN} characters")
     return password
 
 
@@ -53,7 +53,7 @@ def find_user(email) -> User | None:
 def get_user(email) -> User:
     user = find_user(email)
     if user is None:
-        raise NotFound(f"no user with email {normalise_email(email)!r}")
+        raise NotFoundError(f"no user with email {normalise_email(email)!r}")
     return user
 
 
@@ -62,7 +62,7 @@ def add_user(email, password: str) -> User:
     email = valid_email(email)
     check_password_strength(password)
     if find_user(email) is not None:
-        raise BadRequest(f"a user with email {email!r} already exists")
+        raise BadRequestError(f"a user with email {email!r} already exists")
     user = User(
         email=email,
         password_hash=passwords.hash_password(password),

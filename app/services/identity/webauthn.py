@@ -41,7 +41,7 @@ from webauthn.helpers.structs import (
 from ...extensions import db
 from ...models import Passkey, User, WebAuthnChallenge
 from .. import clock
-from ..errors import BadRequest, Forbidden
+from ..errors import BadRequestError, ForbiddenError
 from . import passkeys, sessions
 
 RP_NAME = "Ledger"
@@ -65,9 +65,9 @@ def _refusals():
     try:
         yield
     except WebAuthnException as exc:
-        raise BadRequest(f"the passkey response was refused: {exc}", commit=True) from exc
+        raise BadRequestError(f"the passkey response was refused: {exc}", commit=True) from exc
     except (ValueError, TypeError, KeyError, RecursionError) as exc:
-        raise BadRequest("the passkey response is malformed", commit=True) from exc
+        raise BadRequestError("the passkey response is malformed", commit=True) from exc
 
 
 def _refuse_cross_origin(body: dict) -> None:
@@ -76,7 +76,7 @@ def _refuse_cross_origin(body: dict) -> None:
     with _refusals():
         client_data = parse_client_data_json(base64url_to_bytes(body["response"]["clientDataJSON"]))
     if client_data.cross_origin:
-        raise BadRequest(
+        raise BadRequestError(
             "the passkey response was refused: the ceremony ran in a cross-origin frame",
             commit=True,
         )
@@ -105,9 +105,9 @@ def _take_challenge(session_id: str, purpose: str) -> bytes:
         )
     ).first()
     if row is None or row.purpose != purpose:
-        raise BadRequest("no passkey ceremony in progress; call begin first", commit=True)
+        raise BadRequestError("no passkey ceremony in progress; call begin first", commit=True)
     if row.expires_at <= clock.now():
-        raise BadRequest("the passkey challenge has expired; call begin again", commit=True)
+        raise BadRequestError("the passkey challenge has expired; call begin again", commit=True)
     return row.challenge
 
 
@@ -127,7 +127,9 @@ def _refuse_second_enrolment(principal) -> None:
     # Once a passkey exists, enrolling another needs a full session (docs/auth.md
     # "Passkey ceremonies"): a password alone must never add a second factor.
     if not principal.mfa_complete and passkeys.count_for(principal.user_id) > 0:
-        raise Forbidden("this account already has a passkey; sign in with it before adding another")
+        raise ForbiddenError(
+            "this account already has a passkey; sign in with it before adding another"
+        )
 
 
 def register_begin(principal) -> str:
@@ -156,7 +158,7 @@ def _passkey_name(value, user_id: int) -> str:
     if value is None:
         return f"Passkey {passkeys.count_for(user_id) + 1}"
     if not isinstance(value, str):
-        raise BadRequest("name must be a string")
+        raise BadRequestError("name must be a string")
     name = "".join(ch for ch in value if ch.isprintable()).strip()[:NAME_MAX]
     return name or f"Passkey {passkeys.count_for(user_id) + 1}"
 
@@ -186,13 +188,13 @@ def register_finish(principal, body: dict) -> str:
             require_user_verification=True,
         )
     if len(verified.credential_id) > CREDENTIAL_ID_MAX:
-        raise BadRequest("the credential id is longer than WebAuthn allows", commit=True)
+        raise BadRequestError("the credential id is longer than WebAuthn allows", commit=True)
     credential_id = bytes_to_base64url(verified.credential_id)
     taken = db.session.execute(
         select(Passkey.id).where(Passkey.credential_id == credential_id)
     ).first()
     if taken is not None:
-        raise BadRequest("this passkey is already enrolled", commit=True)
+        raise BadRequestError("this passkey is already enrolled", commit=True)
     db.session.add(
         Passkey(
             user_id=principal.user_id,
@@ -212,7 +214,7 @@ def auth_begin(principal) -> str:
     """Request options (JSON text) for navigator.credentials.get()."""
     keys = passkeys.for_user(principal.user_id)
     if not keys:
-        raise BadRequest("this account has no passkey yet; register one first")
+        raise BadRequestError("this account has no passkey yet; register one first")
     options = py_webauthn.generate_authentication_options(
         rp_id=rp_id(),
         allow_credentials=_descriptors(keys),
@@ -234,7 +236,7 @@ def auth_finish(principal, body: dict) -> str:
             )
         ).scalar_one_or_none()
     if key is None:
-        raise BadRequest("unknown passkey: it is not enrolled for this account", commit=True)
+        raise BadRequestError("unknown passkey: it is not enrolled for this account", commit=True)
     _refuse_cross_origin(body)
     with _refusals():
         verified = py_webauthn.verify_authentication_response(
@@ -257,7 +259,7 @@ def auth_finish(principal, body: dict) -> str:
         ),
     ).rowcount
     if moved != 1:
-        raise BadRequest("the passkey was used concurrently; try again", commit=True)
+        raise BadRequestError("the passkey was used concurrently; try again", commit=True)
     return _elevate(principal)
 
 

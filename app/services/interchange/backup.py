@@ -34,7 +34,7 @@ from sqlalchemy import Boolean, Date, DateTime, Integer, LargeBinary, inspect, s
 from ... import store
 from ...extensions import db
 from .. import clock
-from ..errors import BadRequest
+from ..errors import BadRequestError
 from ..ledger import audit
 
 FORMAT = "ledger-service-backup"
@@ -128,7 +128,9 @@ def generate(seal: bool = True) -> Iterator[str]:
             with conn.begin():
                 heads = sorted(MigrationContext.configure(conn).get_current_heads())
                 if not heads:
-                    raise BadRequest("the database has no schema yet; there is nothing to back up")
+                    raise BadRequestError(
+                        "the database has no schema yet; there is nothing to back up"
+                    )
                 yield _dump(
                     {
                         "format": FORMAT,

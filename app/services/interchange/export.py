@@ -20,7 +20,7 @@ from sqlalchemy import func, select, tuple_
 from ...extensions import db
 from ...models import Account, Entry, Transaction, User
 from .. import clock
-from ..errors import BadRequest
+from ..errors import BadRequestError
 from . import plaintext
 
 FORMATS = ("hledger", "beancount", "csv")
@@ -32,7 +32,7 @@ PAGE = 500
 def check_format(fmt) -> str:
     if fmt not in FORMATS:
         # audit-pack is answered by services/interchange/audit_pack.py.
-        raise BadRequest("format must be one of: " + ", ".join((*FORMATS, "audit-pack")))
+        raise BadRequestError("format must be one of: " + ", ".join((*FORMATS, "audit-pack")))
     return fmt
 
 

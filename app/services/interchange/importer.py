@@ -22,10 +22,10 @@ from sqlalchemy import text as sql
 
 from ...extensions import db
 from ...models import Account, Entry, Transaction
-from ..errors import BadRequest, ServiceError
+from ..errors import BadRequestError, ServiceError
 from ..identity import users
 from ..ledger import accounts as accounts_service
-from ..ledger import audit, duplicates, transactions, validate
+from ..ledger import audit, lookalikes, transactions, validate
 from . import parse_beancount, parse_csv, parse_journal
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
@@ -44,13 +44,13 @@ PARSERS = {
 @dataclass
 class ImportResult:
     added: int = 0
-    duplicates: int = 0
+    duplicates: int = 0  # rows already in the books (same fingerprint), skipped: not look-alikes
     accounts_created: int = 0
 
 
 def check_format(fmt) -> str:
     if fmt not in PARSERS:
-        raise BadRequest("format must be one of: " + ", ".join(PARSERS))
+        raise BadRequestError("format must be one of: " + ", ".join(PARSERS))
     return fmt
 
 
@@ -64,17 +64,19 @@ def _ensure_accounts(parsed: Parsed, result: ImportResult) -> dict[str, int]:
     for line, kind, name in wanted:
         if name in known:
             if known[name][1] != kind:
-                raise BadRequest(
+                raise BadRequestError(
                     f"line {line}: account '{name}' exists here as {known[name][1]}, "
                     f"but the file puts it under {kind}"
                 )
             continue
         if name != name.strip() or not name:
-            raise BadRequest(f"line {line}: account name '{name}' is blank or has outer spaces")
+            raise BadRequestError(
+                f"line {line}: account name '{name}' is blank or has outer spaces"
+            )
         try:
             created = accounts_service.create_account(name, kind)
         except ServiceError as err:
-            raise BadRequest(f"line {line}: {err.message}") from err
+            raise BadRequestError(f"line {line}: {err.message}") from err
         known[name] = (created["id"], kind)
         result.accounts_created += 1
     return {name: pair[0] for name, pair in known.items()}
@@ -140,7 +142,7 @@ def _import_text(text: str, fmt: str) -> ImportResult:
     try:
         parsed = PARSERS[check_format(fmt)](text)
     except ParseProblem as problem:
-        raise BadRequest(f"line {problem.line}: {problem.message}") from problem
+        raise BadRequestError(f"line {problem.line}: {problem.message}") from problem
     result = ImportResult()
     if db.session.get_bind().dialect.name == "postgresql":
         db.session.execute(sql("SELECT pg_advisory_xact_lock(:key)"), {"key": IMPORT_LOCK_KEY})
@@ -168,7 +170,7 @@ def _import_text(text: str, fmt: str) -> ImportResult:
                 action="transaction.imported",
             )
         except ServiceError as err:
-            raise BadRequest(f"line {tx.line}: {err.message}") from err
+            raise BadRequestError(f"line {tx.line}: {err.message}") from err
         result.added += 1
     db.session.flush()
     return result
@@ -180,19 +182,19 @@ STATEMENT_MAX_ROWS = 5000
 
 
 def _statement_row(number: int, item) -> tuple[date, object, list[tuple[int, int]]]:
-    """Check one row's shape enough to look for duplicates; record_transaction checks all."""
+    """Check one row's shape enough to look for look-alikes; record_transaction checks all."""
     if not isinstance(item, dict):
-        raise BadRequest(f"row {number}: must be an object")
+        raise BadRequestError(f"row {number}: must be an object")
     if item.get("replaces") is not None:
         # A statement adds what the bank saw; a correction is one POST /transactions.
-        raise BadRequest(f"row {number}: replaces is not taken by an import")
+        raise BadRequestError(f"row {number}: replaces is not taken by an import")
     try:
         if item.get("occurred_on") is None:
-            raise BadRequest("occurred_on is required")
+            raise BadRequestError("occurred_on is required")
         day = validate.date_value("occurred_on", item.get("occurred_on"))
         entries = validate.entries(item.get("entries"))
     except ServiceError as err:
-        raise BadRequest(f"row {number}: {err.message}") from err
+        raise BadRequestError(f"row {number}: {err.message}") from err
     return day, item.get("description"), entries
 
 
@@ -200,7 +202,7 @@ def import_statement(items, dry_run, created_by: int | None) -> dict:
     """Post statement rows all or nothing, or (dry_run) only say what would happen.
 
     Every row goes through transactions.record_transaction, as every import does.
-    Each row's possible_duplicates (ledger.duplicates) are the STORED transactions it
+    Each row's possible_duplicates (ledger.lookalikes) are the STORED transactions it
     looks like, computed before anything of this import is posted. A dry run posts
     every row inside a savepoint that is rolled back, so the preview reports exactly
     the refusals a real import would meet: rows [{row, error, possible_duplicates}].
@@ -213,11 +215,11 @@ def import_statement(items, dry_run, created_by: int | None) -> dict:
 def _import_statement(items, dry_run, created_by: int | None) -> dict:
 
     if not isinstance(dry_run, bool):
-        raise BadRequest("dry_run must be true or false")
+        raise BadRequestError("dry_run must be true or false")
     if not isinstance(items, list) or not items:
-        raise BadRequest("transactions must be a non-empty array")
+        raise BadRequestError("transactions must be a non-empty array")
     if len(items) > STATEMENT_MAX_ROWS:
-        raise BadRequest(f"transactions may hold at most {STATEMENT_MAX_ROWS} rows")
+        raise BadRequestError(f"transactions may hold at most {STATEMENT_MAX_ROWS} rows")
     if db.session.get_bind().dialect.name == "postgresql":
         db.session.execute(sql("SELECT pg_advisory_xact_lock(:key)"), {"key": IMPORT_LOCK_KEY})
     rows: list[dict] = []
@@ -225,7 +227,7 @@ def _import_statement(items, dry_run, created_by: int | None) -> dict:
     for number, item in enumerate(items, start=1):
         try:
             day, description, entries = _statement_row(number, item)
-        except BadRequest as err:
+        except BadRequestError as err:
             if not dry_run:
                 raise
             rows.append({"row": number, "error": err.message, "possible_duplicates": []})
@@ -236,7 +238,7 @@ def _import_statement(items, dry_run, created_by: int | None) -> dict:
     # Look-alikes among the STORED transactions, for every row in one pass, before
     # anything of this import is posted.
     looked_up = [(n, parsed) for n, parsed in enumerate(checked) if parsed and parsed[2]]
-    found = duplicates.possible_duplicates_of_many([(p[0], p[2]) for _, p in looked_up])
+    found = lookalikes.look_alikes_of_many([(p[0], p[2]) for _, p in looked_up])
     for (n, _), ids in zip(looked_up, found, strict=True):
         rows[n]["possible_duplicates"] = ids
     outer = db.session.begin_nested() if dry_run else None
@@ -262,7 +264,7 @@ def _import_statement(items, dry_run, created_by: int | None) -> dict:
                     row["transaction_id"] = tx_id
             except ServiceError as err:
                 if not dry_run:
-                    raise BadRequest(f"row {row['row']}: {err.message}") from err
+                    raise BadRequestError(f"row {row['row']}: {err.message}") from err
                 row["error"] = f"row {row['row']}: {err.message}"
     finally:
         if outer is not None:

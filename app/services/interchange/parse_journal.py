@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from ..errors import BadRequest
+from ..errors import BadRequestError
 from ..ledger import validate
 from .parsed import Parsed, ParsedTx, Posting, parse_amount, refuse_costs_and_checks
 from .plaintext import ParseProblem, account_from_hledger, lines_of, percent_decode
@@ -49,7 +49,7 @@ def journal_date(text: str, line: int) -> str:
         raise ParseProblem(line, f"'{text}' is not a valid date") from None
     try:
         validate.check_year("date", day)
-    except BadRequest as err:
+    except BadRequestError as err:
         raise ParseProblem(line, err.message) from None
     return day.isoformat()
 

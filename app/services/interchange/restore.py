@@ -21,7 +21,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import MetaData, delete, func, insert, inspect, select, text
 
 from ...extensions import db
-from ..errors import BadRequest
+from ..errors import BadRequestError
 from .backup import FORMAT, VERSION, decode, has_large_rows, is_derived
 
 BATCH = 500
@@ -39,15 +39,15 @@ def read_header(lines: Iterator[str]) -> dict:
     except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise BadRequest("this is not a ledger-service backup file")
+        raise BadRequestError("this is not a ledger-service backup file")
     if header.get("version") != VERSION:
-        raise BadRequest(
+        raise BadRequestError(
             f"backup format version {header.get('version')} is not supported (expected {VERSION})"
         )
     revisions = header.get("schema_revision")
     revisions = [revisions] if isinstance(revisions, str) else revisions
     if not revisions or not all(isinstance(r, str) for r in revisions):
-        raise BadRequest("the backup does not name its schema revision")
+        raise BadRequestError("the backup does not name its schema revision")
     header["revisions"] = revisions
     return header
 
@@ -60,7 +60,7 @@ def check_revisions_known(revisions: list[str], migrations_dir: str) -> None:
         except Exception:  # noqa: BLE001 - alembic raises several kinds for unknown ids
             found = None
         if found is None:
-            raise BadRequest(
+            raise BadRequestError(
                 f"the backup names schema revision {rev}, which this version of ledger-service "
                 "does not know; restore it with the version that wrote it, or a newer one"
             )
@@ -72,7 +72,7 @@ def check_target_schema(current: set[str], revisions: list[str], migrations_dir:
     ancestry = {rev.revision for r in revisions for rev in script.iterate_revisions(r, "base")}
     ahead = sorted(current - ancestry)
     if ahead:
-        raise BadRequest(
+        raise BadRequestError(
             f"this database is at schema {', '.join(ahead)}, newer than the backup's "
             f"{', '.join(revisions)}: restore into a new, empty database"
         )
@@ -91,7 +91,7 @@ def check_empty() -> None:
                 query = query.where(text("NOT (" + SEEDED[table.name] + ")"))
             count = conn.execute(query).scalar_one()
             if count:
-                raise BadRequest(
+                raise BadRequestError(
                     f"the target database is not empty (table {table.name} has {count} rows); "
                     "restore needs a new, empty database"
                 )
@@ -114,15 +114,15 @@ def _header_of_table(item, number: int, target: MetaData, derived: set):
     try:
         name, columns, tags = item["table"], list(item["columns"]), list(item["types"])
     except (KeyError, TypeError):
-        raise BadRequest(f"backup line {number} is malformed") from None
+        raise BadRequestError(f"backup line {number} is malformed") from None
     if name in derived:
         return None, columns, tags  # rebuilt by the store's triggers
     if name not in target.tables:
-        raise BadRequest(f"the backup has table {name}, which this schema does not have")
+        raise BadRequestError(f"the backup has table {name}, which this schema does not have")
     table = target.tables[name]
     unknown = [c for c in columns if c not in table.columns]
     if unknown or len(tags) != len(columns):
-        raise BadRequest(
+        raise BadRequestError(
             f"the backup has column {name}.{(unknown or ['?'])[0]}, which this schema does not have"
         )
     return table, columns, tags
@@ -151,32 +151,32 @@ def load(lines: Iterator[str]) -> dict[str, int]:
         try:
             item = json.loads(line)
         except ValueError:
-            raise BadRequest(f"backup line {number} is not valid JSON") from None
+            raise BadRequestError(f"backup line {number} is not valid JSON") from None
         if isinstance(item, list):
             if columns is None or tags is None:  # set together, by a table's header
-                raise BadRequest(f"backup line {number}: a row before any table")
+                raise BadRequestError(f"backup line {number}: a row before any table")
             if table is None:
                 continue  # a derived table's row
             try:
                 batch.append({c: decode(v, t) for c, v, t in zip(columns, item, tags, strict=True)})
             except (ValueError, TypeError):
                 message = f"backup line {number}: a row that does not fit its table"
-                raise BadRequest(message) from None
+                raise BadRequestError(message) from None
             counts[table.name] += 1
             if len(batch) >= (1 if table.name in large else BATCH):
                 flush()
             continue
         if not isinstance(item, dict):
-            raise BadRequest(f"backup line {number} is malformed")
+            raise BadRequestError(f"backup line {number} is malformed")
         flush()
         if item.get("end"):
             expected = item.get("counts") or {}
             if any(expected.get(name) != n for name, n in counts.items()):
-                raise BadRequest("the backup's row counts do not match its contents")
+                raise BadRequestError("the backup's row counts do not match its contents")
             if db.session.get_bind().dialect.name == "postgresql":
                 _fix_sequences(target.tables[name] for name in counts)
             return counts
         table, columns, tags = _header_of_table(item, number, target, derived)
         if table is not None:
             counts[table.name] = 0
-    raise BadRequest("the backup file is incomplete: it ends before its end marker")
+    raise BadRequestError("the backup file is incomplete: it ends before its end marker")

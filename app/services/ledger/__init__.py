@@ -1,15 +1,29 @@
 """The books: accounts, transactions, reports, settings and their shared parsers.
 
-accounts      list_accounts, create_account
-transactions  record, list and delete transactions (the balance rule at the service)
-reports       account_sums (the one per-account SUM), the one sign rule, three reports
-settings      the book style
-validate      THE argument parsers HTTP and MCP share (dates, windows, cents, text)
-audit         the hash-chained audit trail: record() one event per change
-duplicates    possible_duplicates: the look-alike rule (record_transaction, import preview)
-lock          the lock date: refuse_if_locked(day) before any dated change
-derived       the per-day and per-month balance tables: kept, checked, rebuilt
-budgets       twelve-month plans: the exact annual split, approval, the statement against one
+accounts          list, create, rename, archive; names unique after normalisation
+transactions      the write side: record (the balance rule at the service), correct
+                  (`replaces`), delete; the one write path for postings
+listing           GET /transactions and list_transactions: filters, keyset pages, and
+                  the renderer that writes the listing's JSON text
+register          one account's register: entries newest first with the running balance
+search            the description index behind the listing's q filter
+cursors           every pager's cursors: keyset (c1) and sequence (a1), encoded and checked
+validate          THE argument parsers HTTP and MCP share (dates, windows, cents, text,
+                  limit, cursor)
+reports           account_sums (the one per-account SUM), the one sign rule, three reports
+settings          the book style (the one settings row)
+lock              the lock date: refuse_if_locked(day) before any dated change
+reconciliation    entries cleared, then reconciled against a statement
+lookalikes        look_alikes: the look-alike hint served as possible_duplicates
+                  (record_transaction's result, the import preview)
+idempotency       Idempotency-Key / idempotency_key: a keyed write answered once, replayed
+documents         receipts: upload, list (paged), move, delete, document_count, bytes
+budgets           twelve-month plans: the exact annual split, approval, the statement
+derived           the per-day and per-month balance tables: kept, checked, rebuilt
+audit/            the hash-chained audit trail (a package: actor, hashing, objects,
+                  writing, reading); record() one event per change
+verify            `ledger-service verify`: the trail re-walked and replayed
+verify_documents  verify's check of every document's bytes and link against the trail
 
 May call: services.errors, services.clock, models, extensions. No other service package.
 """

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import Account
-from ..errors import BadRequest, NotFound
+from ..errors import BadRequestError, NotFoundError
 from . import audit, validate
 
 NAME_MAX = 200
@@ -48,8 +48,8 @@ def list_accounts() -> list[dict]:
     ]
 
 
-def _duplicate(name: str) -> BadRequest:
-    return BadRequest(f"an account named '{name}' already exists")
+def _name_taken(name: str) -> BadRequestError:
+    return BadRequestError(f"an account named '{name}' already exists")
 
 
 def _refuse_taken(key: str, name: str, except_id: int | None = None) -> None:
@@ -58,7 +58,7 @@ def _refuse_taken(key: str, name: str, except_id: int | None = None) -> None:
         query = query.where(Account.id != except_id)
     existing = db.session.execute(query).scalar()
     if existing is not None:
-        raise _duplicate(existing)
+        raise _name_taken(existing)
 
 
 def create_account(name, kind) -> dict:
@@ -73,7 +73,7 @@ def create_account(name, kind) -> dict:
     ).scalar()
     if account_id is None:  # the name is taken (perhaps by a concurrent request)
         existing = connection.execute(_NAME_TAKEN, {"taken_key": key}).scalar()
-        raise _duplicate(existing if existing is not None else name)
+        raise _name_taken(existing if existing is not None else name)
     created = {"id": account_id, "name": name, "kind": kind, "archived": False}
     audit.record("account.created", {"account": created})
     return created
@@ -99,12 +99,12 @@ _NAME_TAKEN = select(Account.name).where(Account.name_key == bindparam("taken_ke
 
 
 def get_account(account_id: int) -> Account:
-    """The account, or NotFound."""
+    """The account, or NotFoundError."""
     account = None
     if 0 < account_id <= ACCOUNT_ID_MAX:  # beyond PostgreSQL's INTEGER: simply unknown
         account = db.session.get(Account, account_id)
     if account is None:
-        raise NotFound("no such account")
+        raise NotFoundError("no such account")
     return account
 
 
@@ -128,8 +128,8 @@ def update_account(account_id: int, body: dict) -> dict:
     account = get_account(account_id)
     if "kind" in body and body["kind"] != account.kind:
         if body["kind"] is None or isinstance(body["kind"], str):
-            raise BadRequest("an account's kind cannot change")
-        raise BadRequest("'kind' must be a string")
+            raise BadRequestError("an account's kind cannot change")
+        raise BadRequestError("'kind' must be a string")
     name = account.name
     if "name" in body:
         name = validate.text("name", body["name"], max_length=NAME_MAX)
@@ -151,7 +151,7 @@ def update_account(account_id: int, body: dict) -> dict:
             with db.session.begin_nested():
                 db.session.execute(update(Account).where(Account.id == account.id).values(**values))
         except IntegrityError as exc:  # lost a race with a concurrent write of the same name
-            raise _duplicate(name) from exc
+            raise _name_taken(name) from exc
         db.session.refresh(account)
     shown = as_dict(account)
     if renamed:

@@ -10,7 +10,7 @@ The rules, each in one small function below:
 - names: as account names (accounts.name_key), unique after normalisation;
 - split_annual: an annual figure becomes twelve months that add up to it exactly,
   q, r = divmod(annual, 12) with floor division, the first r months q + 1;
-- frozen: an approved budget is never changed, re-approved or deleted (Conflict);
+- frozen: an approved budget is never changed, re-approved or deleted (ConflictError);
   it is revised by creating a new budget based on it;
 - approved: the budget an assistant means without an id is the approved budget
   with the latest approved_at (then the highest id) whose twelve months contain
@@ -38,7 +38,7 @@ from ...extensions import db
 from ...models import MONTH_COLUMNS, Account, AccountDayBalance, AccountMonthBalance, Budget
 from ...models import BudgetLine as Line
 from .. import clock
-from ..errors import BadRequest, Conflict, NotFound
+from ..errors import BadRequestError, ConflictError, NotFoundError
 from . import accounts, audit, reports, validate
 
 MONTHS = 12
@@ -143,7 +143,7 @@ def _get(budget_id: int) -> Budget:
     if 0 < budget_id <= ID_MAX:  # beyond PostgreSQL's INTEGER: simply unknown
         budget = db.session.get(Budget, budget_id)
     if budget is None:
-        raise NotFound("no such budget")
+        raise NotFoundError("no such budget")
     return budget
 
 
@@ -155,7 +155,7 @@ def _get_for_change(budget_id: int) -> Budget:
         query = query.with_for_update()
     budget = db.session.execute(query).scalar_one()
     if budget.approved_at is not None:
-        raise Conflict(
+        raise ConflictError(
             f"budget {budget.id} is approved and cannot change; revise it by creating a "
             f"new budget with based_on {budget.id}"
         )
@@ -171,7 +171,7 @@ def list_budgets() -> list[dict]:
 
 
 def get_budget(budget_id: int) -> dict:
-    """GET /budgets/{id}: the budget with its lines, or NotFound."""
+    """GET /budgets/{id}: the budget with its lines, or NotFoundError."""
     return as_dict(_get(budget_id))
 
 
@@ -214,7 +214,7 @@ def _refuse_taken(key: str, except_id: int | None = None) -> None:
         query = query.where(Budget.id != except_id)
     existing = db.session.execute(query).scalar()
     if existing is not None:
-        raise BadRequest(f"'name': a budget named '{existing}' already exists")
+        raise BadRequestError(f"'name': a budget named '{existing}' already exists")
 
 
 def _flush_named(name: str, statement=None) -> None:
@@ -224,15 +224,15 @@ def _flush_named(name: str, statement=None) -> None:
                 db.session.execute(statement)
             db.session.flush()
     except IntegrityError as exc:  # lost a race with a concurrent write of the same name
-        raise BadRequest(f"'name': a budget named '{name}' already exists") from exc
+        raise BadRequestError(f"'name': a budget named '{name}' already exists") from exc
 
 
 def _starts_on(value) -> date:
     if value is None or value == "":
-        raise BadRequest("starts_on is required")
+        raise BadRequestError("starts_on is required")
     day = validate.date_value("starts_on", value)
     if day.day != 1:
-        raise BadRequest(
+        raise BadRequestError(
             "'starts_on' must be a first day (YYYY-MM-01, like 2027-01-01): a budget plans "
             "whole months"
         )
@@ -244,9 +244,9 @@ def _starts_on(value) -> date:
 
 def _amount(key: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest(f"'{key}' must be an integer number of cents")
+        raise BadRequestError(f"'{key}' must be an integer number of cents")
     if not validate.INT64_MIN <= value <= validate.INT64_MAX:
-        raise BadRequest(f"'{key}' is out of range for a signed 64-bit integer")
+        raise BadRequestError(f"'{key}' is out of range for a signed 64-bit integer")
     return value
 
 
@@ -259,7 +259,7 @@ def parse_lines(value) -> dict[int, list[int]]:
     """PUT's `lines`: {account_id: twelve months}, each element {account_id, months} or
     {account_id, annual_cents}; every refusal names the element and field."""
     if not isinstance(value, list):
-        raise BadRequest(
+        raise BadRequestError(
             "'lines' must be an array of {account_id, months} or {account_id, annual_cents}"
         )
     kinds = _budget_accounts()
@@ -267,31 +267,33 @@ def parse_lines(value) -> dict[int, list[int]]:
     for i, item in enumerate(value):
         where = f"lines[{i}]"
         if not isinstance(item, dict):
-            raise BadRequest(
+            raise BadRequestError(
                 f"'{where}' must be an object {{account_id, months}} or {{account_id, "
                 "annual_cents}"
             )
         if "account_id" not in item:
-            raise BadRequest(f"'{where}.account_id' is required")
+            raise BadRequestError(f"'{where}.account_id' is required")
         account_id = item["account_id"]
         if isinstance(account_id, bool) or not isinstance(account_id, int):
-            raise BadRequest(f"'{where}.account_id' must be an integer")
+            raise BadRequestError(f"'{where}.account_id' must be an integer")
         if account_id not in kinds:
-            raise BadRequest(f"'{where}.account_id': no such account ({account_id})")
+            raise BadRequestError(f"'{where}.account_id': no such account ({account_id})")
         if kinds[account_id] not in BUDGET_KINDS:
-            raise BadRequest(
+            raise BadRequestError(
                 f"'{where}.account_id': account {account_id} is a {kinds[account_id]} "
                 "account; a budget line goes on an income or expense account only"
             )
         if account_id in parsed:
-            raise BadRequest(f"'{where}.account_id': account {account_id} is listed twice")
+            raise BadRequestError(f"'{where}.account_id': account {account_id} is listed twice")
         has_months, has_annual = "months" in item, "annual_cents" in item
         if has_months == has_annual:
-            raise BadRequest(f"'{where}' must have either 'months' or 'annual_cents', not both")
+            raise BadRequestError(
+                f"'{where}' must have either 'months' or 'annual_cents', not both"
+            )
         if has_months:
             months = item["months"]
             if not isinstance(months, list) or len(months) != MONTHS:
-                raise BadRequest(f"'{where}.months' must be an array of exactly 12 integers")
+                raise BadRequestError(f"'{where}.months' must be an array of exactly 12 integers")
             parsed[account_id] = [
                 _amount(f"{where}.months[{m}]", cents) for m, cents in enumerate(months)
             ]
@@ -321,7 +323,7 @@ def _write_lines(budget_id: int, lines: dict[int, list[int]]) -> None:
 def _copied_lines(budget_id: int) -> list[dict]:
     source = db.session.get(Budget, budget_id) if 0 < budget_id <= ID_MAX else None
     if source is None:
-        raise BadRequest(f"'based_on': no such budget ({budget_id})")
+        raise BadRequestError(f"'based_on': no such budget ({budget_id})")
     return _lines(source.id)
 
 
@@ -344,7 +346,7 @@ def actual_months(starts_on: date) -> list[dict]:
         )
         shown = reports.sign_for(kind) * int(cents)
         if not validate.INT64_MIN <= shown <= validate.INT64_MAX:
-            raise BadRequest(
+            raise BadRequestError(
                 "'based_on': an actual monthly figure is out of range for a signed 64-bit integer"
             )
         line["months"][month_index(first, first_day)] = shown
@@ -383,7 +385,7 @@ def _based_on(value) -> list[dict] | None:
     if value == ACTUALS:
         return None  # filled by the caller, which knows starts_on
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest("'based_on' must be \"actuals\" or the id of another budget")
+        raise BadRequestError("'based_on' must be \"actuals\" or the id of another budget")
     return _copied_lines(value)
 
 
@@ -406,7 +408,7 @@ def create_budget(body: dict) -> dict:
     ).scalar()
     if budget_id is None:  # the name is taken (perhaps a moment ago, by a concurrent request)
         _refuse_taken(key)
-        raise BadRequest(f"'name': a budget named '{name}' already exists")
+        raise BadRequestError(f"'name': a budget named '{name}' already exists")
     if lines:
         connection.execute(
             insert(Line),
@@ -486,18 +488,18 @@ def selector(value) -> int | str | None:
         return value
     if isinstance(value, str) and _ID_TEXT.match(value):
         return int(value)
-    raise BadRequest("'budget' must be a budget's id or \"approved\"")
+    raise BadRequestError("'budget' must be a budget's id or \"approved\"")
 
 
 def _month_window(from_, to) -> tuple[date, date]:
     start, end = validate.required_window(from_, to)
     if start.day != 1:
-        raise BadRequest(
+        raise BadRequestError(
             "'from' must be a first day (YYYY-MM-01) when comparing with a budget: a "
             "budget plans whole months"
         )
     if not _is_month_end(end):
-        raise BadRequest(
+        raise BadRequestError(
             "'to' must be a last day (like 2027-03-31 or 2027-02-28) when comparing with a "
             "budget, which plans whole months"
         )
@@ -537,7 +539,7 @@ def _chosen(choice: int | str, start: date, end: date) -> tuple[dict, dict[int, 
         earliest = add_months(end.replace(day=1), -(MONTHS - 1))
         rows = connection.execute(_APPROVED_COVERING, {"start": start, "earliest": earliest}).all()
         if not rows:
-            raise BadRequest(
+            raise BadRequestError(
                 f"'budget': no approved budget covers {start.isoformat()} to {end.isoformat()}"
             )
     else:
@@ -546,12 +548,12 @@ def _chosen(choice: int | str, start: date, end: date) -> tuple[dict, dict[int, 
         if 0 < choice <= ID_MAX:
             rows = connection.execute(_BUDGET_BY_ID, {"id": choice}).all()
         if not rows:
-            raise BadRequest(f"'budget': no such budget ({choice})")
+            raise BadRequestError(f"'budget': no such budget ({choice})")
     budget_id, name, starts_on = rows[0][0], rows[0][1], rows[0][2]
     last = ends_on(starts_on)
     for key, day in (("from", start), ("to", end)):
         if not starts_on <= day <= last:
-            raise BadRequest(
+            raise BadRequestError(
                 f"'{key}' must lie inside budget {budget_id}'s months "
                 f"({starts_on.isoformat()} to {last.isoformat()})"
             )

@@ -43,8 +43,8 @@ from ...extensions import db
 from ...models import Document, Transaction, User
 from ...models.documents import FILENAME_MAX
 from .. import clock
-from ..errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType
-from . import audit, lock, validate
+from ..errors import BadRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError
+from . import audit, cursors, lock, validate
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 CHUNK = 1024 * 1024
@@ -62,16 +62,16 @@ def max_bytes() -> int:
     return DEFAULT_MAX_BYTES
 
 
-def too_large(limit: int | None = None) -> PayloadTooLarge:
+def too_large(limit: int | None = None) -> PayloadTooLargeError:
     limit = max_bytes() if limit is None else limit
-    return PayloadTooLarge(
+    return PayloadTooLargeError(
         f"the document is larger than the limit of {limit} bytes "
         f"({limit / 1048576:.4g} MiB, MAX_DOCUMENT_BYTES); nothing was stored"
     )
 
 
-def unsupported() -> UnsupportedMediaType:
-    return UnsupportedMediaType(
+def unsupported() -> UnsupportedMediaTypeError:
+    return UnsupportedMediaTypeError(
         "this type of file is not accepted: send a PDF, JPEG, PNG, WebP or HEIC "
         "document (" + ", ".join(ACCEPTED) + "), whatever the file claims to be"
     )
@@ -133,7 +133,7 @@ def _measure(stream: IO[bytes], limit: int) -> tuple[int, str, str]:
             raise too_large(limit)
         hasher.update(chunk)
     if size == 0:
-        raise BadRequest("the 'file' part is empty: send the document's bytes")
+        raise BadRequestError("the 'file' part is empty: send the document's bytes")
     kind = sniff(head)
     if kind is None:
         raise unsupported()
@@ -194,18 +194,18 @@ def _transaction_day(tx_id: int, *, share: bool = False):
 
 def _require_transaction(tx_id: int) -> None:
     if _transaction_day(tx_id) is None:
-        raise NotFound("no such transaction")
+        raise NotFoundError("no such transaction")
 
 
 def _row(doc_id: int, *, for_update: bool = False):
     if not _in_range(doc_id):
-        raise NotFound("no such document")
+        raise NotFoundError("no such document")
     query = _select().where(Document.id == doc_id)
     if for_update and db.session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update(of=Document)
     row = db.session.execute(query).first()
     if row is None:
-        raise NotFound("no such document")
+        raise NotFoundError("no such document")
     return row
 
 
@@ -258,7 +258,7 @@ def for_transaction(tx_id: int) -> list[dict]:
 
 # Built once: a page's document counts in one indexed statement. PostgreSQL gets the
 # ids as one array literal (psycopg's per-element dumping and an expanding IN cost
-# more than the query, as in transactions._entries_of).
+# more than the query, as in listing._entries_of).
 _COUNTS = (
     select(Document.transaction_id, func.count())
     .where(Document.transaction_id.in_(bindparam("ids", expanding=True)))
@@ -291,17 +291,18 @@ def parse_attached(value) -> bool | None:
         return None
     if value in ("true", "false"):
         return value == "true"
-    raise BadRequest("'attached' must be true or false")
+    raise BadRequestError("'attached' must be true or false")
 
 
 def page(*, attached=None, limit=None, cursor=None) -> dict:
     """GET /documents: {items, next_cursor}, newest first, paged as GET /audit is."""
     wanted = parse_attached(attached)
-    size = audit.parse_limit(limit)
+    size = validate.page_limit(limit, default=validate.PAGE_DEFAULT)
     filters = f"documents|{wanted}"
     query = _select().order_by(Document.id.desc())
-    if cursor not in (None, ""):
-        query = query.where(Document.id < audit._decode_cursor(str(cursor), filters))
+    after = validate.cursor_text(cursor)
+    if after is not None:
+        query = query.where(Document.id < cursors.decode_seq(after, filters))
     if wanted is True:
         query = query.where(Document.transaction_id.is_not(None))
     elif wanted is False:
@@ -311,7 +312,7 @@ def page(*, attached=None, limit=None, cursor=None) -> dict:
     more = len(rows) > size
     return {
         "items": items,
-        "next_cursor": audit._encode_cursor(items[-1]["id"], filters) if more else None,
+        "next_cursor": cursors.encode_seq(items[-1]["id"], filters) if more else None,
     }
 
 
@@ -331,9 +332,9 @@ def upload(
     # Read FOR KEY SHARE (PostgreSQL): a concurrent delete of the transaction waits for
     # this upload, which then detaches it, rather than failing its foreign key.
     if _transaction_day(tx_id, share=True) is None:
-        raise NotFound("no such transaction")
+        raise NotFoundError("no such transaction")
     if stream is None:
-        raise BadRequest("send the document as a multipart/form-data part named 'file'")
+        raise BadRequestError("send the document as a multipart/form-data part named 'file'")
     size, sha256, kind = _measure(stream, max_bytes() if limit is None else limit)
     connection = db.session.connection()
     sqlite = connection.dialect.name == "sqlite"
@@ -350,7 +351,7 @@ def upload(
     statement = _INSERT_SQLITE if sqlite else _INSERT_POSTGRESQL
     doc_id = connection.execute(statement, {**values, "reserved": size}).scalar_one()
     if _write_content(connection, doc_id, stream) != sha256:
-        raise BadRequest("the document changed while it was being stored; send it again")
+        raise BadRequestError("the document changed while it was being stored; send it again")
     doc = get(doc_id)
     audit.record("document.uploaded", audit_object(doc))
     return doc
@@ -398,10 +399,12 @@ def _refuse_if_locked(doc: dict) -> None:
 
 def _target(value) -> int:
     if value is None:
-        raise BadRequest("transaction_id is required: the id of the transaction to attach it to")
+        raise BadRequestError(
+            "transaction_id is required: the id of the transaction to attach it to"
+        )
     tx_id = validate.integer("transaction_id", value)
     if _transaction_day(tx_id, share=True) is None:
-        raise BadRequest(f"unknown transaction_id {tx_id}")
+        raise BadRequestError(f"unknown transaction_id {tx_id}")
     return tx_id
 
 
@@ -438,7 +441,7 @@ def move_documents(from_transaction_id: int, to_transaction_id: int) -> list[dic
     """Move every document of one transaction onto another (a correction: the
     replacement takes the original's evidence); one document.moved event each."""
     if _transaction_day(to_transaction_id, share=True) is None:
-        raise BadRequest(f"unknown transaction_id {to_transaction_id}")
+        raise BadRequestError(f"unknown transaction_id {to_transaction_id}")
     if not _in_range(from_transaction_id):
         return []
     query = _select().where(Document.transaction_id == from_transaction_id).order_by(Document.id)

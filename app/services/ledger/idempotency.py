@@ -46,7 +46,7 @@ from ...extensions import db
 from ...models import IdempotencyKey
 from ...models.types import UTCDateTime
 from .. import clock
-from ..errors import BadRequest, KeyInFlight, KeyReused
+from ..errors import BadRequestError, KeyInFlight, KeyReused
 
 TTL = timedelta(hours=24)
 MAX_LENGTH = 255
@@ -73,7 +73,7 @@ def check_key(name: str, value) -> str | None:
         or not 1 <= len(value) <= MAX_LENGTH
         or not all(" " <= ch <= "~" for ch in value)
     ):
-        raise BadRequest(
+        raise BadRequestError(
             f"'{name}' must be 1 to {MAX_LENGTH} printable ASCII characters "
             "(letters, digits, punctuation, spaces)"
         )

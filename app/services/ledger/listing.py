@@ -2,7 +2,7 @@
 list_transactions tool): the one place its arguments become a query.
 
 Without `limit` the answer is the plain array (docs/ledger.md "Listing, filters and
-paging"; transactions.transaction_listing when only a date window is given, so the plain
+paging"; transaction_listing when only a date window is given, so the plain
 listing keeps its speed). With `limit` it is {items, next_cursor}: a page in the
 listing's order (occurred_on descending, then id descending) that starts after the row
 its cursor names. The position is a key (occurred_on, id), never an offset, so a
@@ -16,6 +16,10 @@ min_cents/max_cents (inclusive bounds on the amount: the sum of the positive ent
 A page with q first walks WALK_ROWS transactions in order; when they hold too few
 matches, the description's trigram index (search.py, migration 0010) narrows the rows
 the same exact filters are applied to, so a rare word no longer reads every row.
+
+Rendering (the second half): transaction_listing and render_listing write header rows
+and their entries straight into the listing's JSON text (Listing), for the plain array
+and for a page alike; list_transactions is the same as Python data.
 """
 
 from __future__ import annotations
@@ -23,13 +27,15 @@ from __future__ import annotations
 from datetime import date
 
 import orjson
-from sqlalchemy import exists, false, func, select, tuple_
+from sqlalchemy import BigInteger, any_, bindparam, cast, exists, false, func, or_, select, tuple_
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import aliased
 
 from ...extensions import db
-from ...models import Entry, Transaction, User
-from ..errors import BadRequest
-from . import cursors, documents, search, transactions
+from ...models import Account, Entry, Transaction, User
+from ..errors import BadRequestError
+from . import cursors, documents, search
+from .transactions import _tuples
 from .validate import ListingQuery
 
 KIND = "transactions"
@@ -46,7 +52,7 @@ class Page:
 
     __slots__ = ("_listing", "next_cursor")
 
-    def __init__(self, listing: transactions.Listing, next_cursor: str | None):
+    def __init__(self, listing: Listing, next_cursor: str | None):
         self._listing = listing
         self.next_cursor = next_cursor
 
@@ -135,17 +141,15 @@ def _scope(query: ListingQuery) -> str:
     )
 
 
-def listing(query: ListingQuery) -> transactions.Listing | Page:
+def listing(query: ListingQuery) -> Listing | Page:
     """The plain array without a limit, else one page ({items, next_cursor})."""
     if query.limit is None:
         if query.cursor is not None:
-            raise BadRequest("'cursor' needs 'limit'")
+            raise BadRequestError("'cursor' needs 'limit'")
         if not query.filtered():
-            return transactions.transaction_listing(query.start, query.end)
+            return transaction_listing(query.start, query.end)
         connection = db.session.connection()
-        return transactions.render_listing(
-            connection, transactions._tuples(connection, _headers(query))
-        )
+        return render_listing(connection, _tuples(connection, _headers(query)))
     return page(query)
 
 
@@ -164,7 +168,7 @@ def page(query: ListingQuery) -> Page:
         last_id, last_day = rows[-1][0], rows[-1][1]
         next_cursor = cursors.encode(KIND, scope, _as_date(last_day), int(last_id))
     counts = documents.counts(connection, [int(r[0]) for r in rows])
-    return Page(transactions.render_listing(connection, rows, counts), next_cursor)
+    return Page(render_listing(connection, rows, counts), next_cursor)
 
 
 def _page_rows(connection, query: ListingQuery, after: tuple[date, int] | None) -> list[tuple]:
@@ -177,7 +181,7 @@ def _page_rows(connection, query: ListingQuery, after: tuple[date, int] | None) 
 
     statement = _headers(query).where(*keyset())
     if query.q is None or not search.indexable(connection.dialect.name, query.q.lower()):
-        return transactions._tuples(connection, statement.limit(wanted))
+        return _tuples(connection, statement.limit(wanted))
     # 1. the ordered walk, bounded: the first WALK_ROWS transactions after the cursor,
     #    filtered. Enough matches there (a common word): that is the page.
     window = (
@@ -188,24 +192,180 @@ def _page_rows(connection, query: ListingQuery, after: tuple[date, int] | None) 
         .subquery()
     )
     walked = aliased(Transaction, window)
-    rows = transactions._tuples(connection, _headers(query, walked).limit(wanted))
+    rows = _tuples(connection, _headers(query, walked).limit(wanted))
     if len(rows) == wanted:
         return rows
     # 2. a rare word: the description index narrows the rows the exact filter reads.
     narrowing = _narrowing(connection, query.q.lower(), keyset())
     if narrowing is None:
-        return transactions._tuples(connection, statement.limit(wanted))
-    return transactions._tuples(connection, statement.where(narrowing).limit(wanted))
+        return _tuples(connection, statement.limit(wanted))
+    return _tuples(connection, statement.where(narrowing).limit(wanted))
 
 
 def _narrowing(connection, needle: str, keyset: list):
     if connection.dialect.name == "postgresql":
         sample = select(func.lower(Transaction.description)).where(*keyset)
         sample = sample.order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
-        rows = transactions._tuples(connection, sample.limit(SAMPLE_ROWS))
+        rows = _tuples(connection, sample.limit(SAMPLE_ROWS))
         return search.postgresql_condition(needle, [r[0] for r in rows])
     return search.sqlite_condition(connection, needle)
 
 
 def _as_date(value) -> date:
     return value if isinstance(value, date) else date.fromisoformat(value)
+
+
+# --- rendering: header rows -> the listing's JSON text (plain or paged) -----------
+
+
+class Listing:
+    """A listing of transactions as its JSON text (docs/openapi.yaml Transaction objects, in order).
+
+    HTTP sends json() as it is; callers that need Python data (the MCP tool, the
+    CLI, tests) call rows(), which parses that same text: both read one query.
+    """
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str):
+        self._text = text
+
+    def json(self) -> bytes:
+        return self._text.encode()
+
+    def rows(self) -> list[dict]:
+        return orjson.loads(self._text)
+
+
+def _json_text(value) -> str:
+    """A str (or None) as a JSON value, escaped exactly as the app's encoder does."""
+    return orjson.dumps(value).decode()
+
+
+def transaction_listing(start: date | None, end: date | None) -> Listing:
+    """Transactions in an inclusive window, newest first, each with its entries by id.
+
+    The one query behind GET /transactions and the list_transactions tool. A busy
+    month at a million postings is ~8,500 headers and ~23,000 entries: the rows are
+    fetched as the driver's plain tuples (_tuples) and written straight into JSON
+    text (integers as they are, text through orjson, the same encoder and escaping
+    as every other response), without building a dict per transaction and entry:
+    those dicts, and the garbage collections they set off, cost more than the query.
+    """
+    query = (
+        select(Transaction.id, Transaction.occurred_on, Transaction.description, User.email)
+        .outerjoin(User, User.id == Transaction.created_by)
+        .order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
+    )
+    if start is not None:
+        query = query.where(Transaction.occurred_on >= start)
+    if end is not None:
+        query = query.where(Transaction.occurred_on <= end)
+    connection = db.session.connection()
+    return render_listing(connection, _tuples(connection, query))
+
+
+def render_listing(
+    connection, headers: list[tuple], document_counts: dict[int, int] | None = None
+) -> Listing:
+    """The Listing of (id, occurred_on, description, email) header rows, entries added;
+    with document_counts (the paged listing), each item's document_count too."""
+    if not headers:
+        return Listing("[]")
+    # Each account's entry prefix, written once: an entry is then prefix + cents + "}".
+    prefix = {
+        account_id: f'{{"account_id":{int(account_id)},"account_name":{_json_text(name)},'
+        '"amount_cents":'
+        for account_id, name in _tuples(connection, select(Account.id, Account.name))
+    }
+    by_tx: dict[int, list[str]] = {h[0]: [] for h in headers}
+    for tx_id, account_id, amount in _entries_of(connection, list(by_tx)):
+        by_tx[tx_id].append(f"{prefix[account_id]}{int(amount)}}}")
+    days: dict = {}  # a window has few distinct days and authors: each written once
+    emails: dict = {}
+    parts = []
+    for tx_id, occurred_on, description, email in headers:
+        day = days.get(occurred_on)
+        if day is None:
+            day = days[occurred_on] = f'"occurred_on":"{_iso_day(occurred_on)}"'
+        author = emails.get(email)
+        if author is None:
+            author = emails[email] = f'"created_by_email":{_json_text(email)}'
+        documents = (
+            "" if document_counts is None else f',"document_count":{document_counts.get(tx_id, 0)}'
+        )
+        parts.append(
+            f'{{"id":{int(tx_id)},{day},"description":{_json_text(description)},{author},'
+            f'"entries":[{",".join(by_tx[tx_id])}]{documents}}}'
+        )
+    return Listing("[" + ",".join(parts) + "]")
+
+
+def list_transactions(start: date | None, end: date | None) -> list[dict]:
+    """The same listing as Python data (see transaction_listing)."""
+    return transaction_listing(start, end).rows()
+
+
+def _iso_day(value) -> str:
+    """A Date column as fetched raw: psycopg gives a date, sqlite3 the stored ISO text."""
+    if isinstance(value, str):
+        return date.fromisoformat(value).isoformat()  # validated, same form as the ORM gives
+    return value.isoformat()
+
+
+LIST_CHUNK = 900  # ids per IN list on SQLite (under its oldest parameter limit, 999)
+RUN_GAP = 8  # ids this close are read as one range (the few in between are dropped)
+MAX_RUNS = 32  # at most this many ranges per query; the rest are looked up by id
+MIN_RUN = 16  # a run of fewer transactions than this is looked up by id
+
+
+def _runs(ids: list[int]) -> list[list[int]]:
+    """The ids, sorted, cut into runs whose neighbours are at most RUN_GAP apart."""
+    ordered = sorted(ids)
+    runs, current = [], [ordered[0]]
+    for tx_id in ordered[1:]:
+        if tx_id - current[-1] > RUN_GAP:
+            runs.append(current)
+            current = []
+        current.append(tx_id)
+    runs.append(current)
+    return runs
+
+
+def _entries_of(connection, tx_ids: list[int]):
+    """(transaction_id, account_id, amount_cents) of the given transactions.
+
+    Each transaction's entries come out together and by entry id (the caller groups
+    them by transaction). Read through ix_entries_transaction_listing (index-only), so
+    a listing costs what it returns, not the size of the ledger (a join on the date window lets
+    PostgreSQL's planner scan every entry instead). Books grow in date order, so a
+    window's ids mostly form a few long runs, each read as one index range (rows of
+    transactions not asked for, in gaps inside a run, are dropped here); the ids
+    outside the MAX_RUNS longest runs (postings back-dated into the window, short
+    runs) are looked up by id in a second query.
+    """
+    runs = sorted(_runs(tx_ids), key=len, reverse=True)
+    ranged = [run for run in runs[:MAX_RUNS] if len(run) >= MIN_RUN]
+    singles = [tx_id for run in runs[len(ranged) :] for tx_id in run]
+    columns = select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).order_by(
+        Entry.transaction_id, Entry.id
+    )
+    rows = []
+    if ranged:
+        wanted = {tx_id for run in ranged for tx_id in run}
+        ranges = or_(*(Entry.transaction_id.between(run[0], run[-1]) for run in ranged))
+        rows = [row for row in _tuples(connection, columns.where(ranges)) if row[0] in wanted]
+    if not singles:
+        return rows
+    if connection.dialect.name == "postgresql":
+        # The array travels as one text literal: psycopg's per-element dumping of
+        # thousands of ints costs more than the query.
+        ids = cast(
+            bindparam("ids", "{" + ",".join(map(str, singles)) + "}"), postgresql.ARRAY(BigInteger)
+        )
+        rows.extend(_tuples(connection, columns.where(Entry.transaction_id == any_(ids))))
+        return rows
+    for i in range(0, len(singles), LIST_CHUNK):
+        chunk = singles[i : i + LIST_CHUNK]
+        rows.extend(_tuples(connection, columns.where(Entry.transaction_id.in_(chunk))))
+    return rows

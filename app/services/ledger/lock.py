@@ -5,7 +5,7 @@ Every service that posts, deletes, clears or reconciles something dated `day` ca
     lock.refuse_if_locked(day)
 
 inside its unit of work, before it writes. It raises services.errors.BooksLocked (a
-Conflict: 409 {error} naming the lock date; MCP -32602; import: the line number)
+ConflictError: 409 {error} naming the lock date; MCP -32602; import: the line number)
 when day <= the lock date. It reads the lock so that a concurrent PUT /books/lock
 cannot slip between the check and the write.
 
@@ -29,7 +29,7 @@ from sqlalchemy import select, update
 
 from ...extensions import db
 from ...models import Settings
-from ..errors import BadRequest, BooksLocked
+from ..errors import BadRequestError, BooksLocked
 from . import audit, validate
 
 FIELD = "locked_through"
@@ -67,7 +67,7 @@ def locked_through() -> date | None:
 
 
 def refuse_if_locked(day: date) -> None:
-    """Raise Conflict when `day` is on or before the books' lock date."""
+    """Raise ConflictError when `day` is on or before the books' lock date."""
     locked = _read("share")
     if locked is not None and day <= locked:
         raise BooksLocked(message(day, locked))
@@ -82,7 +82,7 @@ def get_lock() -> dict:
 def parse(body: dict) -> date | None:
     """The PUT body's locked_through: a date, or null to clear; anything else is a 400."""
     if FIELD not in body:
-        raise BadRequest(f"{FIELD} is required: a date (YYYY-MM-DD), or null to unlock")
+        raise BadRequestError(f"{FIELD} is required: a date (YYYY-MM-DD), or null to unlock")
     value = body[FIELD]
     if value is None:
         return None

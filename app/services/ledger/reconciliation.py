@@ -25,14 +25,14 @@ from sqlalchemy import select, update
 from ...extensions import db
 from ...models import Account, Entry, Reconciliation, Transaction
 from .. import clock
-from ..errors import BadRequest, Conflict, Reconciled
+from ..errors import BadRequestError, ConflictError, Reconciled
 from . import accounts, audit, lock, reports, validate
 
 CLEAR_MAX = 10_000
 _CHUNK = 900  # ids per IN list (SQLite's oldest parameter limit is 999)
 
 
-class StatementMismatch(Conflict):
+class StatementMismatch(ConflictError):
     """The cleared balance does not equal the statement's closing balance."""
 
     def __init__(self, difference: int):
@@ -65,11 +65,11 @@ def set_cleared(account_id: int, entry_ids, cleared) -> None:
     for entry_id in ids:
         row = rows.get(entry_id)
         if row is None or row.account_id != account.id:
-            raise BadRequest(f"entry {entry_id} is not an entry of account {account.id}")
+            raise BadRequestError(f"entry {entry_id} is not an entry of account {account.id}")
     if not cleared:
         for entry_id in ids:
             if rows[entry_id].reconciled:
-                raise Conflict(f"entry {entry_id} is reconciled; it cannot be uncleared")
+                raise ConflictError(f"entry {entry_id} is reconciled; it cannot be uncleared")
     for day in sorted({row.occurred_on for row in rows.values()}):
         lock.refuse_if_locked(day)
     for chunk in _chunks(ids):
@@ -83,10 +83,10 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
     """POST /accounts/{id}/reconciliations: reconcile the cleared entries to a statement."""
     account = accounts.get_account(account_id)
     if statement_date is None:
-        raise BadRequest("statement_date is required")
+        raise BadRequestError("statement_date is required")
     day = validate.date_value("statement_date", statement_date)
     if closing_balance_cents is None:
-        raise BadRequest("closing_balance_cents is required")
+        raise BadRequestError("closing_balance_cents is required")
     closing = validate.integer("closing_balance_cents", closing_balance_cents)
     account = accounts.lock_account(account.id)
     lock.refuse_if_locked(day)

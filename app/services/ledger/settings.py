@@ -6,7 +6,7 @@ from sqlalchemy import CursorResult, select, update
 
 from ...extensions import db
 from ...models import BOOK_STYLES, Settings
-from ..errors import Unprocessable
+from ..errors import UnprocessableError
 from . import audit
 
 DEFAULT = {"book_style": "personal"}
@@ -20,7 +20,7 @@ def get_settings() -> dict:
 def update_settings(book_style) -> dict:
     """Set book_style ('club' or 'personal'); it changes no figure or stored ledger data."""
     if book_style not in BOOK_STYLES:
-        raise Unprocessable("book_style must be one of: " + ", ".join(BOOK_STYLES))
+        raise UnprocessableError("book_style must be one of: " + ", ".join(BOOK_STYLES))
     result = cast(
         CursorResult,
         db.session.execute(update(Settings).where(Settings.id == 1).values(book_style=book_style)),

@@ -1,4 +1,4 @@
-"""Transactions: listing, recording, correcting, deleting.
+"""Transactions, the write side: recording, correcting, deleting (the listing: listing.py).
 
 IMPORTANT: a posting is written only if it has at least two entries that sum to
 exactly zero. This function is the single write path for postings (HTTP, MCP and
@@ -13,29 +13,24 @@ either both happen or neither does.
 from __future__ import annotations
 
 import typing
-from datetime import date
 
-import orjson
 from sqlalchemy import (
     BigInteger,
     CursorResult,
     Date,
-    any_,
     bindparam,
     cast,
     delete,
     insert,
-    or_,
     select,
     text,
 )
-from sqlalchemy.dialects import postgresql
 
 from ...extensions import db
-from ...models import Account, Entry, Transaction, User
+from ...models import Account, Entry, Transaction
 from ...models.types import UTCDateTime
 from .. import clock
-from ..errors import BadRequest, NotFound, UnknownReplaced
+from ..errors import BadRequestError, NotFoundError, UnknownReplaced
 from . import audit, documents, lock, reconciliation, validate
 
 DESCRIPTION_MAX = 2000
@@ -45,10 +40,10 @@ ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 6553
 def check_balanced(entries: list[tuple[int, int]]) -> None:
     """The double-entry rule: at least two entries, summing to zero."""
     if len(entries) < 2:
-        raise BadRequest(f"a transaction needs at least 2 entries; got {len(entries)}")
+        raise BadRequestError(f"a transaction needs at least 2 entries; got {len(entries)}")
     total = sum(amount for _, amount in entries)
     if total != 0:
-        raise BadRequest(f"entries must sum to 0; the {len(entries)} entries sum to {total}")
+        raise BadRequestError(f"entries must sum to 0; the {len(entries)} entries sum to {total}")
 
 
 # Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
@@ -66,9 +61,9 @@ def check_accounts_exist(account_ids: set[int]) -> None:
     )
     for account_id in sorted(account_ids):
         if account_id not in found:
-            raise BadRequest(f"unknown account_id {account_id}")
+            raise BadRequestError(f"unknown account_id {account_id}")
         if found[account_id]:
-            raise BadRequest(f"account_id {account_id} is archived and takes no new entries")
+            raise BadRequestError(f"account_id {account_id} is archived and takes no new entries")
 
 
 def parse_replaces(value) -> int | None:
@@ -77,7 +72,7 @@ def parse_replaces(value) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise BadRequest(
+        raise BadRequestError(
             "'replaces' must be a positive integer: the id of the transaction this one corrects"
         )
     return value
@@ -100,7 +95,7 @@ def record_transaction(
     """
     original_id = parse_replaces(replaces)
     if occurred_on is None:
-        raise BadRequest("occurred_on is required")
+        raise BadRequestError("occurred_on is required")
     day = validate.date_value("occurred_on", occurred_on)
     description = validate.text("description", description, max_length=DESCRIPTION_MAX)
     parsed = validate.entries(entries)
@@ -299,10 +294,10 @@ def _insert_checked_postgresql(
 
 def delete_transaction(tx_id: int) -> None:
     """Delete a transaction and (by cascade) its entries; its event keeps all of it."""
-    _delete(_deletable(tx_id, NotFound("no such transaction")))
+    _delete(_deletable(tx_id, NotFoundError("no such transaction")))
 
 
-def _deletable(tx_id: int, unknown: NotFound):
+def _deletable(tx_id: int, unknown: NotFoundError):
     """The header (id, occurred_on, description) of a transaction that may be deleted,
     locked (PostgreSQL) so the deletion's event shows what it removed and a concurrent
     deletion or correction of it waits and then finds it gone; `unknown` (404) when
@@ -347,103 +342,8 @@ def _delete(header) -> None:
         CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == header.id))
     )
     if result.rowcount != 1:
-        raise NotFound("no such transaction")
+        raise NotFoundError("no such transaction")
     audit.record("transaction.deleted", gone)
-
-
-class Listing:
-    """A listing of transactions as its JSON text (docs/openapi.yaml Transaction objects, in order).
-
-    HTTP sends json() as it is; callers that need Python data (the MCP tool, the
-    CLI, tests) call rows(), which parses that same text: both read one query.
-    """
-
-    __slots__ = ("_text",)
-
-    def __init__(self, text: str):
-        self._text = text
-
-    def json(self) -> bytes:
-        return self._text.encode()
-
-    def rows(self) -> list[dict]:
-        return orjson.loads(self._text)
-
-
-def _json_text(value) -> str:
-    """A str (or None) as a JSON value, escaped exactly as the app's encoder does."""
-    return orjson.dumps(value).decode()
-
-
-def transaction_listing(start: date | None, end: date | None) -> Listing:
-    """Transactions in an inclusive window, newest first, each with its entries by id.
-
-    The one query behind GET /transactions and the list_transactions tool. A busy
-    month at a million postings is ~8,500 headers and ~23,000 entries: the rows are
-    fetched as the driver's plain tuples (_tuples) and written straight into JSON
-    text (integers as they are, text through orjson, the same encoder and escaping
-    as every other response), without building a dict per transaction and entry:
-    those dicts, and the garbage collections they set off, cost more than the query.
-    """
-    query = (
-        select(Transaction.id, Transaction.occurred_on, Transaction.description, User.email)
-        .outerjoin(User, User.id == Transaction.created_by)
-        .order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
-    )
-    if start is not None:
-        query = query.where(Transaction.occurred_on >= start)
-    if end is not None:
-        query = query.where(Transaction.occurred_on <= end)
-    connection = db.session.connection()
-    return render_listing(connection, _tuples(connection, query))
-
-
-def render_listing(
-    connection, headers: list[tuple], document_counts: dict[int, int] | None = None
-) -> Listing:
-    """The Listing of (id, occurred_on, description, email) header rows, entries added;
-    with document_counts (the paged listing), each item's document_count too."""
-    if not headers:
-        return Listing("[]")
-    # Each account's entry prefix, written once: an entry is then prefix + cents + "}".
-    prefix = {
-        account_id: f'{{"account_id":{int(account_id)},"account_name":{_json_text(name)},'
-        '"amount_cents":'
-        for account_id, name in _tuples(connection, select(Account.id, Account.name))
-    }
-    by_tx: dict[int, list[str]] = {h[0]: [] for h in headers}
-    for tx_id, account_id, amount in _entries_of(connection, list(by_tx)):
-        by_tx[tx_id].append(f"{prefix[account_id]}{int(amount)}}}")
-    days: dict = {}  # a window has few distinct days and authors: each written once
-    emails: dict = {}
-    parts = []
-    for tx_id, occurred_on, description, email in headers:
-        day = days.get(occurred_on)
-        if day is None:
-            day = days[occurred_on] = f'"occurred_on":"{_iso_day(occurred_on)}"'
-        author = emails.get(email)
-        if author is None:
-            author = emails[email] = f'"created_by_email":{_json_text(email)}'
-        documents = (
-            "" if document_counts is None else f',"document_count":{document_counts.get(tx_id, 0)}'
-        )
-        parts.append(
-            f'{{"id":{int(tx_id)},{day},"description":{_json_text(description)},{author},'
-            f'"entries":[{",".join(by_tx[tx_id])}]{documents}}}'
-        )
-    return Listing("[" + ",".join(parts) + "]")
-
-
-def list_transactions(start: date | None, end: date | None) -> list[dict]:
-    """The same listing as Python data (see transaction_listing)."""
-    return transaction_listing(start, end).rows()
-
-
-def _iso_day(value) -> str:
-    """A Date column as fetched raw: psycopg gives a date, sqlite3 the stored ISO text."""
-    if isinstance(value, str):
-        return date.fromisoformat(value).isoformat()  # validated, same form as the ORM gives
-    return value.isoformat()
 
 
 def _tuples(connection, statement, params: dict | None = None) -> list[tuple]:
@@ -459,61 +359,3 @@ def _tuples(connection, statement, params: dict | None = None) -> list[tuple]:
         return result.cursor.fetchall()
     finally:
         result.close()
-
-
-LIST_CHUNK = 900  # ids per IN list on SQLite (under its oldest parameter limit, 999)
-RUN_GAP = 8  # ids this close are read as one range (the few in between are dropped)
-MAX_RUNS = 32  # at most this many ranges per query; the rest are looked up by id
-MIN_RUN = 16  # a run of fewer transactions than this is looked up by id
-
-
-def _runs(ids: list[int]) -> list[list[int]]:
-    """The ids, sorted, cut into runs whose neighbours are at most RUN_GAP apart."""
-    ordered = sorted(ids)
-    runs, current = [], [ordered[0]]
-    for tx_id in ordered[1:]:
-        if tx_id - current[-1] > RUN_GAP:
-            runs.append(current)
-            current = []
-        current.append(tx_id)
-    runs.append(current)
-    return runs
-
-
-def _entries_of(connection, tx_ids: list[int]):
-    """(transaction_id, account_id, amount_cents) of the given transactions.
-
-    Each transaction's entries come out together and by entry id (the caller groups
-    them by transaction). Read through ix_entries_transaction_listing (index-only), so
-    a listing costs what it returns, not the size of the ledger (a join on the date window lets
-    PostgreSQL's planner scan every entry instead). Books grow in date order, so a
-    window's ids mostly form a few long runs, each read as one index range (rows of
-    transactions not asked for, in gaps inside a run, are dropped here); the ids
-    outside the MAX_RUNS longest runs (postings back-dated into the window, short
-    runs) are looked up by id in a second query.
-    """
-    runs = sorted(_runs(tx_ids), key=len, reverse=True)
-    ranged = [run for run in runs[:MAX_RUNS] if len(run) >= MIN_RUN]
-    singles = [tx_id for run in runs[len(ranged) :] for tx_id in run]
-    columns = select(Entry.transaction_id, Entry.account_id, Entry.amount_cents).order_by(
-        Entry.transaction_id, Entry.id
-    )
-    rows = []
-    if ranged:
-        wanted = {tx_id for run in ranged for tx_id in run}
-        ranges = or_(*(Entry.transaction_id.between(run[0], run[-1]) for run in ranged))
-        rows = [row for row in _tuples(connection, columns.where(ranges)) if row[0] in wanted]
-    if not singles:
-        return rows
-    if connection.dialect.name == "postgresql":
-        # The array travels as one text literal: psycopg's per-element dumping of
-        # thousands of ints costs more than the query.
-        ids = cast(
-            bindparam("ids", "{" + ",".join(map(str, singles)) + "}"), postgresql.ARRAY(BigInteger)
-        )
-        rows.extend(_tuples(connection, columns.where(Entry.transaction_id == any_(ids))))
-        return rows
-    for i in range(0, len(singles), LIST_CHUNK):
-        chunk = singles[i : i + LIST_CHUNK]
-        rows.extend(_tuples(connection, columns.where(Entry.transaction_id.in_(chunk))))
-    return rows

@@ -1,14 +1,15 @@
 """THE shared argument parsers. HTTP routes and MCP tools both call these, so both
-return the same messages for the same bad input. Each raises BadRequest."""
+return the same messages for the same bad input. Each raises BadRequestError."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from datetime import date
+from typing import overload
 
 from ...models import ACCOUNT_KINDS
-from ..errors import BadRequest
+from ..errors import BadRequestError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -29,13 +30,13 @@ def date_value(key: str, value) -> date:
         else:
             check_year(key, day)
             return day
-    raise BadRequest(f"'{key}' must be a date like 2026-01-31 (YYYY-MM-DD)")
+    raise BadRequestError(f"'{key}' must be a date like 2026-01-31 (YYYY-MM-DD)")
 
 
 def check_year(key: str, day: date) -> None:
     """The year rule alone, for parsers that read other date spellings (import files)."""
     if not FIRST_YEAR <= day.year <= LAST_YEAR:
-        raise BadRequest(
+        raise BadRequestError(
             f"'{key}' must be a date in the years {FIRST_YEAR} to {LAST_YEAR};"
             f" got {day.isoformat()}"
         )
@@ -50,7 +51,7 @@ def optional_date(key: str, value) -> date | None:
 def required_date(key: str, value) -> date:
     """A date that must be given (the balance_sheet tool's as_of)."""
     if value is None or value == "":
-        raise BadRequest(f"'{key}' is required")
+        raise BadRequestError(f"'{key}' is required")
     return date_value(key, value)
 
 
@@ -59,15 +60,15 @@ def window(from_, to) -> tuple[date | None, date | None]:
     start = optional_date("from", from_)
     end = optional_date("to", to)
     if start and end and end < start:
-        raise BadRequest("'to' must not be before 'from'")
+        raise BadRequestError("'to' must not be before 'from'")
     return start, end
 
 
 def required_window(from_, to) -> tuple[date, date]:
     if from_ is None or from_ == "":
-        raise BadRequest("'from' is required")
+        raise BadRequestError("'from' is required")
     if to is None or to == "":
-        raise BadRequest("'to' is required")
+        raise BadRequestError("'to' is required")
     start, end = window(from_, to)
     assert start is not None and end is not None  # both given, so both parsed
     return start, end
@@ -76,48 +77,50 @@ def required_window(from_, to) -> tuple[date, date]:
 def integer(key: str, value) -> int:
     """A JSON integer (not a float, bool or string) within signed 64-bit range."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest(f"'{key}' must be an integer")
+        raise BadRequestError(f"'{key}' must be an integer")
     if not INT64_MIN <= value <= INT64_MAX:
-        raise BadRequest(f"'{key}' is out of range for a 64-bit integer")
+        raise BadRequestError(f"'{key}' is out of range for a 64-bit integer")
     return value
 
 
 def text(key: str, value, *, max_length: int | None = None) -> str:
     """A required string, trimmed, non-empty."""
     if value is None:
-        raise BadRequest(f"{key} is required")
+        raise BadRequestError(f"{key} is required")
     if not isinstance(value, str):
-        raise BadRequest(f"'{key}' must be a string")
+        raise BadRequestError(f"'{key}' must be a string")
     value = value.strip()
     if not value:
-        raise BadRequest(f"{key} is required")
+        raise BadRequestError(f"{key} is required")
     if max_length is not None and len(value) > max_length:
-        raise BadRequest(f"'{key}' must be at most {max_length} characters")
+        raise BadRequestError(f"'{key}' must be at most {max_length} characters")
     if "\x00" in value:
-        raise BadRequest(f"'{key}' must not contain NUL characters")
+        raise BadRequestError(f"'{key}' must not contain NUL characters")
     return value
 
 
 def kind(value) -> str:
     if value not in ACCOUNT_KINDS:
-        raise BadRequest("kind must be one of: " + ", ".join(ACCOUNT_KINDS))
+        raise BadRequestError("kind must be one of: " + ", ".join(ACCOUNT_KINDS))
     return value
 
 
 def entries(value) -> list[tuple[int, int]]:
     """The entries of a posting: a list of {account_id, amount_cents} objects."""
     if value is None:
-        raise BadRequest("entries is required")
+        raise BadRequestError("entries is required")
     if not isinstance(value, list):
-        raise BadRequest("'entries' must be an array of {account_id, amount_cents}")
+        raise BadRequestError("'entries' must be an array of {account_id, amount_cents}")
     parsed = []
     for i, item in enumerate(value):
         if not isinstance(item, dict):
-            raise BadRequest(f"'entries[{i}]' must be an object with account_id and amount_cents")
+            raise BadRequestError(
+                f"'entries[{i}]' must be an object with account_id and amount_cents"
+            )
         if "account_id" not in item:
-            raise BadRequest(f"'entries[{i}].account_id' is required")
+            raise BadRequestError(f"'entries[{i}].account_id' is required")
         if "amount_cents" not in item:
-            raise BadRequest(f"'entries[{i}].amount_cents' is required")
+            raise BadRequestError(f"'entries[{i}].amount_cents' is required")
         parsed.append(
             (
                 integer(f"entries[{i}].account_id", item["account_id"]),
@@ -138,7 +141,7 @@ def query_integer(key: str, value) -> int | None:
         return None
     if isinstance(value, str):
         if not _INTEGER_TEXT.match(value):
-            raise BadRequest(f"'{key}' must be an integer")
+            raise BadRequestError(f"'{key}' must be an integer")
         value = int(value)
     return integer(key, value)
 
@@ -148,40 +151,48 @@ def query_text(key: str, value, *, max_length: int) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise BadRequest(f"'{key}' must be a string")
+        raise BadRequestError(f"'{key}' must be a string")
     value = value.strip()
     if not value:
         return None
     if len(value) > max_length:
-        raise BadRequest(f"'{key}' must be at most {max_length} characters")
+        raise BadRequestError(f"'{key}' must be at most {max_length} characters")
     if "\x00" in value:
-        raise BadRequest(f"'{key}' must not contain NUL characters")
+        raise BadRequestError(f"'{key}' must not contain NUL characters")
     return value
 
 
 PAGE_MAX = 500
+PAGE_DEFAULT = 100  # GET /audit and GET /documents without a limit
 
 
-def page_limit(value) -> int | None:
-    """`limit`: None (no paging) or 1..PAGE_MAX."""
+@overload
+def page_limit(value, *, default: int) -> int: ...
+@overload
+def page_limit(value, *, default: None = None) -> int | None: ...
+def page_limit(value, *, default: int | None = None) -> int | None:
+    """`limit`, every pager's: `default` when absent (None: the transaction listing
+    unpaged), else 1..PAGE_MAX; present but empty (`?limit=`) is 400 naming it."""
     limit = query_integer("limit", value)
-    if limit is not None and not 1 <= limit <= PAGE_MAX:
-        raise BadRequest(f"'limit' must be between 1 and {PAGE_MAX}")
+    if limit is None:
+        return default
+    if not 1 <= limit <= PAGE_MAX:
+        raise BadRequestError(f"'limit' must be between 1 and {PAGE_MAX}")
     return limit
 
 
 def boolean(key: str, value) -> bool:
     if not isinstance(value, bool):
-        raise BadRequest(f"'{key}' must be true or false")
+        raise BadRequestError(f"'{key}' must be true or false")
     return value
 
 
 def id_list(key: str, value, *, max_items: int) -> list[int]:
     """A JSON array of integer ids (duplicates dropped, order kept)."""
     if not isinstance(value, list):
-        raise BadRequest(f"'{key}' must be an array of integers")
+        raise BadRequestError(f"'{key}' must be an array of integers")
     if len(value) > max_items:
-        raise BadRequest(f"'{key}' may hold at most {max_items} ids")
+        raise BadRequestError(f"'{key}' may hold at most {max_items} ids")
     ids = [integer(f"{key}[{i}]", item) for i, item in enumerate(value)]
     return list(dict.fromkeys(ids))
 
@@ -212,7 +223,7 @@ def cursor_text(value) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str) or len(value) > CURSOR_MAX:
-        raise BadRequest("'cursor' is not a cursor this service issued")
+        raise BadRequestError("'cursor' is not a cursor this service issued")
     return value
 
 
@@ -222,7 +233,7 @@ def listing_query(args) -> ListingQuery:
     min_cents = query_integer("min_cents", args.get("min_cents"))
     max_cents = query_integer("max_cents", args.get("max_cents"))
     if min_cents is not None and max_cents is not None and max_cents < min_cents:
-        raise BadRequest("'max_cents' must not be below 'min_cents'")
+        raise BadRequestError("'max_cents' must not be below 'min_cents'")
     return ListingQuery(
         start=start,
         end=end,

@@ -11,6 +11,7 @@ device    the device-record state machine (RFC 8628)
 tokens    issue_pair(): access 1 h, refresh 60 d, audience = API_ORIGIN
 revoke    token revocation (RFC 7009)
 metadata  the two discovery documents (RFC 8414, RFC 9728)
+errors    one OAuthError class per error code ({error, error_description})
 
 May call: services.errors, clock, crypto; services.identity: token_trees (revoking a
 token's tree or a refresh family) and sessions (an approval holds its session row); models.

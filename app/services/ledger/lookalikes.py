@@ -1,7 +1,9 @@
-"""Possible duplicates of a posting: the rule record_transaction's result and the
-browser's import preview share (docs/mcp.md "Retries, look-alikes and hints": possible_duplicates).
+"""Look-alikes of a posting, served as `possible_duplicates`: a hint, not a refusal,
+shared by record_transaction's result and the browser's import preview (docs/mcp.md
+"Retries, look-alikes and hints"). Not the file import's rule: that one skips a row
+whose content fingerprint is already in the books (interchange/importer.py).
 
-Another transaction is a possible duplicate when it is dated at most WINDOW_DAYS
+Another transaction is a look-alike when it is dated at most WINDOW_DAYS
 before or after, and its entries are the same multiset of (account_id, amount_cents).
 Newest first (date, then id), at most LIMIT ids.
 """
@@ -24,7 +26,7 @@ LIMIT = 5
 BATCH = 64  # candidates examined per query, newest first, until LIMIT matches
 
 
-def possible_duplicates(
+def look_alikes(
     day: date, entries: list[tuple[int, int]], exclude_id: int | None = None
 ) -> list[int]:
     """Ids of transactions that look like the posting (day, entries); see the module.
@@ -77,10 +79,10 @@ def possible_duplicates(
     return matches[:LIMIT]
 
 
-def possible_duplicates_of_many(
+def look_alikes_of_many(
     postings: list[tuple[date, list[tuple[int, int]]]],
 ) -> list[list[int]]:
-    """possible_duplicates for many postings at once (an import's rows), against the
+    """look_alikes for many postings at once (an import's rows), against the
     stored transactions only: one read of the rows' whole date window (with the
     entries of the transactions touching the rows' accounts), then a look-up per row
     (its multiset, then a binary search for its window), so an import costs one pass
