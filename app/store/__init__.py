@@ -16,10 +16,11 @@ May call: services.errors (to name a refusal), extensions, models. Called by
 routes, mcp, cli (and services.interchange.backup for its read intent).
 """
 
-from . import postgresql, sqlite
+from . import dialect, postgresql, sqlite
 from .intent import declare, intent, reading, write_intent, writes, writing
 from .postgresql import after_commit
 from .refusals import from_db_error, sqlstate
+from .snapshot import begin_snapshot, read_snapshot
 from .sqlite import (
     WRITER_WAIT_SECONDS,
     BalanceViolation,
@@ -29,7 +30,6 @@ from .sqlite import (
 from .unit import (
     RETRY_ATTEMPTS,
     RETRYABLE_SQLSTATES,
-    begin_snapshot,
     commit,
     finish,
     retryable,
@@ -57,10 +57,12 @@ __all__ = [
     "commit",
     "declare",
     "finish",
+    "dialect",
     "from_db_error",
     "init_engine_events",
     "init_session_events",
     "intent",
+    "read_snapshot",
     "reading",
     "retryable",
     "rollback",
