@@ -26,7 +26,6 @@ from werkzeug.datastructures import Headers
 
 from .. import store
 from ..errors import GENERIC_500
-from ..extensions import db
 from ..json_provider import BodyNotJSON, parse_body
 from ..services.errors import ServiceError
 from ..services.ledger import audit
@@ -227,7 +226,7 @@ def run_tool(name: str, tool: dict, arguments: dict, principal):
     transaction. Like the HTTP write routes it runs through store.run_unit, so a unit
     the database asks to retry (deadlock, serialization failure, SQLite busy) is re-run.
     """
-    if not (tools.writes(tool) and db.session.get_bind().dialect.name == "postgresql"):
+    if not (tools.writes(tool) and store.dialect.is_postgresql()):
         # The lookup wrote nothing (a last-use update committed on its own). On
         # PostgreSQL a writing tool carries on in the lookup's transaction (READ
         # COMMITTED: every statement sees what is committed), saving the ROLLBACK

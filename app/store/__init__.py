@@ -1,10 +1,14 @@
-"""The store: the unit of work every entry point uses, and the SQLite plumbing under it.
+"""The store: the unit of work every entry point uses, and what services ask of the database.
 
 intent.py       reading() / writing(): the unit's declared intent (HTTP per route, MCP
                 per tool, CLI per command); read intent never opens a SQLite write
                 transaction nor takes the writer lock
 unit.py         run_unit() (the one runner: commit, retry, end a rejected unit),
-                run_unit_once(), commit(), finish(), rollback(), begin_snapshot()
+                run_unit_once(), commit(), finish(), rollback()
+snapshot.py     the one consistent read snapshot: begin_snapshot() for the session's
+                unit, read_snapshot() for a connection of its own (backup)
+dialect.py      the dialect questions (is_postgresql(), is_sqlite(), name()) and the
+                INSERT ... ON CONFLICT builder (insert(), upsert(), per_dialect())
 refusals.py     the commit-time error mapping: store refusals -> services.errors
 sqlite.py       connection pragmas, the pre-commit balance check, BEGIN IMMEDIATE,
                 the writer lock handed on after COMMIT (dialect commit and pool events)
@@ -13,13 +17,15 @@ postgresql.py   after_commit(): a statement sent in the same round trip as COMMI
 writer_lock.py  WriterLock: a thread lock, then a file lock across processes
 
 May call: services.errors (to name a refusal), extensions, models. Called by
-routes, mcp, cli (and services.interchange.backup for its read intent).
+routes, mcp, cli; services ask it dialect questions (store.dialect, never
+`dialect.name`), take snapshots (store.snapshot) and, for the audit seal, after_commit.
 """
 
-from . import postgresql, sqlite
+from . import dialect, postgresql, sqlite
 from .intent import declare, intent, reading, write_intent, writes, writing
 from .postgresql import after_commit
 from .refusals import from_db_error, sqlstate
+from .snapshot import begin_snapshot, read_snapshot
 from .sqlite import (
     WRITER_WAIT_SECONDS,
     BalanceViolation,
@@ -29,7 +35,6 @@ from .sqlite import (
 from .unit import (
     RETRY_ATTEMPTS,
     RETRYABLE_SQLSTATES,
-    begin_snapshot,
     commit,
     finish,
     retryable,
@@ -57,10 +62,12 @@ __all__ = [
     "commit",
     "declare",
     "finish",
+    "dialect",
     "from_db_error",
     "init_engine_events",
     "init_session_events",
     "intent",
+    "read_snapshot",
     "reading",
     "retryable",
     "rollback",

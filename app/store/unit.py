@@ -1,4 +1,4 @@
-"""The unit of work: run_unit() (the one runner), commit(), finish(), begin_snapshot().
+"""The unit of work: run_unit() (the one runner), commit(), finish().
 
 run_unit() is the runner every entry point ends its units with: the HTTP boundary
 (routes/boundary.py) around every view, mcp/jsonrpc.py around every tool call, and
@@ -104,16 +104,6 @@ def _run(attempts: int, fn, args, kwargs):
                 raise mapped from exc
             time.sleep(random.uniform(0, 0.005 * attempt))
     raise AssertionError("unreachable")
-
-
-def begin_snapshot() -> None:
-    """Start the unit of work on one consistent snapshot for several reads.
-
-    PostgreSQL: REPEATABLE READ (READ COMMITTED would give each statement its own).
-    SQLite: a read transaction already sees one snapshot in WAL mode.
-    """
-    if db.session.get_bind().dialect.name == "postgresql":
-        db.session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
 
 
 def rollback() -> None:

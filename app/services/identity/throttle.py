@@ -22,10 +22,10 @@ import math
 from datetime import datetime, timedelta
 
 from sqlalchemy import case, delete, literal, null, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
 from ...extensions import db
 from ...models import LoginThrottle
+from ...store import dialect
 from .. import clock
 from ..errors import TooManyAttempts
 
@@ -41,11 +41,6 @@ def delay_after(failures: int) -> timedelta:
     # 4th failure -> 2 s, 5th -> 4 s, ...; the exponent is bounded so it cannot overflow.
     doublings = min(failures - FREE_FAILURES - 1, 20)
     return min(FIRST_DELAY * (2**doublings), MAX_DELAY)
-
-
-def _insert(dialect_name: str):
-    module = postgresql if dialect_name == "postgresql" else sqlite
-    return module.insert(LoginThrottle)
 
 
 def _until(value: datetime):
@@ -76,11 +71,12 @@ def reserve(email: str) -> int:
     many are admitted as would be one after another. A refused attempt changes nothing.
     """
     now = clock.now()
-    dialect_name = db.session.get_bind().dialect.name
     db.session.execute(
-        _insert(dialect_name)
-        .values(email=email, failures=0, locked_until=None, updated_at=now)
-        .on_conflict_do_nothing(index_elements=["email"])
+        dialect.upsert(
+            LoginThrottle,
+            {"email": email, "failures": 0, "locked_until": None, "updated_at": now},
+            key=["email"],
+        )
     )
     failures = db.session.execute(
         update(LoginThrottle)

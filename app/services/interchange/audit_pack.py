@@ -30,6 +30,7 @@ from datetime import date
 
 from sqlalchemy import select
 
+from ... import store
 from ...extensions import db
 from ...models import Document, Transaction
 from .. import clock
@@ -106,7 +107,7 @@ def _documents(start: date | None, end: date | None) -> Iterator[tuple[int, int,
 def generate(start: date | None, end: date | None) -> Iterator[bytes]:
     """The audit pack as a stream of bytes (see the module docstring)."""
     audit.seal()  # PostgreSQL: the trail's waiting events into the chain first
-    export.begin_snapshot()
+    store.begin_snapshot(read_only=True)
     sink = _Sink()
     files: list[dict] = []
     generated_at = clock.iso(clock.now())

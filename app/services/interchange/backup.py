@@ -16,9 +16,9 @@ passkey public keys), never in the clear, because the store never has them.
 Tables the schema marks derived (Table.info["derived"], kept by triggers) are
 skipped: the store rebuilds them as the restored rows go in.
 
-Consistency: PostgreSQL reads inside one REPEATABLE READ, read-only
-transaction; SQLite inside one read transaction (WAL mode lets writers carry on
-while the snapshot is read). Restoring: see services.restore.
+Consistency: one snapshot on a connection of its own (store.read_snapshot:
+PostgreSQL one REPEATABLE READ, read-only transaction; SQLite one read transaction,
+WAL mode letting writers carry on while the snapshot is read). Restoring: see services.restore.
 """
 
 from __future__ import annotations
@@ -118,46 +118,33 @@ def generate(seal: bool = True) -> Iterator[str]:
     """
     if seal:
         audit.seal()  # PostgreSQL: the trail's waiting events into the chain first
-    engine = db.engine
-    postgres = engine.dialect.name == "postgresql"
-    intent = store.write_intent.set(False)  # a reader: plain BEGIN on SQLite, no write lock
-    try:
-        with engine.connect() as conn:
-            if postgres:
-                conn.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
-            with conn.begin():
-                heads = sorted(MigrationContext.configure(conn).get_current_heads())
-                if not heads:
-                    raise BadRequestError(
-                        "the database has no schema yet; there is nothing to back up"
-                    )
-                yield _dump(
-                    {
-                        "format": FORMAT,
-                        "version": VERSION,
-                        "schema_revision": heads[0] if len(heads) == 1 else heads,
-                        "source_dialect": engine.dialect.name,
-                        "created_at": clock.iso(clock.now()),
-                    }
-                )
-                counts = {}
-                present = _columns_present(conn)
-                for table in db.metadata.sorted_tables:
-                    if is_derived(table) or table.name not in present:
-                        continue
-                    columns = [c for c in table.columns if c.name in present[table.name]]
-                    tags = [type_tag(c) for c in columns]
-                    yield _dump(
-                        {"table": table.name, "columns": [c.name for c in columns], "types": tags}
-                    )
-                    query = select(*columns).order_by(*table.primary_key.columns)
-                    per = 1 if has_large_rows(table) else BATCH  # documents: one at a time
-                    result = conn.execute(query.execution_options(yield_per=per))
-                    n = 0
-                    for row in result:
-                        n += 1
-                        yield _dump([encode(v, t) for v, t in zip(row, tags, strict=True)])
-                    counts[table.name] = n
-                yield _dump({"end": True, "counts": counts})
-    finally:
-        store.write_intent.reset(intent)
+    with store.read_snapshot() as conn:
+        heads = sorted(MigrationContext.configure(conn).get_current_heads())
+        if not heads:
+            raise BadRequestError("the database has no schema yet; there is nothing to back up")
+        yield _dump(
+            {
+                "format": FORMAT,
+                "version": VERSION,
+                "schema_revision": heads[0] if len(heads) == 1 else heads,
+                "source_dialect": store.dialect.name(conn),
+                "created_at": clock.iso(clock.now()),
+            }
+        )
+        counts = {}
+        present = _columns_present(conn)
+        for table in db.metadata.sorted_tables:
+            if is_derived(table) or table.name not in present:
+                continue
+            columns = [c for c in table.columns if c.name in present[table.name]]
+            tags = [type_tag(c) for c in columns]
+            yield _dump({"table": table.name, "columns": [c.name for c in columns], "types": tags})
+            query = select(*columns).order_by(*table.primary_key.columns)
+            per = 1 if has_large_rows(table) else BATCH  # documents: one at a time
+            result = conn.execute(query.execution_options(yield_per=per))
+            n = 0
+            for row in result:
+                n += 1
+                yield _dump([encode(v, t) for v, t in zip(row, tags, strict=True)])
+            counts[table.name] = n
+        yield _dump({"end": True, "counts": counts})

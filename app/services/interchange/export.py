@@ -3,9 +3,9 @@
 Every format writes one transaction per block in date order (then id), amounts as
 exact decimals of integer cents, and keeps the transaction id and author so a
 reader (and our importer) can tell transactions apart. The account-name rules
-live in services.plaintext. Generation reads in pages from one snapshot (a
-REPEATABLE READ transaction on PostgreSQL, one read transaction on SQLite), so
-a large ledger is never held in memory and the file is consistent.
+live in services.plaintext. Generation reads in pages from one read-only snapshot
+(store.begin_snapshot: REPEATABLE READ on PostgreSQL, one read transaction on
+SQLite), so a large ledger is never held in memory and the file is consistent.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from datetime import date
 
 from sqlalchemy import func, select, tuple_
 
+from ... import store
 from ...extensions import db
 from ...models import Account, Entry, Transaction, User
 from .. import clock
@@ -42,14 +43,6 @@ def content_type(fmt: str) -> str:
 
 def filename(fmt: str) -> str:
     return f"ledger-{clock.today().isoformat()}.{EXTENSIONS[fmt]}"
-
-
-def begin_snapshot() -> None:
-    """Pin the session's next transaction to one consistent view of the store."""
-    if db.session.get_bind().dialect.name == "postgresql" and not db.session().in_transaction():
-        db.session.connection(
-            execution_options={"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
-        )
 
 
 def _window(query, start: date | None, end: date | None):
@@ -205,5 +198,5 @@ _WRITERS = {"hledger": _hledger, "beancount": _beancount, "csv": _csv}
 
 def generate(fmt: str, start: date | None, end: date | None) -> Iterator[str]:
     """The export as a stream of text chunks (validate fmt with check_format first)."""
-    begin_snapshot()
+    store.begin_snapshot(read_only=True)
     return _WRITERS[check_format(fmt)](start, end)

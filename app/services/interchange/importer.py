@@ -22,6 +22,7 @@ from sqlalchemy import text as sql
 
 from ...extensions import db
 from ...models import Account, Entry, Transaction
+from ...store import dialect
 from ..errors import BadRequestError, ServiceError
 from ..identity import users
 from ..ledger import accounts as accounts_service
@@ -144,7 +145,7 @@ def _import_text(text: str, fmt: str) -> ImportResult:
     except ParseProblem as problem:
         raise BadRequestError(f"line {problem.line}: {problem.message}") from problem
     result = ImportResult()
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         db.session.execute(sql("SELECT pg_advisory_xact_lock(:key)"), {"key": IMPORT_LOCK_KEY})
     account_ids = _ensure_accounts(parsed, result)
     if not parsed.transactions:
@@ -220,7 +221,7 @@ def _import_statement(items, dry_run, created_by: int | None) -> dict:
         raise BadRequestError("transactions must be a non-empty array")
     if len(items) > STATEMENT_MAX_ROWS:
         raise BadRequestError(f"transactions may hold at most {STATEMENT_MAX_ROWS} rows")
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         db.session.execute(sql("SELECT pg_advisory_xact_lock(:key)"), {"key": IMPORT_LOCK_KEY})
     rows: list[dict] = []
     checked: list[tuple[date, object, list[tuple[int, int]]] | None] = []

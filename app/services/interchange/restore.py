@@ -21,6 +21,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import MetaData, delete, func, insert, inspect, select, text
 
 from ...extensions import db
+from ...store import dialect
 from ..errors import BadRequestError
 from .backup import FORMAT, VERSION, decode, has_large_rows, is_derived
 
@@ -173,7 +174,7 @@ def load(lines: Iterator[str]) -> dict[str, int]:
             expected = item.get("counts") or {}
             if any(expected.get(name) != n for name, n in counts.items()):
                 raise BadRequestError("the backup's row counts do not match its contents")
-            if db.session.get_bind().dialect.name == "postgresql":
+            if dialect.is_postgresql():
                 _fix_sequences(target.tables[name] for name in counts)
             return counts
         table, columns, tags = _header_of_table(item, number, target, derived)

@@ -23,7 +23,6 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
-from ... import store
 from ...extensions import db
 from .. import clock
 from . import backup
@@ -70,8 +69,7 @@ def backup_if_pending(migrations_dir: str, folder: Path, keep: int = KEEP) -> Pa
         path = folder / f"{PREFIX}{stamp}-{revision}.jsonl.gz"
     fd, tmp = tempfile.mkstemp(prefix=".before-upgrade-", dir=folder)  # owner-only
     os.close(fd)
-    intent = store.write_intent.set(False)  # a reader
-    try:
+    try:  # a reader: backup reads on a snapshot of its own (store.read_snapshot)
         with gzip.open(tmp, "wt", encoding="utf-8", newline="") as stream:
             for line in backup.generate(seal=False):
                 stream.write(line)
@@ -79,8 +77,6 @@ def backup_if_pending(migrations_dir: str, folder: Path, keep: int = KEEP) -> Pa
     except BaseException:
         Path(tmp).unlink()
         raise
-    finally:
-        store.write_intent.reset(intent)
     rotate(folder, keep)
     return path
 

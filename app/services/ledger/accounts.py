@@ -10,11 +10,11 @@ its history and its report lines.
 from __future__ import annotations
 
 from sqlalchemy import bindparam, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import Account
+from ...store import dialect
 from ..errors import BadRequestError, NotFoundError
 from . import audit, validate
 
@@ -67,7 +67,7 @@ def create_account(name, kind) -> dict:
     kind = validate.kind(kind)
     key = name_key(name)
     connection = db.session.connection()
-    insert_account = _INSERT_ACCOUNT[connection.dialect.name]
+    insert_account = _INSERT_ACCOUNT[dialect.name(connection)]
     account_id = connection.execute(
         insert_account, {"new_name": name, "new_kind": kind, "new_key": key}
     ).scalar()
@@ -83,18 +83,19 @@ def create_account(name, kind) -> dict:
 # its normalised key) is taken, so neither a look-up before it nor a savepoint around
 # it is needed, and a request racing another for the same name waits for it and then
 # finds the name taken (docs/performance.md, "The write path, issue 30").
-_INSERT_ACCOUNT = {
-    name: module.insert(Account)
-    .values(
-        name=bindparam("new_name"),
-        kind=bindparam("new_kind"),
-        name_key=bindparam("new_key"),
-        archived=False,
+_INSERT_ACCOUNT = dialect.per_dialect(
+    lambda insert: (
+        insert(Account)
+        .values(
+            name=bindparam("new_name"),
+            kind=bindparam("new_kind"),
+            name_key=bindparam("new_key"),
+            archived=False,
+        )
+        .on_conflict_do_nothing()
+        .returning(Account.id)
     )
-    .on_conflict_do_nothing()
-    .returning(Account.id)
-    for name, module in (("postgresql", postgresql), ("sqlite", sqlite))
-}
+)
 _NAME_TAKEN = select(Account.name).where(Account.name_key == bindparam("taken_key"))
 
 

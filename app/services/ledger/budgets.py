@@ -31,12 +31,12 @@ import re
 from datetime import date, timedelta
 
 from sqlalchemy import bindparam, delete, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import MONTH_COLUMNS, Account, AccountDayBalance, AccountMonthBalance, Budget
 from ...models import BudgetLine as Line
+from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, NotFoundError
 from . import accounts, audit, reports, validate
@@ -55,15 +55,18 @@ _M = AccountMonthBalance.__table__
 
 # Built once (compiled once, then served from the statement cache) and run as Core
 # statements on the unit's connection.
-_CLAIM_NAME = {
-    name: module.insert(_B)
-    .values(
-        name=bindparam("b_name"), name_key=bindparam("b_key"), starts_on=bindparam("b_starts_on")
+_CLAIM_NAME = dialect.per_dialect(
+    lambda insert: (
+        insert(_B)
+        .values(
+            name=bindparam("b_name"),
+            name_key=bindparam("b_key"),
+            starts_on=bindparam("b_starts_on"),
+        )
+        .on_conflict_do_nothing(index_elements=["name_key"])
+        .returning(_B.c.id)
     )
-    .on_conflict_do_nothing(index_elements=["name_key"])
-    .returning(_B.c.id)
-    for name, module in (("postgresql", postgresql), ("sqlite", sqlite))
-}
+)
 _ACTUALS = (
     select(_M.c.account_id, _A.c.name, _A.c.kind, _M.c.month, _M.c.cents)
     .join(_A, _A.c.id == _M.c.account_id)
@@ -151,7 +154,7 @@ def _get_for_change(budget_id: int) -> Budget:
     """The budget, its row locked until the unit ends (PostgreSQL), and not approved."""
     _get(budget_id)
     query = select(Budget).where(Budget.id == budget_id).execution_options(populate_existing=True)
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         query = query.with_for_update()
     budget = db.session.execute(query).scalar_one()
     if budget.approved_at is not None:
@@ -402,9 +405,9 @@ def create_budget(body: dict) -> dict:
     based_on = body.get("based_on")
     lines = (actual_months(starts_on) if based_on == ACTUALS else _based_on(based_on)) or []
     connection = db.session.connection()
-    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
+    claim = _CLAIM_NAME[dialect.name(connection)]
     budget_id = connection.execute(
-        _CLAIM_NAME[dialect], {"b_name": name, "b_key": key, "b_starts_on": starts_on}
+        claim, {"b_name": name, "b_key": key, "b_starts_on": starts_on}
     ).scalar()
     if budget_id is None:  # the name is taken (perhaps a moment ago, by a concurrent request)
         _refuse_taken(key)

@@ -23,12 +23,13 @@ from sqlalchemy.exc import DatabaseError
 
 from ...extensions import db
 from ...models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
+from ...store import dialect
 from . import search
 
 
 def month_of(day_column):
     """The first day of the month of a date column, in the store's own dialect."""
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         return cast(func.date_trunc("month", day_column), Date)
     return func.substr(day_column, 1, 8) + literal("01")
 
@@ -147,7 +148,7 @@ SEARCH_DIFFERS = (
 
 
 def _has_search_table() -> bool:
-    if db.session.get_bind().dialect.name != "sqlite":
+    if not dialect.is_sqlite():
         return False
     return search.has_sqlite_table(db.session.connection())
 

@@ -42,6 +42,7 @@ from sqlalchemy import bindparam, delete, func, insert, select, text, update
 from ...extensions import db
 from ...models import Document, Transaction, User
 from ...models.documents import FILENAME_MAX
+from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError
 from . import audit, cursors, lock, validate
@@ -187,7 +188,7 @@ def _transaction_day(tx_id: int, *, share: bool = False):
     if not _in_range(tx_id):
         return None
     query = select(Transaction.occurred_on).where(Transaction.id == tx_id)
-    if share and db.session.get_bind().dialect.name == "postgresql":
+    if share and dialect.is_postgresql():
         query = query.with_for_update(read=True, key_share=True)
     return db.session.execute(query).scalar()
 
@@ -201,7 +202,7 @@ def _row(doc_id: int, *, for_update: bool = False):
     if not _in_range(doc_id):
         raise NotFoundError("no such document")
     query = _select().where(Document.id == doc_id)
-    if for_update and db.session.get_bind().dialect.name == "postgresql":
+    if for_update and dialect.is_postgresql():
         query = query.with_for_update(of=Document)
     row = db.session.execute(query).first()
     if row is None:
@@ -224,7 +225,7 @@ def iter_content(doc_id: int, chunk: int = CHUNK) -> Iterator[bytes]:
     the audit pack and verify read them so. SQLite: incremental blob I/O; PostgreSQL:
     substring() of the bytea, one slice per statement."""
     connection = db.session.connection()
-    if connection.dialect.name == "sqlite":
+    if dialect.is_sqlite(connection):
         raw = typing.cast(sqlite3.Connection, connection.connection.driver_connection)
         with raw.blobopen("documents", "content_bytes", doc_id, readonly=True) as blob:
             while data := blob.read(chunk):
@@ -276,7 +277,7 @@ def counts(connection, tx_ids: list[int]) -> dict[int, int]:
     if not tx_ids:
         return {}
     wanted = sorted(set(tx_ids))
-    if connection.dialect.name == "postgresql":
+    if dialect.is_postgresql(connection):
         literal = "{" + ",".join(str(int(i)) for i in wanted) + "}"
         rows = connection.execute(_COUNTS_POSTGRESQL, {"ids": literal}).all()
     else:
@@ -337,7 +338,7 @@ def upload(
         raise BadRequestError("send the document as a multipart/form-data part named 'file'")
     size, sha256, kind = _measure(stream, max_bytes() if limit is None else limit)
     connection = db.session.connection()
-    sqlite = connection.dialect.name == "sqlite"
+    sqlite = dialect.is_sqlite(connection)
     values = {
         "transaction_id": tx_id,
         "filename": clean_filename(filename),
@@ -375,7 +376,7 @@ def _write_content(connection, doc_id: int, stream: IO[bytes]) -> str:
     (escaping a whole 10 MiB parameter would hold it twice more in memory)."""
     stream.seek(0)
     hasher = hashlib.sha256()
-    if connection.dialect.name == "sqlite":
+    if dialect.is_sqlite(connection):
         raw = connection.connection.driver_connection
         with raw.blobopen("documents", "content_bytes", doc_id) as blob:
             while chunk := stream.read(CHUNK):
@@ -445,6 +446,6 @@ def move_documents(from_transaction_id: int, to_transaction_id: int) -> list[dic
     if not _in_range(from_transaction_id):
         return []
     query = _select().where(Document.transaction_id == from_transaction_id).order_by(Document.id)
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         query = query.with_for_update(of=Document)
     return [_move(served(r), to_transaction_id) for r in db.session.execute(query).all()]

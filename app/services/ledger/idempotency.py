@@ -40,11 +40,11 @@ from typing import Any
 
 import orjson
 from sqlalchemy import CursorResult, bindparam, delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
 from ...extensions import db
 from ...models import IdempotencyKey
 from ...models.types import UTCDateTime
+from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, KeyInFlight, KeyReused
 
@@ -115,18 +115,19 @@ def once(user_id: int, key: str | None, operation: str, request, status: int, fn
 
 # Built once (constructing a statement per request cost more than running it); run as
 # Core statements on the session's connection, in the caller's unit of work.
-_CLAIM = {
-    name: module.insert(IdempotencyKey)
-    .values(
-        user_id=bindparam("claim_user"),
-        key=bindparam("claim_key"),
-        fingerprint=bindparam("claim_fingerprint"),
-        created_at=bindparam("claim_at", type_=UTCDateTime()),
+_CLAIM = dialect.per_dialect(
+    lambda insert: (
+        insert(IdempotencyKey)
+        .values(
+            user_id=bindparam("claim_user"),
+            key=bindparam("claim_key"),
+            fingerprint=bindparam("claim_fingerprint"),
+            created_at=bindparam("claim_at", type_=UTCDateTime()),
+        )
+        .on_conflict_do_nothing(index_elements=["user_id", "key"])
+        .returning(IdempotencyKey.id)
     )
-    .on_conflict_do_nothing(index_elements=["user_id", "key"])
-    .returning(IdempotencyKey.id)
-    for name, module in (("postgresql", postgresql), ("sqlite", sqlite))
-}
+)
 _KEEP_ANSWER = (
     update(IdempotencyKey)
     .where(IdempotencyKey.id == bindparam("row_id"))
@@ -181,9 +182,8 @@ def _insert(user_id: int, key: str, wanted: str, now) -> int | None:
     """INSERT the claim unless the key exists (waiting, on PostgreSQL, for an
     uncommitted claim to commit or roll back); the new row's id, or None."""
     connection = db.session.connection()
-    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
     params = {"claim_user": user_id, "claim_key": key, "claim_fingerprint": wanted, "claim_at": now}
-    return connection.execute(_CLAIM[dialect], params).scalar()
+    return connection.execute(_CLAIM[dialect.name(connection)], params).scalar()
 
 
 def _delete_expired(cutoff) -> None:
@@ -194,7 +194,7 @@ def _delete_expired(cutoff) -> None:
         .order_by(IdempotencyKey.created_at)
         .limit(CLEANUP_BATCH)
     )
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         # Rows another request is taking over or deleting are left to it (no waiting).
         oldest = oldest.with_for_update(skip_locked=True)
     db.session.execute(

@@ -29,6 +29,7 @@ from sqlalchemy import select, update
 
 from ...extensions import db
 from ...models import Settings
+from ...store import dialect
 from ..errors import BadRequestError, BooksLocked
 from . import audit, validate
 
@@ -56,7 +57,7 @@ _READ_LOCKED = {
 def _read(lock_mode: str | None) -> date | None:
     connection = db.session.connection()
     query = _READ
-    if lock_mode is not None and connection.dialect.name == "postgresql":
+    if lock_mode is not None and dialect.is_postgresql(connection):
         query = _READ_LOCKED[lock_mode]
     return connection.execute(query).scalar()
 

@@ -24,6 +24,7 @@ from sqlalchemy import select, update
 
 from ...extensions import db
 from ...models import Account, Entry, Reconciliation, Transaction
+from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, Reconciled
 from . import accounts, audit, lock, reports, validate
@@ -138,7 +139,7 @@ def refuse_if_reconciled(tx_id: int) -> None:
     )
     if not account_ids:
         return  # no such transaction: the deletion answers 404
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         # In id order, so two deletions never wait on each other crosswise.
         db.session.execute(
             select(Account.id)

@@ -31,6 +31,7 @@ from sqlalchemy.sql.elements import BindParameter
 
 from ...extensions import db
 from ...models import AccountDayBalance, AccountMonthBalance, Entry, Transaction
+from ...store import dialect
 from . import accounts, cursors, documents, reports
 
 DEFAULT_LIMIT = 100
@@ -46,7 +47,7 @@ def _first_of_month(day: date) -> date:
 
 
 def _is_sqlite() -> bool:
-    return db.session.get_bind().dialect.name == "sqlite"
+    return dialect.is_sqlite()
 
 
 def _join() -> str:

@@ -41,6 +41,7 @@ from sqlalchemy import bindparam, inspect, select, text
 
 from ...extensions import db
 from ...models import AuditEvent, AuditPending
+from ...store import dialect
 from .. import clock
 from . import audit, budgets, derived, validate, verify_documents
 
@@ -140,7 +141,7 @@ def walk_pending(state: Replay) -> int:
     carried), so any row there was written outside the service; on PostgreSQL its two
     texts, which the seal hashes, must be the ones its columns (which History shows)
     give (check_waiting)."""
-    sqlite = db.session.connection().dialect.name != "postgresql"
+    sqlite = not dialect.is_postgresql(db.session.connection())
     columns = (
         AuditPending.action,
         AuditPending.object,
@@ -341,8 +342,7 @@ def _trail_by_transaction(
     """(transaction id, [(action, transaction, seq), ...] in trail order) for every
     transaction an event names, in id order; the database sorts (the walk has already
     checked every id is an integer it can sort by)."""
-    dialect = "postgresql" if db.session.connection().dialect.name == "postgresql" else "sqlite"
-    tx_id = _TRAIL_BY_TRANSACTION[dialect]
+    tx_id = _TRAIL_BY_TRANSACTION[dialect.name(db.session.connection())]
     query = text(
         f"SELECT {tx_id} AS tx_id, seq, action, object FROM audit_events"
         " WHERE action IN :actions"

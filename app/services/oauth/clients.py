@@ -51,6 +51,7 @@ from ...models import (
     OAuthClient,
     Token,
 )
+from ...store import dialect
 from .. import clock
 from .errors import (
     InvalidClient,
@@ -369,7 +370,7 @@ def client_metadata(body: dict) -> dict:
 
 def register(body: dict) -> dict:
     """RFC 7591 registration of a public client; reaps first, then caps at 20."""
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         # Serialise registrations so two at 19 clients cannot both pass the cap.
         db.session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _REGISTRATION_LOCK})
     reap_unused()  # every attempt reaps, so refusals below still commit it

@@ -49,6 +49,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import DeviceRecord, DeviceStart, Session
+from ...store import dialect
 from .. import clock, crypto
 from ..identity import sessions
 from .clients import (
@@ -140,7 +141,7 @@ def _admit(client_id: str, address: str, now: datetime) -> None:
     (past the linger) and its starts older than the window are deleted first, and the
     deletion stands even when the request is refused (commit=True).
     """
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         db.session.execute(
             text("SELECT pg_advisory_xact_lock(:kind, hashtext(:client))"),
             {"kind": _START_LOCK, "client": client_id},

@@ -81,6 +81,7 @@ from ...models import (
     OAuthClient,
     Token,
 )
+from ...store import dialect
 from .. import clock
 from .clients import DOCUMENT_PREFIX, client_metadata, printable_ascii, reserved_name
 from .errors import InvalidClient, OAuthError
@@ -470,7 +471,7 @@ def keep(url: str, outcome: Fetched) -> None:
         "redirect_uris": json.dumps(metadata["redirect_uris"]),
         "application_type": metadata["application_type"],
     }
-    statement = _insert(OAuthClient).values(
+    statement = dialect.insert(OAuthClient).values(
         id=url, dynamic=True, created_at=now, last_used_at=now, **client
     )
     changed = or_(
@@ -492,7 +493,7 @@ def keep(url: str, outcome: Fetched) -> None:
         "fetched_at": now,
         "expires_at": now + outcome.lifetime,
     }
-    _upsert(ClientDocument, {"url": url, **copy}, copy)
+    db.session.execute(dialect.upsert(ClientDocument, {"url": url, **copy}, set_=copy))
     db.session.execute(
         delete(DocumentFailure)
         .where(DocumentFailure.url == url)
@@ -516,7 +517,8 @@ def forget(url: str) -> None:
         .execution_options(synchronize_session=False)
     )
     retry_at = now + FAILURE_MEMORY
-    _upsert(DocumentFailure, {"url": url, "retry_at": retry_at}, {"retry_at": retry_at})
+    failure = {"url": url, "retry_at": retry_at}
+    db.session.execute(dialect.upsert(DocumentFailure, failure, set_={"retry_at": retry_at}))
     oldest = (
         select(DocumentFailure.url)
         .order_by(DocumentFailure.retry_at.desc(), DocumentFailure.url)
@@ -561,18 +563,3 @@ def _forget_least_recently_used(*, keep: str) -> None:
             .where(OAuthClient.id.in_(ids))
             .execution_options(synchronize_session=False)
         )
-
-
-def _insert(model):
-    from sqlalchemy.dialects import postgresql, sqlite
-
-    if db.session.get_bind().dialect.name == "postgresql":
-        return postgresql.insert(model)
-    return sqlite.insert(model)
-
-
-def _upsert(model, values: dict, changes: dict) -> None:
-    """INSERT, or UPDATE `changes` when the row exists (another process may insert it)."""
-    key = [column.name for column in model.__table__.primary_key.columns]
-    statement = _insert(model).values(**values)
-    db.session.execute(statement.on_conflict_do_update(index_elements=key, set_=changes))

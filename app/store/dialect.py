@@ -1,0 +1,71 @@
+"""The store's answers to dialect questions, and its INSERT ... ON CONFLICT builder.
+
+Services ask here, never `dialect.name`: is_postgresql() / is_sqlite() for a choice
+between two SQL texts (a row lock, an advisory lock, a date function), name() to pick
+a statement built once per dialect (per_dialect), and insert() / upsert() for an
+INSERT that skips or updates the row it collides with. Both stores spell ON CONFLICT
+alike (on_conflict_do_nothing / on_conflict_do_update), so one builder serves both.
+
+A bind is anything with a `.dialect` (a Connection, an Engine); by default the
+session's. Only two stores are served: whatever is not PostgreSQL is SQLite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sqlalchemy.dialects import postgresql as _postgresql
+from sqlalchemy.dialects import sqlite as _sqlite
+
+from ..extensions import db
+
+POSTGRESQL = "postgresql"
+SQLITE = "sqlite"
+DIALECTS = (POSTGRESQL, SQLITE)
+_INSERT = {POSTGRESQL: _postgresql.insert, SQLITE: _sqlite.insert}
+
+
+def name(bind=None) -> str:
+    """ "postgresql" or "sqlite": the store behind bind (default: the session's)."""
+    if bind is None:
+        bind = db.session.get_bind()
+    return POSTGRESQL if bind.dialect.name == POSTGRESQL else SQLITE
+
+
+def is_postgresql(bind=None) -> bool:
+    return name(bind) == POSTGRESQL
+
+
+def is_sqlite(bind=None) -> bool:
+    return name(bind) == SQLITE
+
+
+def insert(table, dialect: str | None = None):
+    """The dialect's INSERT for table (a model or Table), which has the ON CONFLICT
+    clauses; dialect: one of DIALECTS (default: the session's store)."""
+    return _INSERT[dialect if dialect is not None else name()](table)
+
+
+def upsert(table, values: Mapping[str, Any], key=None, set_: Mapping[str, Any] | None = None):
+    """INSERT values; where a row with the same key exists, UPDATE its set_ columns, or
+    leave it as it is when set_ is None (ON CONFLICT DO NOTHING). key: the conflict
+    target's column names (default: the primary key when updating; any conflict when
+    skipping). The session's dialect."""
+    statement = insert(table).values(**values)
+    if set_ is None:
+        return statement.on_conflict_do_nothing(index_elements=key)
+    if key is None:
+        key = [column.name for column in _table(table).primary_key.columns]
+    return statement.on_conflict_do_update(index_elements=key, set_=dict(set_))
+
+
+def per_dialect(build: Callable[[Callable], Any]) -> dict[str, Any]:
+    """A statement built once for each store, as {dialect name: statement}, for a hot
+    path that picks its own with name(connection) (compiled once, then cached).
+    build(insert) gets the dialect's insert (see insert()) and returns the statement."""
+    return {dialect: build(_INSERT[dialect]) for dialect in DIALECTS}
+
+
+def _table(table):
+    return getattr(table, "__table__", table)
