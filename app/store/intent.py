@@ -1,7 +1,7 @@
 """The read/write intent of the unit of work about to begin.
 
 Declared at every entry point before the unit's first statement: HTTP per route
-(routes/support.py), MCP per tool (mcp/tools.py), CLI per command (cli.py). On
+(routes/support.py), MCP per tool (mcp/tools.py), CLI per command (cli/). On
 SQLite a writer starts with BEGIN IMMEDIATE, taking the write lock up front (after
 queueing on the WriterLock, waiting under busy_timeout) instead of failing with
 SQLITE_BUSY when a read transaction later tries to upgrade; a reader starts with

@@ -2,7 +2,7 @@
 
 run_unit() is the runner every entry point ends its units with: the HTTP boundary
 (routes/boundary.py) around every view, mcp/jsonrpc.py around every tool call, and
-cli_common.run around every command's service call. It commits the unit, re-runs it
+cli/common.py run() around every command's service call. It commits the unit, re-runs it
 when the database asks for a retry, and ends a rejected unit as the error says (a
 rejection that is itself a state change is committed, any other rolled back: finish()).
 Services only flush. Whether a unit writes is declared before its first statement with
