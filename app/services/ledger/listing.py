@@ -33,6 +33,7 @@ from sqlalchemy.orm import aliased
 
 from ...extensions import db
 from ...models import Account, Entry, Transaction, User
+from ...store import dialect
 from ..errors import BadRequestError
 from . import cursors, documents, search
 from .transactions import _tuples
@@ -76,13 +77,13 @@ def fold(column):
     every letter); SQLite's lower() folds ASCII only, so the store registers
     ledger_lower (Python's str.lower) on every connection (store.sqlite).
     """
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         return func.lower(column)
     return func.ledger_lower(column)
 
 
 def _contains(column, needle: str):
-    if db.session.get_bind().dialect.name == "postgresql":
+    if dialect.is_postgresql():
         return func.strpos(fold(column), needle) > 0
     return func.instr(fold(column), needle) > 0
 
@@ -180,7 +181,7 @@ def _page_rows(connection, query: ListingQuery, after: tuple[date, int] | None) 
         return [] if after is None else [tuple_(t.occurred_on, t.id) < after]
 
     statement = _headers(query).where(*keyset())
-    if query.q is None or not search.indexable(connection.dialect.name, query.q.lower()):
+    if query.q is None or not search.indexable(dialect.name(connection), query.q.lower()):
         return _tuples(connection, statement.limit(wanted))
     # 1. the ordered walk, bounded: the first WALK_ROWS transactions after the cursor,
     #    filtered. Enough matches there (a common word): that is the page.
@@ -203,7 +204,7 @@ def _page_rows(connection, query: ListingQuery, after: tuple[date, int] | None) 
 
 
 def _narrowing(connection, needle: str, keyset: list):
-    if connection.dialect.name == "postgresql":
+    if dialect.is_postgresql(connection):
         sample = select(func.lower(Transaction.description)).where(*keyset)
         sample = sample.order_by(Transaction.occurred_on.desc(), Transaction.id.desc())
         rows = _tuples(connection, sample.limit(SAMPLE_ROWS))
@@ -357,7 +358,7 @@ def _entries_of(connection, tx_ids: list[int]):
         rows = [row for row in _tuples(connection, columns.where(ranges)) if row[0] in wanted]
     if not singles:
         return rows
-    if connection.dialect.name == "postgresql":
+    if dialect.is_postgresql(connection):
         # The array travels as one text literal: psycopg's per-element dumping of
         # thousands of ints costs more than the query.
         ids = cast(

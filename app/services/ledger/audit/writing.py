@@ -177,7 +177,7 @@ def pending(connection, pending_id: int) -> None:
 def record(action: str, obj: dict) -> None:
     """Write one event for this change, in the caller's transaction (see above)."""
     connection = db.session.connection()
-    if connection.dialect.name == "postgresql":
+    if store.dialect.is_postgresql(connection):
         params = {**sql_event_params(action), "object": canonical(obj)}
         pending(connection, connection.execute(_PEND_POSTGRESQL, params).scalar_one())
         return
@@ -210,7 +210,7 @@ def seal() -> int:
     restore seals its own (seal_here).
     """
     engine = db.engine
-    if engine.dialect.name != "postgresql":
+    if not store.dialect.is_postgresql(engine):
         return 0
     with engine.connect() as connection:
         autocommit = connection.execution_options(isolation_level="AUTOCOMMIT")
@@ -230,9 +230,9 @@ def seal_here() -> int:
     rows = connection.execute(select(AuditPending).order_by(AuditPending.id)).all()
     if not rows:
         return 0
-    dialect = "postgresql" if connection.dialect.name == "postgresql" else "sqlite"
-    connection.execute(_MAKE_HEAD_ANY[dialect])
-    seq, last = connection.execute(text(_HEAD + _FOR_UPDATE[dialect])).one()
+    which = store.dialect.name(connection)
+    connection.execute(_MAKE_HEAD_ANY[which])
+    seq, last = connection.execute(text(_HEAD + _FOR_UPDATE[which])).one()
     events = []
     for row in rows:
         seq += 1
