@@ -306,10 +306,10 @@ def test_listing_of_runs_and_back_dated_postings_equals_the_plain_query(
     app, api, post_tx, books, monkeypatch
 ):
     """Long id runs are read as ranges, stragglers by id: the answer is the same."""
-    from app.services.ledger import listing, transactions
+    from app.services.ledger import listing
 
-    monkeypatch.setattr(transactions, "MIN_RUN", 3)
-    monkeypatch.setattr(transactions, "MAX_RUNS", 2)
+    monkeypatch.setattr(listing, "MIN_RUN", 3)
+    monkeypatch.setattr(listing, "MAX_RUNS", 2)
     for i in range(12):  # one long run in February
         post_tx(
             f"2026-02-{1 + i % 28:02d}",
