@@ -80,6 +80,39 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
             assert statements[4].startswith("INSERT INTO audit_events"), statements
 
 
+def test_postgresql_sends_begin_with_the_first_statement(
+    app, api, make_account, dialect, monkeypatch
+):
+    """PostgreSQL: a unit's BEGIN goes in one round trip with its first statement
+    (app/store/postgresql.py), not as psycopg's own BEGIN that waits for its answer;
+    a posting is then 3 round trips: BEGIN + the token, the posting, COMMIT."""
+    if dialect != "postgresql":
+        pytest.skip("PostgreSQL only: SQLite has no round trips")
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201  # warm-up
+    commands: list[bytes] = []
+    pipelines: list[int] = []
+    real_exec, real_pipeline = psycopg.Connection._exec_command, psycopg.Connection.pipeline
+
+    def exec_command(self, command, *args, **kwargs):
+        commands.append(bytes(command) if isinstance(command, bytes) else command)
+        return real_exec(self, command, *args, **kwargs)
+
+    def pipeline(self, *args, **kwargs):
+        pipelines.append(1)
+        return real_pipeline(self, *args, **kwargs)
+
+    # psycopg sends its own BEGIN and COMMIT through Connection._exec_command.
+    monkeypatch.setattr(psycopg.Connection, "_exec_command", exec_command)
+    monkeypatch.setattr(psycopg.Connection, "pipeline", pipeline)
+    assert api.post("/transactions", json=_posting(bank, food, 7)).status_code == 201
+    assert not [c for c in commands if c.startswith(b"BEGIN")], commands
+    assert len(pipelines) == 1  # BEGIN and the token lookup
+    with app.app_context():
+        assert db.session.execute(select(func.count()).select_from(Transaction)).scalar_one() == 2
+
+
 def test_a_read_runs_no_balance_check(api, make_account, statements, dialect):
     """SQLite re-checks balances before COMMIT only when the transaction changed rows."""
     bank = make_account("Bank", "asset")

@@ -12,7 +12,8 @@ dialect.py      the dialect questions (is_postgresql(), is_sqlite(), name()) and
 refusals.py     the commit-time error mapping: store refusals -> services.errors
 sqlite.py       connection pragmas, the pre-commit balance check, BEGIN IMMEDIATE,
                 the writer lock handed on after COMMIT (dialect commit and pool events)
-postgresql.py   after_commit(): a statement sent in the same round trip as COMMIT
+postgresql.py   a unit's BEGIN sent with its first statement (one round trip);
+                after_commit(): a statement sent in the same round trip as COMMIT
                 (the audit trail's seal)
 writer_lock.py  WriterLock: a thread lock, then a file lock across processes
 

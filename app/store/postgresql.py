@@ -1,4 +1,18 @@
-"""PostgreSQL plumbing: a statement sent in the same round trip as a unit's COMMIT.
+"""PostgreSQL plumbing: a unit's BEGIN sent with its first statement, and a statement
+sent in the same round trip as a unit's COMMIT.
+
+BEGIN with the first statement. psycopg opens a transaction by sending `BEGIN` on its
+own and waiting for the answer before the unit's first statement: one round trip of a
+POST's four. Instead, a pooled connection is handed out in the driver's autocommit mode
+(psycopg then sends no BEGIN of its own) and the dialect's do_execute sends `BEGIN`
+and the unit's first statement together in one pipeline (one network write, one
+wait), when the connection is idle. From then on the connection is in a transaction
+as usual: the following statements run in it, and `commit()` / `rollback()` end it
+(psycopg sends COMMIT or ROLLBACK whenever a transaction is open, autocommit or not).
+What SQLAlchemy asks for itself is left as it was: a unit run with an isolation level
+(begin_snapshot's REPEATABLE READ: the driver leaves autocommit and begins as before)
+or in AUTOCOMMIT (no BEGIN at all) does not take this path; a server-side cursor, a
+statement without parameters and an executemany send their BEGIN first, on its own.
 
 The audit trail (services/ledger/audit.py) seals a unit's pending events right after
 its commit. A separate round trip for that cost as much as the rest of the event, so
@@ -19,6 +33,8 @@ from __future__ import annotations
 import contextlib
 import time
 
+import psycopg
+from psycopg.pq import TransactionStatus
 from sqlalchemy import event, exc
 from sqlalchemy.engine import Engine
 
@@ -81,6 +97,7 @@ def _ping_when_idle(engine: Engine):
     def checkout(dbapi_connection, record, _proxy) -> None:
         checked_in = record.info.pop(_CHECKED_IN_AT, None)
         if checked_in is not None and time.monotonic() - checked_in < PING_AFTER_IDLE_SECONDS:
+            _autocommit_until_first_statement(dbapi_connection)
             return
         try:
             alive = engine.dialect.do_ping(dbapi_connection)
@@ -92,8 +109,87 @@ def _ping_when_idle(engine: Engine):
         if not alive:
             # The pool discards this connection and checks out a fresh one.
             raise exc.DisconnectionError("the pooled connection is gone")
+        _autocommit_until_first_statement(dbapi_connection)
 
     return checkout
+
+
+# Set on a driver connection this module put in autocommit mode (so the unit's BEGIN
+# goes with its first statement); cleared when SQLAlchemy sets an isolation level.
+_BEGIN_WITH_FIRST = "_ledger_begin_with_first"
+_IDLE = TransactionStatus.IDLE
+
+
+def _autocommit_until_first_statement(dbapi_connection) -> None:
+    """Hand the connection out in the driver's autocommit mode, its BEGIN left to
+    _begin_with_first (only at the default isolation level, when no transaction is open)."""
+    conn = getattr(dbapi_connection, "driver_connection", dbapi_connection)
+    if (
+        isinstance(conn, psycopg.Connection)
+        and not conn.autocommit
+        and conn.isolation_level in (None, psycopg.IsolationLevel.READ_COMMITTED)
+        and conn.info.transaction_status == _IDLE
+    ):
+        conn.autocommit = True
+        setattr(
+            conn,
+            _BEGIN_WITH_FIRST,
+            b"BEGIN" if conn.isolation_level is None else b"BEGIN ISOLATION LEVEL READ COMMITTED",
+        )
+
+
+def _begin_with_first(step):
+    """dialect.do_execute: BEGIN and the unit's first statement in one round trip (see
+    the module docstring)."""
+
+    def run(cursor, statement, *rest):
+        conn = cursor.connection
+        begin = getattr(conn, _BEGIN_WITH_FIRST, None)
+        if begin is None or not conn.autocommit or conn.info.transaction_status != _IDLE:
+            return step(cursor, statement, *rest)
+        if (
+            not (rest and rest[0])
+            or isinstance(cursor, psycopg.ServerCursor)
+            or conn.info.pipeline_status
+        ):
+            # A statement without parameters (psycopg sends it as a simple query, which
+            # may hold several commands: a pipeline refuses that), a server-side cursor,
+            # a pipeline already open: BEGIN on its own first, as psycopg would.
+            conn.execute(begin)
+            return step(cursor, statement, *rest)
+        with conn.pipeline():
+            conn.execute(begin)
+            step(cursor, statement, *rest)
+        return None
+
+    return run
+
+
+def _begin_first(step):
+    """dialect.do_executemany and do_execute_no_params: BEGIN first, on its own, as
+    psycopg would (executemany runs its own pipeline; a statement without parameters
+    goes as a simple query, which may hold several commands: a pipeline refuses that)."""
+
+    def run(cursor, statement, *rest):
+        conn = cursor.connection
+        begin = getattr(conn, _BEGIN_WITH_FIRST, None)
+        if begin is not None and conn.autocommit and conn.info.transaction_status == _IDLE:
+            conn.execute(begin)
+        return step(cursor, statement, *rest)
+
+    return run
+
+
+def _isolation_then_forget(step):
+    """dialect.set_isolation_level: SQLAlchemy's own level (or AUTOCOMMIT) holds from now."""
+
+    def run(dbapi_connection, level):
+        conn = getattr(dbapi_connection, "driver_connection", dbapi_connection)
+        with contextlib.suppress(AttributeError):
+            delattr(conn, _BEGIN_WITH_FIRST)
+        step(dbapi_connection, level)
+
+    return run
 
 
 def init_engine_events(engine: Engine) -> None:
@@ -107,3 +203,12 @@ def init_engine_events(engine: Engine) -> None:
         engine.dialect.do_rollback
     )
     event.listen(engine.pool, "checkin", _forget_on_checkin)
+    dialect = engine.dialect
+    dialect.do_execute = _begin_with_first(dialect.do_execute)  # type: ignore[method-assign]
+    dialect.do_execute_no_params = _begin_first(  # type: ignore[method-assign]
+        dialect.do_execute_no_params
+    )
+    dialect.do_executemany = _begin_first(dialect.do_executemany)  # type: ignore[method-assign]
+    dialect.set_isolation_level = _isolation_then_forget(  # type: ignore[method-assign]
+        dialect.set_isolation_level
+    )

@@ -136,7 +136,7 @@ def _post(day, description, parsed, created_by, action, replaces: int | None) ->
         # PostgreSQL); nothing is written when one of them refuses (named below).
         tx_id = connection.execute(
             _INSERT_CHECKED_SQLITE,
-            {**header, "account_set": accounts, "account_count": len(accounts)},
+            {**header, "account_set": _json_ints(accounts), "account_count": len(accounts)},
         ).scalar()
     if tx_id is None:
         lock.refuse_if_locked(day)
@@ -177,31 +177,51 @@ _INSERT_HEADER = insert(Transaction).returning(Transaction.id)
 # and is open, in one statement (no row, so no id, otherwise). The writer lock admits
 # one writer at a time (app/store/sqlite.py), so nothing changes the lock date or an
 # account between this check and the commit. Account ids beyond 64 bits never reach
-# here (validate.entries).
+# here (validate.entries). The account ids come as one JSON array (json_each), not an
+# expanding IN: the statement's text is then the same for every posting, so neither
+# SQLAlchemy nor sqlite3 builds it again per request (the expanding IN was rendered
+# anew for each).
 _INSERT_CHECKED_SQLITE = text(
     """
     INSERT INTO transactions (occurred_on, description, created_by, created_at)
     SELECT :occurred_on, :description, :created_by, :created_at
     WHERE (SELECT count(*) FROM accounts
-           WHERE id IN :account_set AND NOT archived) = :account_count
+           WHERE id IN (SELECT value FROM json_each(:account_set)) AND NOT archived)
+          = :account_count
       AND NOT EXISTS (SELECT 1 FROM settings WHERE id = 1 AND locked_through >= :occurred_on)
     RETURNING id
     """
 ).bindparams(
-    bindparam("account_set", expanding=True),
     bindparam("occurred_on", type_=Date()),
     bindparam("created_at", type_=UTCDateTime()),
 )
 # RETURNING gives the new entry ids for the audit event without another statement.
 _INSERT_ENTRIES = insert(Entry).returning(Entry.id, Entry.account_id, Entry.amount_cents)
+# SQLite: every entry of the posting in one fixed statement, the (account_id,
+# amount_cents) pairs as one JSON array of arrays read by json_each in posting order
+# (so entry ids follow the order the entries were sent, as on PostgreSQL); SQLite's
+# JSON keeps 64-bit integers exact. One text for every posting: no per-request
+# rendering of a multi-row VALUES (SQLAlchemy's "insertmanyvalues" did that).
+_INSERT_ENTRIES_SQLITE = text(
+    """
+    INSERT INTO entries (transaction_id, account_id, amount_cents)
+    SELECT :tx_id, json_extract(value, '$[0]'), json_extract(value, '$[1]')
+    FROM json_each(:pairs) ORDER BY key
+    RETURNING id, account_id, amount_cents
+    """
+)
+
+
+def _json_ints(values) -> str:
+    return "[" + ",".join(str(int(v)) for v in values) + "]"
 
 
 def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
     """Insert entries in one statement; their (id, account_id, amount_cents)."""
     if connection.dialect.name == "sqlite":
-        # Several parameter sets with RETURNING: SQLAlchemy's "insertmanyvalues" sends
-        # them as one multi-row INSERT ... RETURNING.
-        return [tuple(r) for r in connection.execute(_INSERT_ENTRIES, rows)]
+        pairs = ",".join(f"[{int(r['account_id'])},{int(r['amount_cents'])}]" for r in rows)
+        params = {"tx_id": rows[0]["transaction_id"], "pairs": "[" + pairs + "]"}
+        return [tuple(r) for r in connection.execute(_INSERT_ENTRIES_SQLITE, params)]
     return [tuple(r) for r in connection.execute(_INSERT_ENTRIES.values(rows))]
 
 
