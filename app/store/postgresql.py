@@ -14,7 +14,7 @@ What SQLAlchemy asks for itself is left as it was: a unit run with an isolation 
 or in AUTOCOMMIT (no BEGIN at all) does not take this path; a server-side cursor, a
 statement without parameters and an executemany send their BEGIN first, on its own.
 
-The audit trail (services/ledger/audit.py) seals a unit's pending events right after
+The audit trail (services/ledger/audit/writing.py) seals a unit's pending events right after
 its commit. A separate round trip for that cost as much as the rest of the event, so
 the unit asks for it with after_commit(connection, sql) and the dialect's do_commit
 sends `COMMIT; <sql>` as one simple query: the server commits, then runs sql as a

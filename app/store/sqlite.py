@@ -91,7 +91,7 @@ def _sha256_hex(value):
 def _sqlite_functions(dbapi_conn, _record):
     # sha256_hex(text): the lowercase hex SHA-256 of the text's UTF-8 bytes, as
     # PostgreSQL's encode(sha256(convert_to(text, 'UTF8')), 'hex'): the audit trail
-    # appends an event, hash included, in one statement (services/ledger/audit.py).
+    # appends an event, hash included, in one statement (services/ledger/audit/writing.py).
     dbapi_conn.create_function("sha256_hex", 1, _sha256_hex, deterministic=True)
 
 

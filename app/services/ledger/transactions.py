@@ -29,6 +29,7 @@ from sqlalchemy import (
 from ...extensions import db
 from ...models import Account, Entry, Transaction
 from ...models.types import UTCDateTime
+from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, NotFoundError, UnknownReplaced
 from . import audit, documents, lock, reconciliation, validate
@@ -114,7 +115,7 @@ def record_transaction(
 def _post(day, description, parsed, created_by, action, replaces: int | None) -> int:
     """Store a parsed, balanced posting and its audit event; its id."""
     connection = db.session.connection()
-    if connection.dialect.name == "postgresql" and len(parsed) <= ENTRY_CHUNK:
+    if dialect.is_postgresql(connection) and len(parsed) <= ENTRY_CHUNK:
         stored = _insert_checked_postgresql(
             connection, day, description, created_by, parsed, action, replaces
         )
@@ -131,7 +132,7 @@ def _post(day, description, parsed, created_by, action, replaces: int | None) ->
     }
     tx_id = None
     accounts = sorted({account_id for account_id, _ in parsed})
-    if connection.dialect.name == "sqlite" and len(accounts) <= ENTRY_CHUNK:
+    if dialect.is_sqlite(connection) and len(accounts) <= ENTRY_CHUNK:
         # The lock date, the account check and the header in one statement (as on
         # PostgreSQL); nothing is written when one of them refuses (named below).
         tx_id = connection.execute(
@@ -218,7 +219,7 @@ def _json_ints(values) -> str:
 
 def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
     """Insert entries in one statement; their (id, account_id, amount_cents)."""
-    if connection.dialect.name == "sqlite":
+    if dialect.is_sqlite(connection):
         pairs = ",".join(f"[{int(r['account_id'])},{int(r['amount_cents'])}]" for r in rows)
         params = {"tx_id": rows[0]["transaction_id"], "pairs": "[" + pairs + "]"}
         return [tuple(r) for r in connection.execute(_INSERT_ENTRIES_SQLITE, params)]
@@ -239,7 +240,7 @@ def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
 # same statement writes the posting's audit event: `obj` builds the event's object
 # (canonical JSON) around the new ids, and audit.PG_PENDING_FROM_OBJ writes it as
 # pending (nothing when no header was inserted), sealed into the chain after the
-# commit (services/ledger/audit.py, "writing").
+# commit (services/ledger/audit/writing.py).
 _INSERT_CHECKED = text(
     """
     WITH books AS (
