@@ -3,7 +3,7 @@
     python -m bench.fuzz --dialect sqlite
     python -m bench.fuzz --dialect postgresql --max-examples 100 --seed 7
 
-The same run as tests/test_fuzz.py (tests/fuzzing.py), over a throwaway database with a
+The same run as tests/system/test_fuzz.py (harness/fuzzing.py), over a throwaway database with a
 minted bearer token and a small seeded ledger; prints the operations, the cases run,
 the 5xx count and any failed check. Exit status 1 on any 5xx or failed check.
 """
@@ -14,8 +14,8 @@ import argparse
 import json
 import sys
 
-from bench import databases
-from bench.databases import PG_ADMIN_URL
+from harness import databases
+from harness.databases import PG_ADMIN_URL
 
 
 def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_URL) -> dict:
@@ -24,7 +24,7 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
     from app import create_app, store
     from app.extensions import db
     from app.services.identity import credentials, users
-    from tests.fuzzing import (
+    from harness.fuzzing import (
         ServerThread,
         leak_pattern,
         load_description,
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     )
     p.add_argument("--admin-url", default=PG_ADMIN_URL)
     args = p.parse_args(argv)
-    from tests.fuzzing import MAX_EXAMPLES, SEED
+    from harness.fuzzing import MAX_EXAMPLES, SEED
 
     report = run(
         args.dialect,

@@ -1,6 +1,6 @@
 """Shared pieces of the fuzzing: a waitress server thread, the schemathesis config, the leak check.
 
-Used by tests/test_fuzz.py and by `python -m bench.fuzz` (which prints the figures).
+Used by tests/system/test_fuzz.py and by `python -m bench.fuzz` (which prints the figures).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ start / wait for /health / stop helper for the benchmarks and the tests.
 
 bench/ (python -m bench, bench.load, bench.scaling) and tests/ (test_serve,
 test_crash, test_serve_workers, test_web_serve, test_nginx, ...) both use Service,
-free_port, http and cli from here; throwaway databases come from bench/databases.py.
+free_port, http and cli from here; throwaway databases come from harness/databases.py.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 from sqlalchemy import create_engine, text
 
-from bench.server import Service, http
+from harness.server import Service, http
 from tests.support import console_script
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from bench.server import Service, child_pids, http
+from harness.server import Service, child_pids, http
 from tests.support import console_script
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)

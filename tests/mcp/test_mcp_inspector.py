@@ -30,7 +30,7 @@ pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 NODE = "node@22"
 NPM_CACHE = os.environ.get("LEDGER_NPM_CACHE") or str(
-    Path(__file__).resolve().parent.parent / ".npm-cache"
+    Path(__file__).resolve().parents[2] / ".npm-cache"
 )
 NPX = ["npx", "-y", "-p", NODE, "-p", INSPECTOR, "--"]
 

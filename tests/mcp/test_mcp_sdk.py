@@ -1,7 +1,7 @@
 """A real client: the official MCP Python SDK over its streamable HTTP transport, against
 the service running under waitress, with a minted bearer token.
 
-(The SDK's own OAuth-provider flow, the issue's part (b), is tests/test_mcp_sdk_oauth.py.)
+(The SDK's own OAuth-provider flow, the issue's part (b), is tests/mcp/test_mcp_sdk_oauth.py.)
 """
 
 from __future__ import annotations

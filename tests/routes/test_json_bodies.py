@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import LoginThrottle, OAuthClient, Session, User
-from tests.oauth.flow import OAuthFlow
+from tests.services.oauth.flow import OAuthFlow
 from tests.support import PASSWORD
 
 NOT_JSON = {"error": "the request body is not valid JSON"}

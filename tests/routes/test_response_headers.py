@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from app.web import create_web_app
-from tests.oauth.flow import API_ORIGIN, FORM, REDIRECT, pkce_pair
+from tests.services.oauth.flow import API_ORIGIN, FORM, REDIRECT, pkce_pair
 
 WEB = "http://localhost:38080"
 AUTHORIZE = {

@@ -11,7 +11,7 @@ The work is counted in SQLite virtual-machine steps (sqlite3's progress handler)
 timed: the same posting on a ledger 400 times bigger must cost about the same.
 
 SQLite only: PostgreSQL's balance check is a trigger on the rows of the statement
-and has no pending table; its write path is pinned by tests/test_write_path.py.
+and has no pending table; its write path is pinned by tests/store/test_write_path.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 HTTP per route (method, or @writes / @reads), MCP per tool (its readOnlyHint), CLI per
 command. On SQLite a reader begins with a plain BEGIN and never queues on the writer
 lock; a writer begins with BEGIN IMMEDIATE. (The OAuth token grants' retrying
-unit: tests/oauth/test_refresh.py.)
+unit: tests/services/oauth/test_refresh.py.)
 """
 
 from __future__ import annotations

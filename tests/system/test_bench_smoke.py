@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_bench(module: str, *args: str) -> subprocess.CompletedProcess:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from app.errors import GENERIC_500
-from bench.server import Service, http
+from harness.server import Service, http
 from tests.support import free_port, repetitions, require_postgres
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)

@@ -13,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from bench.server import Service, http
+from harness.server import Service, http
 from tests.support import throwaway_database
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
@@ -98,10 +98,11 @@ def test_a_10_mib_upload_and_a_1000_document_audit_pack_in_bounded_memory(tmp_pa
         grown = (after - before) * 1024
         print(f"{dialect}: audit pack of {total / MIB:.1f} MiB: peak grew by {grown / MIB:.1f} MiB")
         assert total > 1000 * 64 * 1024
-        # What the pack itself holds is about 2 MiB (tests/test_audit_pack.py); the
-        # rest is waitress's output buffer, which holds up to 16 MiB the client has
-        # not read yet before it pauses the stream: the same ~32 MiB for a pack of
-        # 73 MiB or 199 MiB (docs/export-import-backup.md).
+        # What the pack itself holds is about 2 MiB
+        # (tests/services/interchange/test_audit_pack.py); the rest is waitress's output
+        # buffer, which holds up to 16 MiB the client has not read yet before it pauses
+        # the stream: the same ~32 MiB for a pack of 73 MiB or 199 MiB
+        # (docs/export-import-backup.md).
         assert grown <= 48 * MIB, f"peak grew by {grown / MIB:.1f} MiB"
 
 

@@ -18,7 +18,7 @@ import pytest
 from app import create_app, store
 from app.extensions import db
 from app.services.identity import users
-from bench.server import Service, http
+from harness.server import Service, http
 from tests.support import PASSWORD
 
 

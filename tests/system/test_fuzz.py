@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fuzzing import (
+from harness.fuzzing import (
     ServerThread,
     leak_pattern,
     load_description,

@@ -20,7 +20,7 @@ def _script_head() -> str:
 
     config = Config()
     config.set_main_option(
-        "script_location", str(Path(__file__).resolve().parent.parent / "migrations")
+        "script_location", str(Path(__file__).resolve().parents[2] / "migrations")
     )
     return ScriptDirectory.from_config(config).get_current_head() or ""
 

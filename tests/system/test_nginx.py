@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from bench.server import Service, http
+from harness.server import Service, http
 from tests.support import free_port, missing_tool
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
-DEPLOY_DOC = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
+DEPLOY_DOC = Path(__file__).resolve().parents[2] / "docs" / "deploy.md"
 
 
 def example_config() -> str:

@@ -28,10 +28,10 @@ from app import create_app, store
 from app.extensions import db
 from app.services import crypto
 from app.services.identity import passwords, users
-from tests.oauth.flow import OAuthFlow, query_of
+from tests.services.oauth.flow import OAuthFlow, query_of
 from tests.support import PASSWORD
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NEW_PASSWORD = "a new and longer passphrase 2026"
 
 

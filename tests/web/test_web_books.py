@@ -3,7 +3,7 @@ in headless Chromium at 1280x800 and on a 390x844 phone: a correction is one req
 (a reconciled or locked original is refused whole), the new-entry form keeps its
 date and its typing, accounts read cleanly, History takes its filter from the address
 and shows a correction as one line, locked and reconciled rows are marked, the phone
-list is compact. Fixtures come from tests/test_web_browser.py and test_web_views.py.
+list is compact. Fixtures come from tests/web/test_web_browser.py and test_web_views.py.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from sqlalchemy import select
 
 from app import store
 from app.extensions import db
-from tests import test_web_views as views
-from tests.test_web_browser import _expect_text, expect
+from tests.web import test_web_views as views
+from tests.web.test_web_browser import _expect_text, expect
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 

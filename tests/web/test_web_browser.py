@@ -7,7 +7,7 @@ sent). Chromium is Debian's /usr/bin/chromium driven by Playwright for Python
 (never a downloaded browser), with the flags from BROWSER-TESTING.md.
 
 Where Chromium or Playwright is missing these are skipped with the reason, except
-under CI / LEDGER_REQUIRE_BROWSER (see tests/web_support.py), where .ci/run
+under CI / LEDGER_REQUIRE_BROWSER (see tests/web/web_support.py), where .ci/run
 installs both and a skip would hide a gap, so they fail instead.
 
 Screenshots of the main pages land in build/screenshots/ (git-ignored).
@@ -35,11 +35,11 @@ from app.extensions import db
 from app.web import create_web_app
 from tests.support import PASSWORD, free_port
 from tests.testkit import reset_database
-from tests.web_support import CHROMIUM, CHROMIUM_ARGS, ThreadedServers, require_browser_tools
+from tests.web.web_support import CHROMIUM, CHROMIUM_ARGS, ThreadedServers, require_browser_tools
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "build" / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 
 
 def _missing_tools() -> str | None:

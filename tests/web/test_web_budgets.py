@@ -4,7 +4,7 @@ figure split exactly as the server splits it), save, approve, then compare on th
 Reports page (table, chart, CSV); no page wider than the screen.
 
 Screenshots: docs/screenshot-budgets*.png with LEDGER_SCREENSHOTS=docs, otherwise
-build/screenshots/ (as tests/test_web_views.py).
+build/screenshots/ (as tests/web/test_web_views.py).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from app import store
-from tests import test_web_browser as browser_tests
-from tests.test_web_browser import _expect_text
-from tests.test_web_views import OVERFLOW_JS, go, person_at, shot, sign_in
+from tests.web import test_web_browser as browser_tests
+from tests.web.test_web_browser import _expect_text
+from tests.web.test_web_views import OVERFLOW_JS, go, person_at, shot, sign_in
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -72,7 +72,7 @@ def seed(live) -> dict:
     return ids
 
 
-# tests/test_web_views.py's check, but an element inside a box that scrolls on its own
+# tests/web/test_web_views.py's check, but an element inside a box that scrolls on its own
 # (the twelve-month grid) may lie beyond the screen: the box itself must not.
 SCROLL_BOX_JS = OVERFLOW_JS.replace(
     "if (box.width === 0 && box.height === 0) continue;",

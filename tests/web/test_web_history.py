@@ -1,7 +1,7 @@
 """The History page in headless Chromium (issue 19): the audit trail, paged and filtered,
 naming the person, how (via) and the application; no sideways scroll at 390 px.
 
-Uses the browser, live servers and person of tests/test_web_browser.py (same setup).
+Uses the browser, live servers and person of tests/web/test_web_browser.py (same setup).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from app import store
 from app.services.identity import credentials
-from tests.test_web_browser import _expect_text, browser, expect, live, person  # noqa: F401
+from tests.web.test_web_browser import _expect_text, browser, expect, live, person  # noqa: F401
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.web_support import require_browser_tools
+from tests.web.web_support import require_browser_tools
 
-JS_TESTS = Path(__file__).resolve().parent / "js"
+JS_TESTS = Path(__file__).resolve().parents[1] / "js"
 
 
 def test_javascript_rules_pass_under_node():

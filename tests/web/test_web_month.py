@@ -4,7 +4,7 @@ with a choice per line (the other side filled in from how similar lines were boo
 flagged duplicates left out unless ticked, the closing balance offered for
 reconciling), reconciling statement-first (only the entries up to the statement's
 date, a live difference, everything up to the date ticked in one request), and the
-reports' periods, CSVs and lists. Fixtures come from tests/test_web_browser.py.
+reports' periods, CSVs and lists. Fixtures come from tests/web/test_web_browser.py.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from app import store
-from tests import test_web_browser as browser_tests
-from tests.test_web_browser import _expect_text, expect
-from tests.test_web_views import fits, person_at
+from tests.web import test_web_browser as browser_tests
+from tests.web.test_web_browser import _expect_text, expect
+from tests.web.test_web_views import fits, person_at
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests import test_web_browser as browser_tests
-from tests.test_web_browser import _expect_text, expect
-from tests.test_web_views import fits, go, person_at, seed, shot, sign_in
+from tests.web import test_web_browser as browser_tests
+from tests.web.test_web_browser import _expect_text, expect
+from tests.web.test_web_views import fits, go, person_at, seed, shot, sign_in
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 

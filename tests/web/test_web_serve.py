@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 
 from bench import serve_signals
-from bench.server import Service
+from harness.server import Service
 from tests.support import free_port
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)

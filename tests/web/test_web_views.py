@@ -1,7 +1,7 @@
 """The web app's views in headless Chromium, at a desktop size and on a 390x844
 phone: books (paged list, search), register (cleared, reconcile), accounts
 (rename, archive), reports and downloads, the CSV statement import, connections,
-and no page wider than the screen. Fixtures come from tests/test_web_browser.py.
+and no page wider than the screen. Fixtures come from tests/web/test_web_browser.py.
 
 Screenshots: docs/screenshot-*.png are written by this module when
 LEDGER_SCREENSHOTS=docs is set (see docs/web.md "Screenshots"); otherwise they go
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from app import store
-from tests import test_web_browser as browser_tests
-from tests.test_web_browser import Person, _expect_text, expect
+from tests.web import test_web_browser as browser_tests
+from tests.web.test_web_browser import Person, _expect_text, expect
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 browser = browser_tests.browser
 live = browser_tests.live
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 # Every visible element's box must lie within the viewport, and the document

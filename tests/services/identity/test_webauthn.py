@@ -3,7 +3,7 @@
 import pytest
 
 from app.extensions import db
-from tests.auth_rows import challenges, passkeys, session_is_full
+from tests.services.identity.auth_rows import challenges, passkeys, session_is_full
 from tests.support import WEB_ORIGIN
 
 # the options ---------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.auth_rows import passkeys, session_is_full
+from tests.services.identity.auth_rows import passkeys, session_is_full
 
 # authentication: success and refusals ---------------------------------------------------
 

@@ -21,14 +21,14 @@ from app.extensions import db
 from app.services.identity import users
 from app.services.interchange import upgrade_backup
 from app.services.ledger import accounts, transactions
-from bench.server import Service, cli
+from harness.server import Service, cli
 from tests.support import PASSWORD, throwaway_database
 from tests.testkit import migrate
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 
-MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATIONS = Path(__file__).resolve().parents[3] / "migrations"
 NEWEST = ScriptDirectory(str(MIGRATIONS)).get_current_head()
 PREVIOUS = ScriptDirectory(str(MIGRATIONS)).get_revision(NEWEST).down_revision
 
@@ -120,7 +120,7 @@ def _failing_migrations(folder: Path) -> Path:
     copy = folder / "migrations"
     shutil.copytree(MIGRATIONS, copy, ignore=shutil.ignore_patterns("__pycache__"))
     (copy / "versions" / "9999_fails.py").write_text(
-        f'''"""A migration that fails halfway (tests/test_upgrade_backup.py)."""
+        f'''"""A migration that fails halfway (test_upgrade_backup.py)."""
 import sqlalchemy as sa
 from alembic import op
 

@@ -18,7 +18,7 @@ from sqlalchemy import text
 from app import store
 from app.extensions import db
 from app.services.ledger import audit, transactions
-from tests.test_audit import all_events, assert_chain, tx_body
+from tests.services.ledger.test_audit import all_events, assert_chain, tx_body
 
 
 def pending_count(app) -> int:
@@ -250,8 +250,8 @@ def test_a_backup_carrying_waiting_events_restores_them_sealed(
 ):
     """A backup taken while events wait (a change committing during the backup) carries
     them as they are; the restore seals them, so the restored books verify."""
+    from tests.services.interchange.test_backup import make_app
     from tests.support import throwaway_database
-    from tests.test_backup import make_app
 
     ids = post_n(post_tx, two_accounts, 3)
     monkeypatch.setattr(audit, "seal", lambda: 0)  # the backup's own seal came too early

@@ -2,10 +2,10 @@
 
 import pytest
 
-from tests.oauth.flow import OAuthFlow
+from tests.services.oauth.flow import OAuthFlow
 
 
 @pytest.fixture
 def oauth(client, session_client):
-    """An OAuth driver over the test client (tests/oauth/flow.py); .human() signs alice in."""
+    """An OAuth driver over the test client (flow.py beside this file); .human() signs alice in."""
     return OAuthFlow(client, session_client)

@@ -6,7 +6,7 @@ import pytest
 
 from app.extensions import db
 from app.models import AuthorizationCode, OAuthClient
-from tests.oauth.flow import API_ORIGIN, REDIRECT, assert_oauth_error, query_of
+from tests.services.oauth.flow import API_ORIGIN, REDIRECT, assert_oauth_error, query_of
 
 WEB_ORIGIN = "http://localhost:38080"
 

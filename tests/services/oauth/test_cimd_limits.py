@@ -22,7 +22,7 @@ from app.extensions import db
 from app.models import ClientDocument, DeviceRecord, DocumentFailure, OAuthClient
 from app.services.oauth import clients, device, metadata_documents
 from tests.document_server import SilentHost
-from tests.oauth.flow import API_ORIGIN, FORM, REDIRECT, assert_oauth_error, pkce_pair
+from tests.services.oauth.flow import API_ORIGIN, FORM, REDIRECT, assert_oauth_error, pkce_pair
 
 DOC = "/clients/assistant.json"
 FAT_URIS = [f"https://app.example/{i}/" + "x" * 1970 for i in range(5)]  # 5 x ~1,990 chars

@@ -6,7 +6,7 @@ import pytest
 
 from app.extensions import db
 from app.models import AuthorizationCode, Token
-from tests.oauth.flow import (
+from tests.services.oauth.flow import (
     API_ORIGIN,
     FORM,
     REDIRECT,

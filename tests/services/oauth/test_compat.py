@@ -4,7 +4,7 @@ a missing `resource` on authorize, approve and token means the canonical API ori
 
 import pytest
 
-from tests.oauth.flow import API_ORIGIN, assert_oauth_error
+from tests.services.oauth.flow import API_ORIGIN, assert_oauth_error
 
 LOCALHOST_CB = "http://localhost:33418/callback"
 

@@ -10,7 +10,12 @@ from app.extensions import db
 from app.models import DeviceRecord, DeviceStart, OAuthClient, Session
 from app.services import crypto
 from app.services.oauth import device
-from tests.oauth.flow import API_ORIGIN, DEVICE_GRANT, assert_oauth_error, change_alice_password
+from tests.services.oauth.flow import (
+    API_ORIGIN,
+    DEVICE_GRANT,
+    assert_oauth_error,
+    change_alice_password,
+)
 
 WEB_ORIGIN = "http://localhost:38080"
 ALPHABET = "ABCDEFGHJKMNPQRSTVWXYZ23456789"

@@ -4,7 +4,7 @@ from sqlalchemy import inspect, text
 
 from app.extensions import db
 from app.services import crypto
-from tests.oauth.flow import query_of
+from tests.services.oauth.flow import query_of
 
 
 def stored_values(app) -> list[str]:

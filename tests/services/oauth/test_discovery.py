@@ -1,6 +1,6 @@
 """Discovery documents and the seeded first-party clients."""
 
-from tests.oauth.flow import API_ORIGIN, DEVICE_GRANT
+from tests.services.oauth.flow import API_ORIGIN, DEVICE_GRANT
 
 
 def test_protected_resource_document(client):

@@ -5,7 +5,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from app.services.oauth import codes, errors
-from tests.oauth.flow import assert_oauth_error
+from tests.services.oauth.flow import assert_oauth_error
 
 TABLE = [
     (errors.InvalidRequest, "invalid_request", 400),

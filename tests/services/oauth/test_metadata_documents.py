@@ -18,7 +18,7 @@ import pytest
 from app.extensions import db
 from app.models import ClientDocument, OAuthClient
 from app.services.oauth import metadata_documents
-from tests.oauth.flow import API_ORIGIN, DEVICE_GRANT, FORM, REDIRECT, assert_oauth_error
+from tests.services.oauth.flow import API_ORIGIN, DEVICE_GRANT, FORM, REDIRECT, assert_oauth_error
 
 DOC = "/clients/assistant.json"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.oauth.flow import FORM, assert_oauth_error
+from tests.services.oauth.flow import FORM, assert_oauth_error
 
 NUL_ID = "svc-cli\x00x"
 

@@ -15,7 +15,7 @@ from app.extensions import db
 from app.models import AuthorizationCode, DeviceRecord, DeviceStart, Session, Token
 from app.services import crypto
 from app.services.oauth.device import DEVICE_TTL
-from tests.oauth.flow import (
+from tests.services.oauth.flow import (
     FORM,
     OAuthFlow,
     assert_oauth_error,

@@ -11,7 +11,7 @@ from app.models import Token
 from app.routes import oauth as oauth_routes
 from app.services import crypto
 from app.services.identity import token_trees as tokens
-from tests.oauth.flow import assert_oauth_error
+from tests.services.oauth.flow import assert_oauth_error
 
 NOT_REDEEMABLE = "the refresh token is not redeemable"
 

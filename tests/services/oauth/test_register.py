@@ -8,7 +8,7 @@ import pytest
 from app.extensions import db
 from app.models import DeviceRecord, OAuthClient
 from app.services.oauth import clients
-from tests.oauth.flow import assert_oauth_error
+from tests.services.oauth.flow import assert_oauth_error
 
 
 def register(client, uris=("https://app.example/callback",), **extra):
