@@ -25,13 +25,13 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
     from app.extensions import db
     from app.services.identity import credentials, users
     from harness.fuzzing import (
-        ServerThread,
         leak_pattern,
         load_description,
         only_routed,
         run_fuzz,
         seed_ledger,
     )
+    from harness.inprocess import InProcessServer
 
     origin = "http://localhost:38081"
     with databases.throwaway(dialect, admin_url) as url:
@@ -47,7 +47,7 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
             seed_ledger()
             leak = leak_pattern()
         description, not_routed = only_routed(load_description(), app)
-        with ServerThread(app) as server:
+        with InProcessServer(app) as server:
             result = run_fuzz(
                 server.base_url, token, description, leak, seed=seed, max_examples=max_examples
             )

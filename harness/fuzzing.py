@@ -1,12 +1,12 @@
-"""Shared pieces of the fuzzing: a waitress server thread, the schemathesis config, the leak check.
+"""Shared pieces of the fuzzing: the schemathesis config, the leak check, the seeded ledger.
 
-Used by tests/system/test_fuzz.py and by `python -m bench.fuzz` (which prints the figures).
+Used by tests/system/test_fuzz.py and by `python -m bench.fuzz` (which prints the figures),
+both serving the app with harness/inprocess.py's InProcessServer.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import Path
 
 import yaml
@@ -310,37 +310,6 @@ def run_fuzz(
             result.errors.append(f"fatal: {event.exception!r}")
     result.seconds = time.monotonic() - started
     return result
-
-
-class ServerThread:
-    """The WSGI app under waitress (several threads) on a free loopback port.
-
-    The loop runs in short slices so it stops cleanly (as in test_auth_over_http).
-    """
-
-    def __init__(self, app, threads: int = 4):
-        from waitress.server import create_server
-
-        self.server = create_server(app, host="127.0.0.1", port=0, threads=threads)
-        self.base_url = f"http://127.0.0.1:{self.server.effective_port}"
-        self._stop = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-
-    def _serve(self):
-        while not self._stop.is_set():
-            self.server.asyncore.loop(timeout=0.05, map=self.server._map, count=1)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        from waitress import wasyncore
-
-        self._stop.set()
-        self.thread.join(timeout=10)
-        self.server.task_dispatcher.shutdown()
-        wasyncore.close_all(self.server._map)
 
 
 SEED_ACCOUNTS = (

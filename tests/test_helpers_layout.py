@@ -2,7 +2,7 @@
 module imports it (pytest loads it; importing it as tests.conftest runs it a second
 time as another module). Importable helpers are in tests/support.py and
 tests/testkit.py; what the tests share with the benchmarks (the `serve` process,
-free_port, throwaway databases, the fuzzing) is in harness/,
+free_port, throwaway databases, the fuzzing, the in-process server) is in harness/,
 which bench/ imports too: bench never imports tests. The tests live in folders that
 mirror app/, with few files left at the top."""
 
@@ -123,3 +123,22 @@ def test_tests_are_grouped_in_folders():
     assert (
         sorted(str(f.relative_to(ROOT)) for f in folders if not (f / "__init__.py").exists()) == []
     )
+
+
+def test_one_in_process_server():
+    """waitress's create_server is called in one place: harness/inprocess.py."""
+    calls = [
+        str(path.relative_to(ROOT))
+        for path in SOURCES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == "create_server")
+            or (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "create_server"
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "socket")
+            )
+        )
+    ]
+    assert calls == ["harness/inprocess.py"]

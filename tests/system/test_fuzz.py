@@ -18,13 +18,13 @@ from __future__ import annotations
 import pytest
 
 from harness.fuzzing import (
-    ServerThread,
     leak_pattern,
     load_description,
     only_routed,
     run_fuzz,
     seed_ledger,
 )
+from harness.inprocess import InProcessServer
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -37,7 +37,7 @@ def test_fuzz_every_operation(app, make_user, mint):
     description, not_routed = only_routed(load_description(), app)
     with app.app_context():
         leak = leak_pattern()
-    with ServerThread(app) as server:
+    with InProcessServer(app) as server:
         result = run_fuzz(server.base_url, token, description, leak)
     print(result.summary())
     if not_routed:  # never, while tests/test_openapi.py passes

@@ -33,9 +33,10 @@ import pytest
 from app import create_app, store
 from app.extensions import db
 from app.web import create_web_app
+from harness.inprocess import InProcessServer
 from tests.support import PASSWORD, free_port
 from tests.testkit import reset_database
-from tests.web.web_support import CHROMIUM, CHROMIUM_ARGS, ThreadedServers, require_browser_tools
+from tests.web.web_support import CHROMIUM, CHROMIUM_ARGS, require_browser_tools
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -128,11 +129,11 @@ def live(database_url):
     )
     with app.app_context():
         reset_database()
-    servers = ThreadedServers(
-        [(app, "localhost", api_port), (create_web_app(api_url, web_url), "localhost", web_port)]
-    )
-    yield Live(app, api_url, web_url)
-    servers.close()
+    # As `serve` runs them: both apps in one loop thread (harness/inprocess.py).
+    with InProcessServer(
+        app, create_web_app(api_url, web_url), ports=[api_port, web_port], host="localhost"
+    ):
+        yield Live(app, api_url, web_url)
     with app.app_context():
         db.session.remove()
         db.engine.dispose()

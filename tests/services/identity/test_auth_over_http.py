@@ -3,32 +3,18 @@ client carrying the cookie exactly as the server set it."""
 
 import http.client
 import json
-import threading
 
 import pytest
-from waitress import wasyncore
-from waitress.server import create_server
 
+from harness.inprocess import InProcessServer
 from tests.support import PASSWORD
 
 
 @pytest.fixture
 def server(app):
-    """waitress on a free port; its loop runs in short slices so it stops cleanly."""
-    srv = create_server(app, host="127.0.0.1", port=0, threads=2)
-    stop = threading.Event()
-
-    def serve():
-        while not stop.is_set():
-            srv.asyncore.loop(timeout=0.05, map=srv._map, count=1)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield srv.effective_port
-    stop.set()
-    thread.join(timeout=10)
-    srv.task_dispatcher.shutdown()
-    wasyncore.close_all(srv._map)  # the listener, the trigger and any kept-alive channel
+    """waitress on a free port (harness/inprocess.py); yields the port."""
+    with InProcessServer(app, threads=2) as srv:
+        yield srv.port
 
 
 class Browser:

@@ -8,8 +8,6 @@ refresh and revocation. The test only plays the human at the consent step.
 
 from __future__ import annotations
 
-import socket
-import threading
 from urllib.parse import urlsplit
 
 import pytest
@@ -19,31 +17,24 @@ requests = pytest.importorskip("requests", reason="requests is not installed")
 
 from authlib.common.security import generate_token  # noqa: E402
 from authlib.integrations.requests_client import OAuth2Session  # noqa: E402
-from waitress.server import create_server  # noqa: E402
 
 from app import create_app, store  # noqa: E402
 from app.services.identity import sessions, users  # noqa: E402
+from harness.inprocess import InProcessServer  # noqa: E402
+from tests.support import free_port  # noqa: E402
 
 
 @pytest.fixture
 def live_server(app, app_config):
-    """The service under waitress; API_ORIGIN is the address it really listens on."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    """The service under waitress (harness/inprocess.py); API_ORIGIN is the address it
+    really listens on."""
+    port = free_port()
+    origin = f"http://127.0.0.1:{port}"
     served = create_app({**app_config, "API_ORIGIN": origin})
-    server = create_server(served, sockets=[sock], threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
     try:
-        yield served, origin
+        with InProcessServer(served, ports=[port]):
+            yield served, origin
     finally:
-        server.task_dispatcher.shutdown()
-        for channel in list(server._map.values()):  # the loop ends when its map is empty
-            channel.close()
-        thread.join(timeout=10)
-        assert not thread.is_alive(), "waitress did not stop"
         with served.app_context():
             from app.extensions import db
 
