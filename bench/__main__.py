@@ -16,10 +16,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import bulk, databases, hledger, ledger_gen, report
+from harness import databases
+from harness.server import BENCH_EMAIL, Service, cli
+
+from . import bulk, hledger, ledger_gen, report
 from .ceiling import ALL_TIME, AS_OF, WINDOW, Raw
 from .http_timing import Client, post_throughput, time_get
-from .server import BENCH_EMAIL, Service, cli
 
 WINDOW_FROM, WINDOW_TO = "2024-03-15", "2025-03-14"  # a year with partial months at both ends
 YEAR_FROM, YEAR_TO = "2024-01-01", "2024-12-31"

@@ -27,8 +27,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import bulk, databases
-from .server import BENCH_EMAIL, cli
+from harness import databases
+from harness.server import BENCH_EMAIL, cli
+
+from . import bulk
 
 YEAR_FROM, YEAR_TO = "2024-01-01", "2024-12-31"
 

@@ -13,7 +13,7 @@ which is the figure to quote. --this-keyed with OTHER = this checkout measures w
 Idempotency-Key costs.
 
 Each checkout serves its own app package (`ledger-service serve` run from its folder,
-bench.server.Service(root=...)); OTHER needs bench/bulk.py (any commit since the
+harness.server.Service(root=...)); OTHER needs bench/bulk.py (any commit since the
 benchmarks exist). The client and the bodies are this checkout's (bench.http_timing).
 """
 
@@ -26,11 +26,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import databases
+from harness import databases
+from harness.server import BENCH_EMAIL, LEDGER_SERVICE, ROOT, Service, _env, cli
+
 from .__main__ import post_body, posting
 from .ceiling import Raw
 from .http_timing import post_throughput
-from .server import BENCH_EMAIL, LEDGER_SERVICE, ROOT, Service, _env, cli
 
 LOAD = (
     "import sys\n"

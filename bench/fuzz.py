@@ -3,7 +3,7 @@
     python -m bench.fuzz --dialect sqlite
     python -m bench.fuzz --dialect postgresql --max-examples 100 --seed 7
 
-The same run as tests/test_fuzz.py (tests/fuzzing.py), over a throwaway database with a
+The same run as tests/system/test_fuzz.py (harness/fuzzing.py), over a throwaway database with a
 minted bearer token and a small seeded ledger; prints the operations, the cases run,
 the 5xx count and any failed check. Exit status 1 on any 5xx or failed check.
 """
@@ -14,8 +14,8 @@ import argparse
 import json
 import sys
 
-from bench import databases
-from bench.databases import PG_ADMIN_URL
+from harness import databases
+from harness.databases import PG_ADMIN_URL
 
 
 def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_URL) -> dict:
@@ -24,14 +24,14 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
     from app import create_app, store
     from app.extensions import db
     from app.services.identity import credentials, users
-    from tests.fuzzing import (
-        ServerThread,
+    from harness.fuzzing import (
         leak_pattern,
         load_description,
         only_routed,
         run_fuzz,
         seed_ledger,
     )
+    from harness.inprocess import InProcessServer
 
     origin = "http://localhost:38081"
     with databases.throwaway(dialect, admin_url) as url:
@@ -47,7 +47,7 @@ def run(dialect: str, seed: int, max_examples: int, admin_url: str = PG_ADMIN_UR
             seed_ledger()
             leak = leak_pattern()
         description, not_routed = only_routed(load_description(), app)
-        with ServerThread(app) as server:
+        with InProcessServer(app) as server:
             result = run_fuzz(
                 server.base_url, token, description, leak, seed=seed, max_examples=max_examples
             )
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
     )
     p.add_argument("--admin-url", default=PG_ADMIN_URL)
     args = p.parse_args(argv)
-    from tests.fuzzing import MAX_EXAMPLES, SEED
+    from harness.fuzzing import MAX_EXAMPLES, SEED
 
     report = run(
         args.dialect,

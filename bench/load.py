@@ -35,9 +35,9 @@ from contextlib import ExitStack
 from datetime import date, timedelta
 from pathlib import Path
 
-from . import databases
-from .databases import PG_ADMIN_URL
-from .server import Service, cli, free_port
+from harness import databases
+from harness.databases import PG_ADMIN_URL
+from harness.server import Service, cli, free_port
 
 EMAIL = "load@example.com"
 PASSWORD = "correct horse battery staple"

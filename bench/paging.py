@@ -29,9 +29,11 @@ from datetime import date
 from pathlib import Path
 from urllib.parse import quote
 
-from . import bulk, databases
+from harness import databases
+from harness.server import BENCH_EMAIL, Service, cli
+
+from . import bulk
 from .http_timing import Client, time_get
-from .server import BENCH_EMAIL, Service, cli
 
 ACCOUNT = 7
 DEEP_DAY = date(2016, 6, 1)

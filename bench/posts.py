@@ -12,10 +12,12 @@ import argparse
 import statistics
 import sys
 
-from . import bulk, databases
+from harness import databases
+from harness.server import BENCH_EMAIL, Service, cli
+
+from . import bulk
 from .__main__ import post_body
 from .http_timing import post_throughput
-from .server import BENCH_EMAIL, Service, cli
 
 
 def main(argv=None) -> int:

@@ -25,35 +25,36 @@ import subprocess
 import sys
 import time
 
-from .server import ROOT
+from harness.server import ROOT
 
 DIALECTS = ("sqlite", "postgresql")
 
 # (name, test files, -k expression, the environment variable that sets its count)
+OAUTH_RACES = "tests/services/oauth/test_races.py"
 RACES = (
-    ("authorization code", "tests/oauth/test_races.py", "two_redemptions", "LEDGER_RACE_ROUNDS"),
-    ("refresh token", "tests/oauth/test_races.py", "two_refreshes", "LEDGER_RACE_ROUNDS"),
-    ("device code claim", "tests/oauth/test_races.py", "claiming_one", "LEDGER_RACE_ROUNDS"),
+    ("authorization code", OAUTH_RACES, "two_redemptions", "LEDGER_RACE_ROUNDS"),
+    ("refresh token", OAUTH_RACES, "two_refreshes", "LEDGER_RACE_ROUNDS"),
+    ("device code claim", OAUTH_RACES, "claiming_one", "LEDGER_RACE_ROUNDS"),
     (
         "idempotency key",
-        "tests/test_idempotency.py",
+        "tests/services/ledger/test_idempotency.py",
         "one_key_store_exactly_one",
         "LEDGER_RACE_ROUNDS",
     ),
     (
         "device attempt budget",
-        "tests/oauth/test_races.py",
+        "tests/services/oauth/test_races.py",
         "never_pass_the_attempt_budget",
         "LEDGER_BUDGET_ROUNDS",
     ),
     (
         "sign-in attempt budget",
-        "tests/test_auth_races.py",
+        "tests/services/identity/test_auth_races.py",
         "admitted_as_serial_ones",
         "LEDGER_BUDGET_ROUNDS",
     ),
 )
-CRASH = ("SIGKILL mid-stream", "tests/test_crash.py", "sigkill", "LEDGER_CRASH_TRIALS")
+CRASH = ("SIGKILL mid-stream", "tests/system/test_crash.py", "sigkill", "LEDGER_CRASH_TRIALS")
 
 
 def _pytest(name, path, selector, variable, count, dialect) -> dict:

@@ -18,11 +18,12 @@ import sys
 import time
 from contextlib import ExitStack
 
-from . import databases
+from harness import databases
+from harness.server import BENCH_EMAIL, Service
+
 from .__main__ import AS_OF_DAY, MCP_CALL, WINDOW_FROM, WINDOW_TO, YEAR_FROM, YEAR_TO
 from .__main__ import load_books as _load_books
 from .http_timing import Client
-from .server import BENCH_EMAIL, Service
 
 REPORTS = {
     "balances all-time": ("GET", "/reports/balances"),

@@ -20,7 +20,7 @@ item 10. A trial passes when:
   SIGINT: KeyboardInterrupt), which comes before anything is written.
 
 Prints the counts by outcome and the slowest stop; exit status 1 on any failure.
-tests/test_web_serve.py runs a short version (a few trials).
+tests/web/test_web_serve.py runs a short version (a few trials).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from .server import ROOT, Service, free_port
+from harness.server import ROOT, Service, free_port
 
 BEGUN = "ledger-service API on"  # serve's first line: migrated, about to listen
 

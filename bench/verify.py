@@ -20,8 +20,8 @@ import sys
 import tempfile
 import time
 
-from . import databases
-from .server import LEDGER_SERVICE, ROOT, _env
+from harness import databases
+from harness.server import LEDGER_SERVICE, ROOT, _env
 
 BEFORE_TRAIL = "0005_device_starts"
 

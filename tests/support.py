@@ -5,7 +5,7 @@ Here: the test constants, the require-or-skip flags, the console script, throwaw
 databases with pytest's skip-or-fail rule, the injectable clock. Helpers over the
 app (schema, reset, test clients, a live server thread) are in tests/testkit.py;
 the real `ledger-service serve` process (Service), free_port and http are in
-bench/server.py, the throwaway databases themselves in bench/databases.py, shared
+harness/server.py, the throwaway databases themselves in harness/databases.py, shared
 with the benchmarks.
 """
 
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from bench import databases
-from bench.databases import PG_ADMIN_URL  # noqa: F401 - re-exported for the tests
-from bench.server import PASSWORD, free_port  # noqa: F401 - re-exported for the tests
+from harness import databases
+from harness.databases import PG_ADMIN_URL  # noqa: F401 - re-exported for the tests
+from harness.server import PASSWORD, free_port  # noqa: F401 - re-exported for the tests
 
 API_ORIGIN = "http://localhost:38081"
 WEB_ORIGIN = "http://localhost:38080"
@@ -42,7 +42,7 @@ def require_tools() -> bool:
     """True where the external programs `.ci/run` installs must be present: skip -> fail.
 
     Those are nginx, hledger, ledger-cli, npx and bean-check (node and Chromium have their
-    own flag, tests/web_support.py). LEDGER_REQUIRE_TOOLS wins when set (0/false/no turns
+    own flag, tests/web/web_support.py). LEDGER_REQUIRE_TOOLS wins when set (0/false/no turns
     the requirement off); otherwise CI or LEDGER_REQUIRE_POSTGRES, the flags `.ci/run`
     sets, imply it.
     """
@@ -76,7 +76,7 @@ def console_script() -> list[str]:
 @contextmanager
 def throwaway_database(dialect: str, folder: Path, prefix: str = "ledger_test_"):
     """The URL of a new, empty database of dialect (no tables), dropped afterwards
-    (bench/databases.py: a SQLite file in folder, or a PostgreSQL database on
+    (harness/databases.py: a SQLite file in folder, or a PostgreSQL database on
     PG_ADMIN_URL). If PostgreSQL cannot be reached the test is skipped with the
     reason, or fails when PostgreSQL runs are required (require_postgres: CI,
     LEDGER_REQUIRE_POSTGRES).

@@ -1,14 +1,22 @@
 """Where the test helpers live: conftest.py holds fixtures and hooks only, and no
 module imports it (pytest loads it; importing it as tests.conftest runs it a second
 time as another module). Importable helpers are in tests/support.py and
-tests/testkit.py; the `serve` process, free_port and throwaway databases are in
-bench/server.py and bench/databases.py, shared with the benchmarks."""
+tests/testkit.py; what the tests share with the benchmarks (the `serve` process,
+free_port, throwaway databases, the fuzzing, the in-process server) is in harness/,
+which bench/ imports too: bench never imports tests. The tests live in folders that
+mirror app/, with few files left at the top."""
 
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted([*(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")])
+SOURCES = sorted(
+    [
+        *(ROOT / "tests").rglob("*.py"),
+        *(ROOT / "bench").rglob("*.py"),
+        *(ROOT / "harness").rglob("*.py"),
+    ]
+)
 
 
 def _imports_conftest(node: ast.AST) -> bool:
@@ -54,7 +62,7 @@ def test_conftest_files_hold_only_fixtures_and_hooks():
 
 
 def test_one_free_port_and_one_serve_helper():
-    """free_port, Service and throwaway exist once, in bench/ (the tests import them)."""
+    """free_port, Service and throwaway exist once, in harness/ (tests and bench import them)."""
     defined: dict[str, list[str]] = {
         "free_port": [],
         "Service": [],
@@ -66,8 +74,71 @@ def test_one_free_port_and_one_serve_helper():
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in defined:
                 defined[node.name].append(str(path.relative_to(ROOT)))
     assert defined == {
-        "free_port": ["bench/server.py"],
-        "Service": ["bench/server.py"],
-        "throwaway": ["bench/databases.py"],
+        "free_port": ["harness/server.py"],
+        "Service": ["harness/server.py"],
+        "throwaway": ["harness/databases.py"],
         "throwaway_database": ["tests/support.py"],
     }
+
+
+def _imported_modules(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append(node.module)
+    return found
+
+
+def test_bench_and_harness_never_import_tests():
+    """The shared pieces are in harness/; bench/ and harness/ never reach into tests/."""
+    found = [
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in SOURCES
+        if path.relative_to(ROOT).parts[0] in ("bench", "harness")
+        for module in _imported_modules(path)
+        if module == "tests" or module.startswith("tests.")
+    ]
+    assert found == [], "move what bench needs from tests/ to harness/"
+
+
+def test_harness_never_imports_bench():
+    found = [
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in SOURCES
+        if path.relative_to(ROOT).parts[0] == "harness"
+        for module in _imported_modules(path)
+        if module == "bench" or module.startswith("bench.")
+    ]
+    assert found == []
+
+
+def test_tests_are_grouped_in_folders():
+    """At most 15 files at the top of tests/ (the rest in folders that mirror app/),
+    each folder of Python tests a package (the tests are imported as `tests...`)."""
+    top = [path.name for path in (ROOT / "tests").iterdir() if path.is_file()]
+    assert len(top) <= 15, sorted(top)
+    folders = {path.parent for path in (ROOT / "tests").rglob("*.py")}
+    assert (
+        sorted(str(f.relative_to(ROOT)) for f in folders if not (f / "__init__.py").exists()) == []
+    )
+
+
+def test_one_in_process_server():
+    """waitress's create_server is called in one place: harness/inprocess.py."""
+    calls = [
+        str(path.relative_to(ROOT))
+        for path in SOURCES
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == "create_server")
+            or (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "create_server"
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "socket")
+            )
+        )
+    ]
+    assert calls == ["harness/inprocess.py"]

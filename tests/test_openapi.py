@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from app import create_app
-from tests.fuzzing import described_operations, load_description, routed_operations
+from harness.fuzzing import described_operations, load_description, routed_operations
 
 ROOT = Path(__file__).resolve().parent.parent
 CANONICAL = ROOT / "app" / "openapi.yaml"

@@ -10,6 +10,7 @@ from sqlalchemy import text
 from app import create_app, store
 from app.extensions import db
 from app.services.identity import credentials
+from harness.inprocess import InProcessServer
 from tests.support import PASSWORD, SESSION_COOKIE
 
 # Tables whose seeded rows survive the per-test reset (they are reset by hand).
@@ -192,27 +193,21 @@ class Rpc:
 
 
 class LiveServer:
-    """The app under waitress in a thread, on 127.0.0.1 and a free port.
+    """The app under waitress in a thread, on 127.0.0.1 and a free port
+    (harness/inprocess.py's InProcessServer, started).
 
     API_ORIGIN is switched to this server's own address (what a real client connects
     to), so tokens must be minted for `origin`: use `mint()`.
     """
 
     def __init__(self, app):
-        import threading
-
-        import waitress
-
         self.app = app
-        self.server = waitress.create_server(
-            app, host="127.0.0.1", port=0, threads=4, ident="ledger-service-test"
-        )
-        self.port = self.server.effective_port
-        self.origin = f"http://127.0.0.1:{self.port}"
+        self.server = InProcessServer(app)
+        self.port = self.server.port
+        self.origin = self.server.origin
         self.url = self.origin + "/mcp"
         app.config["API_ORIGIN"] = self.origin
-        self.thread = threading.Thread(target=self.server.run, name="waitress-test", daemon=True)
-        self.thread.start()
+        self.server.start()
 
     def mint(self, email="alice@example.com", label=None) -> str:
         with self.app.app_context():
@@ -221,13 +216,4 @@ class LiveServer:
             return token
 
     def stop(self) -> None:
-        server = self.server
-
-        def close_everything():  # runs inside the server's own loop thread
-            for dispatcher in list(server._map.values()):
-                dispatcher.close()
-
-        server.trigger.pull_trigger(close_everything)
-        self.thread.join(timeout=10)
-        server.task_dispatcher.shutdown(timeout=5)
-        assert not self.thread.is_alive(), "the test server did not stop"
+        self.server.stop()

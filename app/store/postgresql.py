@@ -83,7 +83,7 @@ def _forget_on_checkin(_dbapi_connection, record) -> None:
 # on every checkout, without its round trip on every request of a busy service. A
 # database restart takes longer than this, so after one every pooled connection is
 # idle past it and is pinged and replaced, and the first request works (as with
-# pool_pre_ping; tests/test_crash.py).
+# pool_pre_ping; tests/system/test_crash.py).
 PING_AFTER_IDLE_SECONDS = 0.1
 _CHECKED_IN_AT = "ledger_checked_in_at"  # key in the pooled connection record's info
 

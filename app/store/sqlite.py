@@ -37,7 +37,7 @@ class BalanceViolation(Exception):
 # skipped). A refusal rolls the unit back, the DELETE with it. Per noted row the
 # subquery reads the header by its key and its entries through
 # ix_entries_transaction_listing, so the cost follows the pending rows, never the
-# size of the ledger, whatever ANALYZE recorded (tests/test_sqlite_statistics.py).
+# size of the ledger, whatever ANALYZE recorded (tests/store/test_sqlite_statistics.py).
 # The sum is taken in Python, not with SQL SUM(): SQLite's SUM() raises "integer
 # overflow" when a partial sum leaves the 64-bit range even if the total is zero
 # (entries 2**62, 2**62, -2**63), which would turn a valid posting into a 500.

@@ -29,7 +29,7 @@ function append(el, children) {
 // The page's element with this id. Which kind of element an id names (an input, a
 // select, a <details>, a form) is declared in the page's HTML (app/web/pages), which the
 // type checker does not read: the element is typed `any`, and each page uses it as the
-// kind its HTML declares (tests/test_web_views.py drives every page in a browser).
+// kind its HTML declares (tests/web/test_web_views.py drives every page in a browser).
 /** @type {(id: string) => any} */
 export const byId = (id) => document.getElementById(id);
 

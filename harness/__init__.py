@@ -1,0 +1,10 @@
+"""What the tests and the benchmarks share (both import it; bench never imports tests).
+
+- `server`: `Service` (the real `ledger-service serve` in a subprocess on a free loopback
+  port), `free_port`, `http`, `cli`, `child_pids`.
+- `inprocess`: `InProcessServer`, WSGI apps under waitress in a thread of this process.
+- `databases`: `throwaway`, a new SQLite file or PostgreSQL database, dropped afterwards.
+- `fuzzing`: the schemathesis run from the published description (strategies, checks,
+  the leak check, the seeded ledger), used by tests/system/test_fuzz.py
+  and bench/fuzz.py.
+"""

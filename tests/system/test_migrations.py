@@ -1,0 +1,253 @@
+"""Migrations: the models and the migrations agree, and the chain goes down and up."""
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from flask_migrate import downgrade, upgrade
+from sqlalchemy.exc import IntegrityError
+
+from app.extensions import db
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
+
+def _script_head() -> str:
+    """The newest revision in migrations/versions."""
+    from pathlib import Path
+
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option(
+        "script_location", str(Path(__file__).resolve().parents[2] / "migrations")
+    )
+    return ScriptDirectory.from_config(config).get_current_head() or ""
+
+
+def test_models_match_the_migrated_schema(app):
+    with app.app_context(), db.engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        diff = compare_metadata(context, db.metadata)
+    # SQLite-only bookkeeping table of the balance check; the description search
+    # (migration 0010): SQLite's FTS5 table and its shadow tables, PostgreSQL's trigram
+    # index (an expression index the models do not declare). Nothing else may differ.
+    ignorable = {"ledger_balance_pending", "transaction_search"}
+    ignorable |= {f"transaction_search_{shadow}" for shadow in ("data", "idx", "config")}
+    diff = [
+        d
+        for d in diff
+        if not (d[0] == "remove_table" and d[1].name in ignorable)
+        and not (d[0] == "remove_index" and d[1].name == "ix_transactions_description_trgm")
+    ]
+    assert diff == []
+
+
+def test_downgrade_to_base_and_upgrade_again(scratch_database_url):
+    from app import create_app, store
+
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade()
+        downgrade(revision="base")
+        assert db.inspect(db.engine).get_table_names() == ["alembic_version"]
+        upgrade()
+        assert "entries" in db.inspect(db.engine).get_table_names()
+        db.engine.dispose()
+
+
+def test_0005_adds_and_removes_the_device_rate_table(scratch_database_url):
+    from app import create_app, store
+
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0004_entries_listing_index")
+        assert "device_starts" not in db.inspect(db.engine).get_table_names()
+        upgrade(revision="0005_device_starts")
+        inspector = db.inspect(db.engine)
+        assert "device_starts" in inspector.get_table_names()
+        assert [i["name"] for i in inspector.get_indexes("device_starts")] == [
+            "ix_device_starts_client_address"
+        ]
+        downgrade(revision="0004_entries_listing_index")
+        assert "device_starts" not in db.inspect(db.engine).get_table_names()
+        db.engine.dispose()
+
+
+def test_0006_widens_client_ids_and_keeps_every_row(scratch_database_url):
+    """Existing clients, codes, tokens and device records survive the widening on both
+    dialects (SQLite rebuilds the tables), their foreign keys still hold, a 2,000-character
+    client id fits, and the downgrade drops only the clients that no longer fit."""
+    from sqlalchemy import text
+
+    from app import create_app, store
+
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+    long_id = "https://app.example/" + "c" * 1980
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0005_device_starts")
+        with db.engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, email, password_hash, webauthn_handle, created_at)"
+                    " VALUES (1, 'a@example.com', 'x', :handle, '2026-01-01 00:00:00')"
+                ),
+                {"handle": b"h" * 64},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO oauth_clients (id, name, dynamic, redirect_uris, created_at)"
+                    " VALUES ('dyn_old', 'Old', true, '[]', '2026-01-01 00:00:00')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO tokens (id, user_id, client_id, kind, label, audience,"
+                    " created_at, expires_at) VALUES ('t1', 1, 'dyn_old', 'access', '',"
+                    " 'http://x', '2026-01-01 00:00:00', '2027-01-01 00:00:00')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO device_records (id, user_code, client_id, resource, status,"
+                    " interval, created_at, expires_at) VALUES ('d1', 'ABCD-EFGH', 'svc-cli',"
+                    " 'http://x', 'pending', 5, '2026-01-01 00:00:00', '2026-01-01 00:10:00')"
+                )
+            )
+        upgrade(revision="0006_cimd_client_ids")
+        inspector = db.inspect(db.engine)
+        for table, column in [
+            ("oauth_clients", "id"),
+            ("tokens", "client_id"),
+            ("authorization_codes", "client_id"),
+            ("device_records", "client_id"),
+            ("device_starts", "client_id"),
+        ]:
+            (width,) = [
+                c["type"].length for c in inspector.get_columns(table) if c["name"] == column
+            ]
+            assert width == 2000, (table, column)
+        assert "ix_device_starts_client_address" in [
+            i["name"] for i in inspector.get_indexes("device_starts")
+        ]
+        with db.engine.begin() as conn:
+            assert conn.execute(text("SELECT client_id FROM tokens")).scalars().all() == ["dyn_old"]
+            assert conn.execute(text("SELECT client_id FROM device_records")).scalars().all() == [
+                "svc-cli"
+            ]
+            assert (
+                conn.execute(
+                    text("SELECT application_type FROM oauth_clients WHERE id = 'dyn_old'")
+                ).scalar_one()
+                == "native"
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO oauth_clients (id, name, dynamic, redirect_uris, created_at)"
+                    " VALUES (:id, 'Doc', true, '[]', '2026-01-01 00:00:00')"
+                ),
+                {"id": long_id},
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO tokens (id, user_id, client_id, kind, label, audience,"
+                    " created_at, expires_at) VALUES ('t2', 1, :id, 'access', '',"
+                    " 'http://x', '2026-01-01 00:00:00', '2027-01-01 00:00:00')"
+                ),
+                {"id": long_id},
+            )
+        # The foreign keys still hold after the rebuild: an unknown client is refused.
+        with db.engine.connect() as conn:
+            with pytest.raises(IntegrityError):
+                conn.execute(
+                    text(
+                        "INSERT INTO tokens (id, user_id, client_id, kind, label, audience,"
+                        " created_at, expires_at) VALUES ('t3', 1, 'nobody', 'access', '',"
+                        " 'http://x', '2026-01-01 00:00:00', '2027-01-01 00:00:00')"
+                    )
+                )
+            conn.rollback()
+        downgrade(revision="0005_device_starts")
+        with db.engine.begin() as conn:
+            assert conn.execute(text("SELECT id FROM tokens")).scalars().all() == ["t1"]
+            assert sorted(conn.execute(text("SELECT id FROM oauth_clients")).scalars()) == [
+                "dyn_old",
+                "svc-cli",
+                "svc-desktop",
+            ]
+        db.engine.dispose()
+
+
+def test_0010_without_pg_trgm_skips_the_index_and_q_still_answers(tmp_path, monkeypatch):
+    """A role that may not create pg_trgm (no CREATE on the database) migrates to the
+    head all the same: no extension, no trigram index, and q answers by the walk. After
+    an owner adds the extension, downgrading to 0009 and upgrading again adds the index."""
+    import secrets
+
+    import psycopg
+    from sqlalchemy import text
+
+    from app import create_app, store
+    from app.services.ledger import listing
+    from app.services.ledger.validate import ListingQuery
+    from tests.support import throwaway_database
+
+    role = "ledger_noext_" + secrets.token_hex(4)
+    with throwaway_database("postgresql", tmp_path, "ledger_noext_") as url:
+        plain = url.replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(plain, autocommit=True) as admin:
+            admin.execute(f"CREATE ROLE {role} LOGIN")
+            admin.execute(f"GRANT CREATE, USAGE ON SCHEMA public TO {role}")
+        try:
+            role_url = url.replace("postgres@", f"{role}@", 1)
+            app = create_app({"DATABASE_URL": role_url, "TESTING": True})
+            with app.app_context():
+                store.write_intent.set(True)
+                upgrade()
+                has_index = text(
+                    "SELECT count(*) FROM pg_indexes"
+                    " WHERE indexname = 'ix_transactions_description_trgm'"
+                )
+                assert db.session.execute(has_index).scalar_one() == 0
+                assert (
+                    db.session.execute(
+                        text("SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm'")
+                    ).scalar_one()
+                    == 0
+                )
+                version = text("SELECT version_num FROM alembic_version")
+                # The head of the chain (whichever migration is newest), not one name.
+                assert db.session.execute(version).scalar_one() == _script_head()
+                db.session.execute(
+                    text(
+                        "INSERT INTO accounts (id, name, kind, name_key) VALUES"
+                        " (1, 'A', 'asset', 'a'), (2, 'B', 'expense', 'b');"
+                        " INSERT INTO transactions (id, occurred_on, description, created_at)"
+                        " VALUES (1, '2026-01-01', 'Rare Wörd 4242', now()),"
+                        " (2, '2026-01-02', 'common', now());"
+                        " INSERT INTO entries (transaction_id, account_id, amount_cents) VALUES"
+                        " (1, 2, 5), (1, 1, -5), (2, 2, 6), (2, 1, -6)"
+                    )
+                )
+                store.commit()
+                monkeypatch.setattr(listing, "WALK_ROWS", 1)
+                found = listing.page(ListingQuery(q="WÖRD 42", limit=5)).data()["items"]
+                assert [t["id"] for t in found] == [1]
+                db.session.remove()
+                with psycopg.connect(plain, autocommit=True) as admin:
+                    admin.execute("CREATE EXTENSION pg_trgm")
+                downgrade(revision="0009_books_at_scale")
+                upgrade()
+                assert db.session.execute(has_index).scalar_one() == 1
+                found = listing.page(ListingQuery(q="WÖRD 42", limit=5)).data()["items"]
+                assert [t["id"] for t in found] == [1]
+                db.session.remove()
+                db.engine.dispose()
+        finally:
+            with psycopg.connect(plain, autocommit=True) as admin:
+                admin.execute(f"DROP OWNED BY {role}")
+        with psycopg.connect(plain.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
+            admin.execute(f"DROP ROLE {role}")

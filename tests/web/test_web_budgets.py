@@ -1,0 +1,170 @@
+"""The Budgets page and the budget report in headless Chromium, at 1280x800 and on a
+390x844 phone: create a budget from last year's actuals, fill the grid (an annual
+figure split exactly as the server splits it), save, approve, then compare on the
+Reports page (table, chart, CSV); no page wider than the screen.
+
+Screenshots: docs/screenshot-budgets*.png with LEDGER_SCREENSHOTS=docs, otherwise
+build/screenshots/ (as tests/web/test_web_views.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app import store
+from tests.web import test_web_browser as browser_tests
+from tests.web.test_web_browser import _expect_text
+from tests.web.test_web_views import OVERFLOW_JS, go, person_at, shot, sign_in
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
+browser = browser_tests.browser
+live = browser_tests.live
+
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(params=sorted(SIZES))
+def size(request):
+    return request.param
+
+
+@pytest.fixture
+def treasurer(browser, live, size):
+    someone = person_at(browser, live, SIZES[size])
+    yield someone
+    someone.close()
+
+
+def seed(live) -> dict:
+    """A club's books: dues last year (the actuals), then January 2027."""
+    from app.services.ledger import accounts, transactions
+
+    with live.app.app_context():
+        ids = {
+            name: accounts.create_account(name, kind)["id"]
+            for name, kind in [
+                ("Bank", "asset"),
+                ("Dues", "income"),
+                ("Coffee", "expense"),
+                ("Hall rent", "expense"),
+            ]
+        }
+
+        def post(day, account, cents):
+            transactions.record_transaction(
+                day,
+                "t",
+                [
+                    {"account_id": ids[account], "amount_cents": cents},
+                    {"account_id": ids["Bank"], "amount_cents": -cents},
+                ],
+                created_by=None,
+            )
+
+        post("2026-03-15", "Dues", -2000)
+        post("2027-01-10", "Dues", -2500)
+        post("2027-01-11", "Hall rent", 900)
+        post("2027-01-12", "Coffee", 3000)
+        store.commit()
+    return ids
+
+
+# tests/web/test_web_views.py's check, but an element inside a box that scrolls on its own
+# (the twelve-month grid) may lie beyond the screen: the box itself must not.
+SCROLL_BOX_JS = OVERFLOW_JS.replace(
+    "if (box.width === 0 && box.height === 0) continue;",
+    "if (box.width === 0 && box.height === 0) continue;\n"
+    "    if (el.parentElement && el.parentElement.closest('.grid-box')) continue;",
+)
+
+
+def fits(page):
+    offenders = page.evaluate(SCROLL_BOX_JS)
+    assert offenders == [], f"{page.url}: wider than the viewport: {offenders}"
+
+
+def cell(page, account_id, month=None):
+    row = f"#budget-grid tr[data-account='{account_id}']"
+    if month is None:
+        return page.locator(f"{row} input.annual")
+    return page.locator(f"{row} td:nth-of-type({month}) input")
+
+
+def test_create_fill_approve_and_compare_a_budget(treasurer, live, size):
+    ids = seed(live)
+    page = sign_in(treasurer, live, "/budgets")
+    fits(page)
+    page.fill("#budget-name", "Club budget 2027")
+    page.fill("#budget-start", "2027-01")
+    page.select_option("#budget-based-on", "actuals")
+    page.click("#budget-create")
+    _expect_text(page, "#editor-title", r"^Club budget 2027: 2027-01-01 to 2027-12-31$")
+    _expect_text(page, "#editor-status", r"^Draft$")
+    # Last year's actuals: March 2026's dues in the third month, the year beside it.
+    assert cell(page, ids["Dues"], 3).input_value() == "20.00"
+    assert cell(page, ids["Dues"]).input_value() == "20.00"
+
+    # An annual figure fills the months, split exactly (100.01 = 5 x 8.34 + 7 x 8.33).
+    cell(page, ids["Hall rent"]).fill("100.01")
+    cell(page, ids["Hall rent"]).press("Tab")
+    assert [cell(page, ids["Hall rent"], m).input_value() for m in (1, 5, 6, 12)] == [
+        "8.34",
+        "8.34",
+        "8.33",
+        "8.33",
+    ]
+    cell(page, ids["Coffee"], 1).fill("40")
+    cell(page, ids["Coffee"], 1).press("Tab")
+    assert cell(page, ids["Coffee"]).input_value() == "40.00"
+    fits(page)  # the grid scrolls inside its box; the page does not
+    page.click("#budget-save")
+    _expect_text(page, "#editor-message", r"^Saved “Club budget 2027”")
+
+    page.click("#budget-approve")
+    _expect_text(page, "#editor-status", r"^Approved \d{4}-\d\d-\d\d by alice@example\.com$")
+    assert cell(page, ids["Hall rent"], 1).get_attribute("readonly") is not None
+    assert page.locator("#budget-save").is_hidden()
+    assert page.locator("#editor-name").is_hidden()
+    _expect_text(page, "#budget-table", r"approved")
+    fits(page)
+    page.evaluate("document.getElementById('budget-grid-box').scrollLeft = 0")
+    page.locator("#budget-editor").scroll_into_view_if_needed()
+    page.evaluate("document.getElementById('budget-editor').scrollIntoView()")
+    shot(page, "budgets", size)
+
+    with live.app.app_context():
+        from app.services.ledger import budgets
+
+        (stored,) = budgets.list_budgets()
+        lines = {
+            line["account_id"]: line["months"] for line in budgets.get_budget(stored["id"])["lines"]
+        }
+        store.rollback()
+    assert stored["approved_by_email"] == "alice@example.com"
+    assert lines[ids["Hall rent"]] == [834] * 5 + [833] * 7
+    assert lines[ids["Coffee"]] == [4000] + [0] * 11
+    assert lines[ids["Dues"]] == [0, 0, 2000] + [0] * 9
+
+    go(page, live, "/reports")
+    table = "#budget-report-table"
+    _expect_text(page, f"{table} caption", r"^Club budget 2027: 2027-01-01 to 2027-12-31$")
+    rent = page.locator(f"{table} tbody tr", has_text="Hall rent").inner_text()
+    assert rent.split() == ["Hall", "rent", "100.01", "9.00", "91.01"]
+    dues = page.locator(f"{table} tbody tr", has_text="Dues").inner_text()
+    assert dues.split() == ["Dues", "20.00", "25.00", "5.00"]
+    page.select_option("#bva-account", "Hall rent")
+    assert page.locator("#bva-chart svg rect").count() == 24  # budget and actual, 12 months
+    fits(page)
+    page.evaluate("document.getElementById('budget-section').scrollIntoView()")
+    shot(page, "budget-report", size)
+    with page.expect_download() as info:
+        page.click("#bva-csv")
+    rows = Path(info.value.path()).read_text().splitlines()
+    assert rows[0] == "section,account,month,budget,actual,variance"
+    assert "expenses,Hall rent,2027-01-01 to 2027-12-31,100.01,9.00,91.01" in rows
+    assert "expenses,Hall rent,Jan 2027,8.34,9.00,-0.66" in rows
+    assert "income,Dues,Mar 2027,20.00,0.00,-20.00" in rows
+    assert treasurer.errors == []

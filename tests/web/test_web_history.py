@@ -1,0 +1,103 @@
+"""The History page in headless Chromium (issue 19): the audit trail, paged and filtered,
+naming the person, how (via) and the application; no sideways scroll at 390 px.
+
+Uses the browser, live servers and person of tests/web/test_web_browser.py (same setup).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app import store
+from app.services.identity import credentials
+from tests.web.test_web_browser import _expect_text, browser, expect, live, person  # noqa: F401
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
+
+def _token(server) -> str:
+    with server.app.app_context():
+        token = credentials.mint_token(
+            "alice@example.com", label="script", days=1, audience=server.api
+        )
+        store.commit()
+        return token
+
+
+def test_history_pages_filters_and_fits_a_phone(live, person):  # noqa: F811
+    live.add_user()
+    page = person.page
+    page.goto(live.web + "/")
+    person.first_sign_in()
+    page.wait_for_url(live.web + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    # One change in the web app (a cookie session), on the accounts view...
+    page.goto(live.web + "/accounts")
+    page.wait_for_selector("body[data-ready=true]")
+    page.fill("#account-name", "Petty cash")
+    page.select_option("#account-kind", "asset")
+    page.click("#account-submit")
+    _expect_text(page, "#new-account-message", r"^Created Petty cash\.$")
+    # ...and five with a minted token (client svc-cli, "Ledger command line").
+    token = _token(live)
+    ids = {}
+    for name, kind in (("Bank", "asset"), ("Dues", "income")):
+        status, body = live.call(
+            "POST", "/accounts", json_body={"name": name, "kind": kind}, token=token
+        )
+        assert status == 201, body
+        ids[name] = body["id"]
+    for n, description in enumerate(("Dues from Ann", "Dues from Bo", "Dues from Cy"), start=1):
+        status, body = live.call(
+            "POST",
+            "/transactions",
+            json_body={
+                "occurred_on": f"2026-03-0{n}",
+                "description": description,
+                "entries": [
+                    {"account_id": ids["Bank"], "amount_cents": 1000 * n},
+                    {"account_id": ids["Dues"], "amount_cents": -1000 * n},
+                ],
+            },
+            token=token,
+        )
+        assert status == 201, body
+
+    page.goto(live.web + "/history?limit=4")
+    page.wait_for_selector("body[data-ready=true]")
+    events = page.locator("#events > li")
+    expect(events).to_have_count(4)
+    expect(events.locator(".event-action")).to_have_text(
+        ["Transaction recorded"] * 3 + ["Account created"]
+    )
+    newest = events.first
+    expect(newest.locator(".event-who")).to_have_text(
+        "alice@example.com · with a token · using Ledger command line"
+    )
+    expect(newest.locator(".event-what")).to_have_text("2026-03-03 · Dues from Cy · 30.00")
+    expect(newest.locator(".event-entries li")).to_have_text(["Bank: 30.00", "Dues: -30.00"])
+    _expect_text(page, "#history-head", r"^Newest change #6, fingerprint [0-9a-f]{16}…$")
+
+    page.click("#history-more")  # the next page, appended below
+    expect(events).to_have_count(6)
+    expect(page.locator("#history-more")).to_be_hidden()
+    oldest = events.last
+    expect(oldest.locator(".event-action")).to_have_text("Account created")
+    expect(oldest.locator(".event-who")).to_have_text("alice@example.com · in the web app")
+    expect(oldest.locator(".event-what")).to_have_text("Petty cash · asset")
+
+    page.select_option("#history-action", "transaction.posted")
+    page.click("#history-filter button[type=submit]")
+    expect(page.locator("#events > li[data-action='transaction.posted']")).to_have_count(3)
+    expect(events).to_have_count(3)
+    person.shot("history")
+
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(live.web + "/history")
+    page.wait_for_selector("body[data-ready=true]")
+    expect(events).to_have_count(6)
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1] == 390, widths
+    person.shot("history-390")

@@ -1,0 +1,28 @@
+"""Helpers shared by the web app tests (JavaScript units and browser scenarios)."""
+
+import os
+
+
+def require_browser_tools() -> bool:
+    """True where node and Chromium must be present (CI installs them): skip → fail.
+
+    LEDGER_REQUIRE_BROWSER wins when set (0/false/no turns the requirement off);
+    otherwise CI or LEDGER_REQUIRE_POSTGRES, the flags `.ci/run` sets, imply it.
+    """
+    explicit = os.environ.get("LEDGER_REQUIRE_BROWSER")
+    if explicit is not None and explicit.strip() != "":
+        return explicit.strip().lower() not in ("0", "false", "no")
+    flag = os.environ.get("CI") or os.environ.get("LEDGER_REQUIRE_POSTGRES") or ""
+    return flag.strip().lower() not in ("", "0", "false", "no")
+
+
+CHROMIUM = os.environ.get("LEDGER_CHROMIUM", "/usr/bin/chromium")
+# BROWSER-TESTING.md: Debian's Chromium driven by Playwright, no browser download.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
