@@ -2,7 +2,7 @@
 
 Not part of the suite (its name does not match test_*.py); run it by name, on one store:
 
-    PROBE_N=1000 pytest tests/perf_write_probe.py -s -p no:randomly -k sqlite
+    PROBE_N=1000 pytest tests/store/perf_write_probe.py -s -p no:randomly -k sqlite
 
 It posts PROBE_N two-entry postings through the Flask test client on a fresh database
 (after 50 to warm up) and prints postings per second, wall and CPU ms per posting, and

@@ -11,7 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from app.models import ClientDocument, LoginThrottle
 from app.store import dialect
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DIALECTS = {"postgresql": postgresql.dialect(), "sqlite": sqlite.dialect()}
 
 
