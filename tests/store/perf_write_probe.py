@@ -7,7 +7,7 @@ Not part of the suite (its name does not match test_*.py); run it by name, on on
 It posts PROBE_N two-entry postings through the Flask test client on a fresh database
 (after 50 to warm up) and prints postings per second, wall and CPU ms per posting, and
 the driver's share: the time inside the DBAPI cursor's execute (cursor events, as
-tests/test_write_path.py counts statements) and inside the driver's commit. With
+tests/store/test_write_path.py counts statements) and inside the driver's commit. With
 PROBE_PROFILE=<file> it also writes a cProfile of the timed postings to <file>.
 """
 
