@@ -104,13 +104,20 @@ def reset_database() -> None:
         else:
             # Emptying entries runs the derived-balance triggers entry by entry; with
             # books near the 64-bit limits a partial state could trip the range
-            # triggers (migration 0003), so they are set aside while everything goes.
-            guards = conn.execute(
-                text(
-                    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
-                    " AND name LIKE '%_range'"
-                )
-            ).all()
+            # triggers (migration 0003), so they are set aside while everything goes
+            # (when there are entries at all: dropping and making them costs more
+            # than the rest of the reset).
+            has_entries = conn.execute(text("SELECT EXISTS (SELECT 1 FROM entries)")).scalar()
+            guards = (
+                conn.execute(
+                    text(
+                        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
+                        " AND name LIKE '%_range'"
+                    )
+                ).all()
+                if has_entries
+                else []
+            )
             for name, _ in guards:
                 conn.execute(text(f'DROP TRIGGER "{name}"'))
             for name in [*tables, "ledger_balance_pending"]:
