@@ -172,6 +172,9 @@ def test_every_table_round_trips_exactly(app, runner, clock, fresh_url, tmp_path
         db.engine.dispose()
 
 
+# A new PostgreSQL database at one end (created, migrated, dropped: dropping waits for a
+# checkpoint) takes seconds (README, the quick loop).
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source_dialect, target_dialect",
     [
