@@ -23,13 +23,24 @@ from tests.support import (
     FakeClock,
     throwaway_database,
 )
-from tests.testkit import ApiClient, LiveServer, Rpc, SignIn, migrate, reset_database
+from tests.testkit import (
+    ApiClient,
+    LiveServer,
+    Rpc,
+    SignIn,
+    app_for_test,
+    config_for_tests,
+    migrate,
+    reset_database,
+    tune_for_tests,
+)
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
 def database_url(request, tmp_path_factory):
     with throwaway_database(request.param, tmp_path_factory.mktemp("db")) as url:
         migrate(url)
+        tune_for_tests(url)
         yield url
 
 
@@ -45,25 +56,29 @@ def clock():
 
 @pytest.fixture
 def app_config(database_url, clock):
-    return {
-        "TESTING": True,
-        "DATABASE_URL": database_url,
-        "API_ORIGIN": API_ORIGIN,
-        "WEB_ORIGIN": WEB_ORIGIN,
-        "CLOCK": clock,
-        "PASSWORD_HASH_FAST": True,
-    }
+    return config_for_tests(database_url, clock)
+
+
+@pytest.fixture(scope="session")
+def shared_app(database_url):
+    """The one app per store that `app` lends to each test (tests/testkit.app_for_test)."""
+    shared = create_app(config_for_tests(database_url, FakeClock()))
+    yield shared
+    with shared.app_context():
+        db.session.remove()
+        db.engine.dispose()
 
 
 @pytest.fixture
-def app(app_config):
-    app = create_app(app_config)
-    with app.app_context():
-        reset_database()
-    yield app
-    with app.app_context():
-        db.session.remove()
-        db.engine.dispose()
+def app(request, shared_app, app_config):
+    """The app over the emptied test database: the shared one unless the test's
+    app_config changes more than the clock or the test is marked `own_app` (then a
+    new one)."""
+    own = request.node.get_closest_marker("own_app") is not None
+    with app_for_test(shared_app, app_config, own) as app:
+        with app.app_context():
+            reset_database()
+        yield app
 
 
 @pytest.fixture

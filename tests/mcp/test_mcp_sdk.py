@@ -22,7 +22,8 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from app.services.ledger import reports  # noqa: E402
 from app.services.ledger.listing import list_transactions  # noqa: E402
 
-pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+# slow: not in the quick loop (README, Test it); own_app: a fixture adds an after_request hook
+pytestmark = [pytest.mark.slow, pytest.mark.own_app]
 
 
 @pytest.fixture

@@ -47,7 +47,8 @@ from app.services.ledger.listing import list_transactions  # noqa: E402
 from tests.support import WEB_ORIGIN  # noqa: E402
 from tests.testkit import SignIn  # noqa: E402
 
-pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+# slow: not in the quick loop (README, Test it); own_app: a fixture adds an after_request hook
+pytestmark = [pytest.mark.slow, pytest.mark.own_app]
 
 REDIRECT_URI = "http://127.0.0.1:53682/callback"
 HOUR = 3600

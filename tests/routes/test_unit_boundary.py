@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 import psycopg.errors
+import pytest
 from flask import jsonify
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
@@ -69,6 +70,7 @@ def test_oauth_register_is_rerun_and_registers_once(app, client, monkeypatch, di
     assert _count(app, OAuthClient, OAuthClient.dynamic.is_(True)) == 1
 
 
+@pytest.mark.own_app  # it adds a route
 def test_a_view_written_the_old_way_still_commits_and_retries(app, api, monkeypatch, dialect):
     """A view that commits itself (store.run_unit / store.commit) inside the boundary."""
 

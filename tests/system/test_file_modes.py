@@ -69,6 +69,7 @@ def test_a_fresh_database_from_the_app_factory_is_private(tmp_path, permissive_u
     assert_private(modes(folder), {"ledger.db"})
 
 
+@pytest.mark.slow  # runs `serve` in a subprocess: seconds (README, the quick loop)
 def test_a_served_database_and_its_cli_are_private(tmp_path, permissive_umask):
     folder = tmp_path / "data"
     folder.mkdir()

@@ -113,6 +113,7 @@ def test_the_cli_writes_the_same_pack(api, books, runner, tmp_path):
         assert entry["sha256"] == hashlib.sha256(files[entry["path"]]).hexdigest()
 
 
+@pytest.mark.slow  # a big loop: seconds (README, the quick loop)
 def test_a_thousand_documents_stream_in_bounded_memory(app, api, books):
     """1,000 documents of 64 KiB (64 MiB in all): the stream's Python allocations peak
     far below the total (docs/export-import-backup.md states the figure)."""

@@ -144,7 +144,8 @@ def reports_of(client, headers) -> list:
     ]
 
 
-@pytest.mark.parametrize("target", ["sqlite", "postgresql"])
+# slow: a restore into a new PostgreSQL database (created, migrated, dropped) takes seconds
+@pytest.mark.parametrize("target", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def test_every_table_round_trips_exactly(app, runner, clock, fresh_url, tmp_path, target):
     secrets_ = populate(app)
     path = tmp_path / "ledger.backup.gz"
@@ -171,6 +172,9 @@ def test_every_table_round_trips_exactly(app, runner, clock, fresh_url, tmp_path
         db.engine.dispose()
 
 
+# A new PostgreSQL database at one end (created, migrated, dropped: dropping waits for a
+# checkpoint) takes seconds (README, the quick loop).
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source_dialect, target_dialect",
     [
@@ -369,7 +373,8 @@ def test_unreadable_backups_are_refused_clearly(app, runner, clock, fresh_url, t
     restore.check_target_schema(set(), ["0001"], MIGRATIONS_DIR)  # no schema yet: fine
 
 
-@pytest.mark.parametrize("target", ["sqlite", "postgresql"])
+# slow: a restore into a new PostgreSQL database (created, migrated, dropped) takes seconds
+@pytest.mark.parametrize("target", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def test_a_passkey_enrolled_before_the_backup_signs_in_after_the_restore(
     app, runner, clock, fresh_url, tmp_path, target, make_user, authenticator
 ):

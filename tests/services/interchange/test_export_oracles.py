@@ -182,6 +182,7 @@ def _journal(names: list[str]) -> tuple[str, dict[str, int]]:
     return "\n".join(lines) + "\n", expected
 
 
+@pytest.mark.slow  # a property run over subprocesses: seconds (README, the quick loop)
 @settings(max_examples=40, deadline=None)
 @given(names=st.lists(_texts, min_size=1, max_size=4, unique=True))
 def test_any_account_name_survives_hledger_and_ledger(hledger, ledger, names, tmp_path_factory):
@@ -215,6 +216,7 @@ def test_any_account_name_survives_hledger_and_ledger(hledger, ledger, names, tm
     assert {a: cents_of(v) for a, v in rows} == expected
 
 
+@pytest.mark.slow  # a property run: seconds (README, the quick loop)
 @settings(max_examples=150, deadline=None)
 @given(description=_texts, name=_texts)
 def test_any_description_and_name_survive_beancount(description, name):

@@ -176,6 +176,7 @@ def test_parallel_creates_of_one_normalised_name_exactly_one_wins(app, api):
     assert sorted(statuses) == [201, 400, 400, 400, 400]
 
 
+@pytest.mark.slow  # a new database migrated up from an old revision: seconds (README)
 def test_migration_keeps_near_duplicates_that_were_stored_before(scratch_database_url):
     """Books from before 0009 may hold "cash box" and "Cash box": the upgrade succeeds."""
     from flask_migrate import downgrade, upgrade

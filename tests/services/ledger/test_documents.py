@@ -376,7 +376,8 @@ def test_verify_follows_a_transaction_deletion_that_detached(api, tx, runner):
     assert "1 documents" in result.output
 
 
-@pytest.mark.parametrize("target", ["sqlite", "postgresql"])
+# slow: a restore into a new PostgreSQL database (created, migrated, dropped) takes seconds
+@pytest.mark.parametrize("target", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def test_backup_and_restore_carry_documents_byte_for_byte(
     api, tx, runner, app_config, tmp_path, target
 ):

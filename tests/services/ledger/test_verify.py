@@ -365,6 +365,7 @@ OLD_BOOKS = [
 ]
 
 
+@pytest.mark.slow  # a new database migrated up from an old revision: seconds (README)
 def test_migration_backfills_existing_books_and_verify_holds(scratch_database_url):
     from flask_migrate import upgrade
 
@@ -410,6 +411,7 @@ def test_migration_backfills_existing_books_and_verify_holds(scratch_database_ur
     )
 
 
+@pytest.mark.slow  # a new database migrated up from an old revision: seconds (README)
 def test_posting_after_the_backfill_continues_the_chain(scratch_database_url):
     from flask_migrate import upgrade
 
@@ -438,7 +440,8 @@ def test_posting_after_the_backfill_continues_the_chain(scratch_database_url):
         db.engine.dispose()
 
 
-@pytest.mark.parametrize("target", ["sqlite", "postgresql"])
+# slow: a restore into a new PostgreSQL database (created, migrated, dropped) takes seconds
+@pytest.mark.parametrize("target", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def test_a_restored_backup_keeps_the_trail_and_verifies(
     runner, books, app_config, tmp_path, target, api
 ):

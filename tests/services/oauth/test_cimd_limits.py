@@ -123,6 +123,7 @@ def test_a_redirect_uri_over_2000_characters_makes_a_document_unusable(app, clie
     assert_oauth_error(registered, "invalid_redirect_uri")
 
 
+@pytest.mark.slow  # a big loop: seconds (README, the quick loop)
 def test_at_most_100_unreferenced_document_clients_are_kept(app, client, oauth, docs, clock):
     oauth.human()
     used = docs.document("/used.json", redirect_uris=[REDIRECT])
@@ -216,6 +217,7 @@ def _get(port: int, path: str, headers=None) -> tuple[int, float]:
     return status, time.monotonic() - started
 
 
+@pytest.mark.slow  # waits out the fetch timeouts: seconds (README, the quick loop)
 def test_hosts_that_never_answer_leave_the_api_answering(
     app, live_server, make_user, clock, monkeypatch
 ):

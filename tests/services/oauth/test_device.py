@@ -311,6 +311,7 @@ def test_ipv6_callers_are_counted_by_their_64_network(oauth):
     assert oauth.device_start(address="2001:db8:0:8::1").status_code == 200
 
 
+@pytest.mark.slow  # a big loop: seconds (README, the quick loop)
 def test_at_most_100_live_device_records_per_client(app, oauth, clock):
     assert device.LIVE_LIMIT == 100
     for n in range(100):
