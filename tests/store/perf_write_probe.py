@@ -8,7 +8,9 @@ It posts PROBE_N two-entry postings through the Flask test client on a fresh dat
 (after 50 to warm up) and prints postings per second, wall and CPU ms per posting, and
 the driver's share: the time inside the DBAPI cursor's execute (cursor events, as
 tests/store/test_write_path.py counts statements) and inside the driver's commit. With
-PROBE_PROFILE=<file> it also writes a cProfile of the timed postings to <file>.
+PROBE_PROFILE=<file> it also writes a cProfile of the timed postings to <file>; with
+PROBE_STATEMENTS=1 it also prints the cursor's execute time per posting for each
+statement (by its text's start).
 """
 
 from __future__ import annotations
@@ -47,9 +49,15 @@ def test_write_probe(app, api, make_account, dialect):
     def before(*_args):
         started.append(time.perf_counter())
 
-    def after(*_args):
-        inside["execute"] += time.perf_counter() - started.pop()
+    per_statement: dict[str, list] = {}
+
+    def after(_conn, _cursor, statement, *_args):
+        spent = time.perf_counter() - started.pop()
+        inside["execute"] += spent
         inside["statements"] += 1
+        tally = per_statement.setdefault(" ".join(statement.split())[:90], [0, 0.0])
+        tally[0] += 1
+        tally[1] += spent
 
     real_commit = engine.dialect.do_commit
 
@@ -84,3 +92,6 @@ def test_write_probe(app, api, make_account, dialect):
         f" CPU {cpu * ms:.3f} ms, statements {inside['statements'] / n:.1f}"
         f" (cursor execute {inside['execute'] * ms:.3f} ms), commit {inside['commit'] * ms:.3f} ms"
     )
+    if os.environ.get("PROBE_STATEMENTS"):
+        for text, (count, spent) in sorted(per_statement.items(), key=lambda kv: -kv[1][1]):
+            print(f"  {count:6d}x {spent * ms * 1000:7.1f} us per posting  {text}")
