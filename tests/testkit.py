@@ -9,16 +9,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from flask import Flask
-from sqlalchemy import text
+from sqlalchemy import func, select, text
 
 from app import create_app, store
 from app.extensions import db
+from app.models import Transaction
 from app.services.identity import credentials
 from harness.inprocess import InProcessServer
 from tests.support import API_ORIGIN, PASSWORD, SESSION_COOKIE, WEB_ORIGIN
 
 # Tables whose seeded rows survive the per-test reset (they are reset by hand).
 SEEDED = {"settings", "oauth_clients"}
+
+
+def row_count(app: Flask, model=Transaction) -> int:
+    """How many rows model's table holds now (its own read, rolled back)."""
+    with app.app_context():
+        n = db.session.execute(select(func.count()).select_from(model)).scalar_one()
+        db.session.rollback()
+        return n
 
 
 def migrate(url: str, revision: str = "head") -> None:

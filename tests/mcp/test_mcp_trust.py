@@ -7,12 +7,13 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import event
 
 from app import store
 from app.extensions import db
-from app.models import IdempotencyKey, Transaction
+from app.models import IdempotencyKey
 from app.services.ledger import lookalikes, transactions
+from tests.testkit import row_count
 
 READ_TOOLS = {
     "list_accounts",
@@ -44,13 +45,6 @@ def args(books, cents=500, day="2026-02-10", description="Groceries", key=None, 
     return out
 
 
-def count(app, model=Transaction) -> int:
-    with app.app_context():
-        n = db.session.execute(select(func.count()).select_from(model)).scalar_one()
-        db.session.rollback()
-        return n
-
-
 # --- idempotency_key ---------------------------------------------------------------------
 
 
@@ -61,7 +55,7 @@ def test_a_retry_with_the_same_key_returns_the_first_result_and_records_once(app
     assert "result" in first, first
     assert again["result"] == first["result"]
     assert modern["result"]["structuredContent"] == first["result"]["structuredContent"]
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 def test_the_key_with_other_arguments_is_32602_and_records_nothing(app, rpc, books):
@@ -69,7 +63,7 @@ def test_the_key_with_other_arguments_is_32602_and_records_nothing(app, rpc, boo
     reply = rpc.call("record_transaction", args(books, cents=501, key="assistant-2"))
     assert reply["error"]["code"] == -32602
     assert "already used with a different request" in reply["error"]["message"]
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 @pytest.mark.parametrize("key", ["", "x" * 256, 42, None, ["k"], "caf\u00e9", "new\nline"])
@@ -82,14 +76,14 @@ def test_a_bad_key_is_32602_and_records_nothing(app, rpc, books, key):
         return
     assert reply["error"]["code"] == -32602
     assert "'idempotency_key' must be 1 to 255 printable ASCII" in reply["error"]["message"]
-    assert count(app) == 0
+    assert row_count(app) == 0
 
 
 def test_a_refused_call_keeps_no_key(app, rpc, books):
     lopsided = args(books, key="assistant-3")
     lopsided["entries"][0]["amount_cents"] = 499
     assert rpc.call("record_transaction", lopsided)["error"]["code"] == -32602
-    assert count(app, IdempotencyKey) == 0
+    assert row_count(app, IdempotencyKey) == 0
     assert rpc.result("record_transaction", args(books, key="assistant-3"))["recorded"] is True
 
 
@@ -101,7 +95,7 @@ def test_http_and_mcp_keys_do_not_answer_for_each_other(app, api, rpc, books):
     )
     reply = rpc.call("record_transaction", args(books, key="both"))
     assert reply["error"]["code"] == -32602  # another operation: another request
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 def test_the_description_tells_the_model_to_reuse_the_key(rpc):

@@ -17,6 +17,7 @@ from app.extensions import db
 from app.models import LoginThrottle, OAuthClient, Session, User
 from tests.services.oauth.flow import OAuthFlow
 from tests.support import PASSWORD
+from tests.testkit import row_count
 
 NOT_JSON = {"error": "the request body is not valid JSON"}
 NOT_UNICODE = {
@@ -36,11 +37,6 @@ def lone(template: str, *surrogates: str) -> bytes:
 
 def post(client, path, body: bytes):
     return client.post(path, data=body, headers=JSON)
-
-
-def count(app, model) -> int:
-    with app.app_context():
-        return db.session.execute(select(func.count()).select_from(model)).scalar_one()
 
 
 # --- ledger routes ---------------------------------------------------------------------
@@ -109,7 +105,7 @@ def test_login_refuses_deep_json_and_lone_surrogates_and_counts_nothing(
     response = post(client, "/auth/login", body)
     assert response.status_code == 400
     assert set(response.get_json()) == {"error"}
-    assert count(app, LoginThrottle) == 0 and count(app, Session) == 0
+    assert row_count(app, LoginThrottle) == 0 and row_count(app, Session) == 0
 
 
 @pytest.mark.parametrize(
@@ -166,7 +162,7 @@ def test_approve_refuses_deep_json_and_lone_surrogates(app, client, session_clie
     response = post(client, "/oauth/authorize/approve", body)
     assert response.status_code == 400
     assert set(response.get_json()) == {"error"}
-    assert count(app, AuthorizationCode) == 0
+    assert row_count(app, AuthorizationCode) == 0
 
 
 def test_device_approve_refuses_a_lone_surrogate(app, client, session_client):

@@ -5,11 +5,12 @@ the original in one database transaction, or refuses and stores nothing; on both
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.extensions import db
 from app.models import IdempotencyKey, Transaction
 from app.services.ledger import transactions
+from tests.testkit import row_count
 
 LOCKED = "2026-01-31"
 
@@ -58,13 +59,6 @@ def posted(api, books, **kw) -> int:
 
 def ids(api) -> list[int]:
     return [tx["id"] for tx in api.get("/transactions").get_json()]
-
-
-def count(app, model=Transaction) -> int:
-    with app.app_context():
-        n = db.session.execute(select(func.count()).select_from(model)).scalar_one()
-        db.session.rollback()
-        return n
 
 
 def events(api) -> list[dict]:
@@ -177,7 +171,7 @@ def test_a_reconciled_original_is_409_and_nothing_is_stored(app, api, books):
     assert set(response.get_json()) == {"error"}
     assert ids(api) == [original]
     assert len(events(api)) == trail
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 def test_a_locked_original_is_409_naming_the_lock_date(app, api, person, books):
@@ -218,7 +212,7 @@ def test_every_rule_of_a_new_transaction_applies_and_the_original_stays(app, api
         response = post(api, payload)
         assert response.status_code == 400, (payload, response.get_json())
     assert ids(api) == [original]
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 def test_a_fault_after_the_posting_leaves_nothing_behind(app, api, books, monkeypatch):
@@ -256,7 +250,7 @@ def test_an_idempotent_replay_returns_the_first_answer_and_changes_nothing(app, 
     other = post(api, body(books, cents=6200, replaces=original), key="fix-hall-hire")
     assert other.status_code == 422
     assert ids(api) == [first.get_json()["id"]]
-    assert count(app, IdempotencyKey) == 1
+    assert row_count(app, IdempotencyKey) == 1
 
 
 def test_a_refused_correction_keeps_no_key(app, api, books):
@@ -264,7 +258,7 @@ def test_a_refused_correction_keeps_no_key(app, api, books):
     reconcile(api, books["bank"], original)
     refused = post(api, body(books, cents=6100, replaces=original), key="k1")
     assert refused.status_code == 409
-    assert count(app, IdempotencyKey) == 0
+    assert row_count(app, IdempotencyKey) == 0
 
 
 # --- MCP -----------------------------------------------------------------------------------

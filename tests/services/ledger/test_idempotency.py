@@ -9,13 +9,13 @@ import urllib.error
 import urllib.request
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.extensions import db
-from app.models import Account, IdempotencyKey, Transaction
+from app.models import Account, IdempotencyKey
 from app.services.ledger import idempotency
 from tests.support import repetitions
-from tests.testkit import ApiClient
+from tests.testkit import ApiClient, row_count
 
 
 @pytest.fixture
@@ -34,13 +34,6 @@ def body(books, cents=500, day="2026-02-03", description="Groceries"):
     }
 
 
-def count(app, model=Transaction) -> int:
-    with app.app_context():
-        n = db.session.execute(select(func.count()).select_from(model)).scalar_one()
-        db.session.rollback()
-        return n
-
-
 def post(api, payload, key, path="/transactions"):
     headers = {} if key is None else {"Idempotency-Key": key}
     return api.post(path, json=payload, headers=headers)
@@ -54,9 +47,9 @@ def test_a_replay_gets_the_same_status_and_body_and_changes_nothing(app, api, bo
     assert again.status_code == 201
     assert again.data == first.data  # byte for byte
     assert again.headers["Idempotency-Replayed"] == "true"
-    assert count(app) == 1
+    assert row_count(app) == 1
     assert post(api, body(books), None).get_json() != first.get_json()  # no key: a new one
-    assert count(app) == 2
+    assert row_count(app) == 2
 
 
 def test_the_body_is_compared_as_json_not_bytes(app, api, books):
@@ -69,7 +62,7 @@ def test_the_body_is_compared_as_json_not_bytes(app, api, books):
         headers={"Idempotency-Key": "k-json", "Content-Type": "application/json"},
     )
     assert response.status_code == 201 and response.get_json() == first
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 @pytest.mark.parametrize(
@@ -87,7 +80,7 @@ def test_the_same_key_with_another_body_is_422_and_stores_nothing(app, api, book
     assert response.status_code == 422
     assert set(response.get_json()) == {"error"}
     assert "already used with a different request" in response.get_json()["error"]
-    assert count(app) == 1
+    assert row_count(app) == 1
     assert post(api, body(books), "k-2").get_json() == first.get_json()  # still the first
 
 
@@ -98,14 +91,14 @@ def test_any_json_body_can_carry_a_key(app, api, books):
     first = api.post("/transactions", data=raw, headers=headers)
     assert first.status_code == 201
     assert api.post("/transactions", data=raw, headers=headers).data == first.data
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 def test_a_key_is_bound_to_its_route(app, api, books):
     assert post(api, body(books), "shared").status_code == 201
     response = post(api, {"name": "Cash", "kind": "asset"}, "shared", path="/accounts")
     assert response.status_code == 422
-    assert count(app, Account) == 2
+    assert row_count(app, Account) == 2
 
 
 @pytest.mark.parametrize(
@@ -118,8 +111,8 @@ def test_a_bad_key_is_400_and_stores_nothing(app, api, books, key):
     response = api.post("/transactions", json=body(books), headers=headers)
     assert response.status_code == 400
     assert "'Idempotency-Key' must be 1 to 255 printable ASCII" in response.get_json()["error"]
-    assert count(app) == 0
-    assert count(app, IdempotencyKey) == 0
+    assert row_count(app) == 0
+    assert row_count(app, IdempotencyKey) == 0
 
 
 @pytest.mark.parametrize("key", ["a", "x" * 255, "with spaces and ~!@#$%^&*()", "550e8400-e29b"])
@@ -127,7 +120,7 @@ def test_keys_of_1_to_255_printable_characters_work(app, api, books, key):
     first = post(api, body(books), key)
     assert first.status_code == 201
     assert post(api, body(books), key).data == first.data
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 def test_keys_belong_to_the_user(app, api, books, make_user, mint):
@@ -139,7 +132,7 @@ def test_keys_belong_to_the_user(app, api, books, make_user, mint):
     assert bob_first.get_json() != alice_first.get_json()  # his own transaction
     assert post(bob, body(books, description="Bob's other"), "same-key").status_code == 422
     assert post(api, body(books), "same-key").data == alice_first.data
-    assert count(app) == 2
+    assert row_count(app) == 2
 
 
 def test_only_successful_answers_are_kept(app, api, books):
@@ -148,11 +141,11 @@ def test_only_successful_answers_are_kept(app, api, books):
     refused = post(api, lopsided, "k-retry")
     assert refused.status_code == 400
     assert post(api, lopsided, "k-retry").status_code == 400  # processed again, not replayed
-    assert count(app, IdempotencyKey) == 0
+    assert row_count(app, IdempotencyKey) == 0
     fixed = post(api, body(books), "k-retry")  # the corrected request may use the same key
     assert fixed.status_code == 201
     assert post(api, body(books), "k-retry").data == fixed.data
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 def test_accounts_replay_and_refuse_like_transactions(app, api):
@@ -165,8 +158,8 @@ def test_accounts_replay_and_refuse_like_transactions(app, api):
     assert other.status_code == 422
     duplicate = post(api, payload, "acct-2", path="/accounts")
     assert duplicate.status_code == 400  # a new key is a new request: the name is taken
-    assert count(app, Account) == 1
-    assert count(app, IdempotencyKey) == 1
+    assert row_count(app, Account) == 1
+    assert row_count(app, IdempotencyKey) == 1
 
 
 def test_answers_are_kept_24_hours_then_the_key_is_new(app, api, books, clock):
@@ -178,16 +171,16 @@ def test_answers_are_kept_24_hours_then_the_key_is_new(app, api, books, clock):
     later = post(api, body(books, description="Other"), "k-day")  # expired: a new request
     assert later.status_code == 201 and later.get_json() != first.get_json()
     assert post(api, body(books, description="Other"), "k-day").data == later.data
-    assert count(app) == 2
+    assert row_count(app) == 2
 
 
 def test_expired_keys_are_cleaned_up_as_new_keys_arrive(app, api, books, clock):
     for n in range(3):
         assert post(api, body(books, cents=100 + n), f"old-{n}").status_code == 201
-    assert count(app, IdempotencyKey) == 3
+    assert row_count(app, IdempotencyKey) == 3
     clock.advance(hours=24, seconds=1)
     assert post(api, body(books), None).status_code == 201  # no key: no cleanup, no cost
-    assert count(app, IdempotencyKey) == 3
+    assert row_count(app, IdempotencyKey) == 3
     # A cleanup runs with every CLEANUP_EVERY-th new key: within that many, the expired
     # keys are gone and only fresh ones remain.
     for n in range(idempotency.CLEANUP_EVERY):
@@ -202,7 +195,7 @@ def test_expired_keys_are_cleaned_up_as_new_keys_arrive(app, api, books, clock):
 def test_a_removed_user_takes_their_keys_along(app, api, books, runner):
     assert post(api, body(books), "k-gone").status_code == 201
     assert runner.invoke(args=["user", "rm", "alice@example.com"]).exit_code == 0
-    assert count(app, IdempotencyKey) == 0
+    assert row_count(app, IdempotencyKey) == 0
 
 
 def test_cors_allowed_headers_stay_as_spec_says(client):
@@ -271,8 +264,8 @@ def test_concurrent_requests_with_one_key_store_exactly_one_result(
         assert created, results
         assert all(status in (201, 409) for status, _ in results), results
         assert len(set(created)) == 1  # every 201 is the same answer
-        assert count(app) == n + 1
-    assert count(app, IdempotencyKey) == rounds
+        assert row_count(app) == n + 1
+    assert row_count(app, IdempotencyKey) == rounds
 
 
 def test_concurrent_account_creation_with_one_key_creates_one(app, live_server, make_user):
@@ -282,4 +275,4 @@ def test_concurrent_account_creation_with_one_key_creates_one(app, live_server, 
     results = _race(live_server.origin + "/accounts", token, payload, "race-account")
     assert all(status in (201, 409) for status, _ in results), results
     assert len({data for status, data in results if status == 201}) == 1
-    assert count(app, Account) == 1
+    assert row_count(app, Account) == 1

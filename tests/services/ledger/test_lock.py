@@ -6,12 +6,13 @@ from __future__ import annotations
 import threading
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app import store
 from app.extensions import db
-from app.models import Account, IdempotencyKey, Settings, Transaction
+from app.models import Account, IdempotencyKey, Settings
 from app.services.ledger import lock, transactions
+from tests.testkit import row_count
 
 LOCKED = "2025-12-31"
 
@@ -36,13 +37,6 @@ def body(day, books, cents=500, description="Groceries"):
             {"account_id": books["bank"], "amount_cents": -cents},
         ],
     }
-
-
-def count(app, model=Transaction) -> int:
-    with app.app_context():
-        n = db.session.execute(select(func.count()).select_from(model)).scalar_one()
-        db.session.rollback()
-        return n
 
 
 def stored_lock(app):
@@ -128,9 +122,9 @@ def test_posting_on_or_before_the_lock_date_is_409_naming_it(app, api, person, b
         assert set(error) == {"error"}
         assert "locked through 2025-12-31" in error["error"]
         assert day in error["error"]
-    assert count(app) == 0
+    assert row_count(app) == 0
     assert api.post("/transactions", json=body("2026-01-01", books)).status_code == 201
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 def test_a_bad_posting_in_a_locked_period_is_still_its_own_400(api, person, books):
@@ -149,19 +143,19 @@ def test_deleting_on_or_before_the_lock_date_is_409_and_keeps_it(app, api, perso
     response = api.delete(f"/transactions/{old}")
     assert response.status_code == 409
     assert "locked through 2025-12-31" in response.get_json()["error"]
-    assert count(app) == 2
+    assert row_count(app) == 2
     assert api.delete(f"/transactions/{new}").status_code == 204
     assert api.delete("/transactions/999999").status_code == 404  # unknown stays 404
     set_lock(person, "2025-12-30")  # moved back a day: the old one may go
     assert api.delete(f"/transactions/{old}").status_code == 204
-    assert count(app) == 0
+    assert row_count(app) == 0
 
 
 def test_a_cookie_session_is_refused_as_well(app, person, books):
     set_lock(person, LOCKED)
     response = person.post("/transactions", json=body("2025-12-01", books))
     assert response.status_code == 409
-    assert count(app) == 0
+    assert row_count(app) == 0
 
 
 def test_an_idempotent_post_refused_by_the_lock_keeps_no_key(app, api, person, books):
@@ -171,11 +165,11 @@ def test_an_idempotent_post_refused_by_the_lock_keeps_no_key(app, api, person, b
         api.post("/transactions", json=body("2025-12-01", books), headers=headers).status_code
         == 409
     )
-    assert count(app, IdempotencyKey) == 0
+    assert row_count(app, IdempotencyKey) == 0
     set_lock(person, None)
     response = api.post("/transactions", json=body("2025-12-01", books), headers=headers)
     assert response.status_code == 201  # processed, not a replay of the refusal
-    assert count(app) == 1
+    assert row_count(app) == 1
 
 
 # --- reconciling a statement -----------------------------------------------------------------
@@ -207,7 +201,7 @@ def test_a_statement_after_the_lock_that_would_reconcile_a_locked_entry_is_409(
     )
     assert cleared.status_code == 204
     set_lock(person, LOCKED)
-    events = count(app, AuditEvent)
+    events = row_count(app, AuditEvent)
     statement = {"statement_date": "2026-01-31", "closing_balance_cents": -1000}
     response = api.post(f"/accounts/{books['bank']}/reconciliations", json=statement)
     assert response.status_code == 409, response.get_json()
@@ -215,8 +209,8 @@ def test_a_statement_after_the_lock_that_would_reconcile_a_locked_entry_is_409(
     assert set(error) == {"error"}
     assert "locked through 2025-12-31" in error["error"]
     assert _reconciled(api, books) == set()
-    assert count(app, Reconciliation) == 0
-    assert count(app, AuditEvent) == events
+    assert row_count(app, Reconciliation) == 0
+    assert row_count(app, AuditEvent) == events
     set_lock(person, None)  # unlocked, the same statement reconciles both
     response = api.post(f"/accounts/{books['bank']}/reconciliations", json=statement)
     assert response.status_code == 201
@@ -261,7 +255,7 @@ def test_record_transaction_in_a_locked_period_is_32602_naming_the_date(app, rpc
     for reply in (rpc.call("record_transaction", args), rpc.call_2026("record_transaction", args)):
         assert reply["error"]["code"] == -32602
         assert "locked through 2025-12-31" in reply["error"]["message"]
-    assert count(app) == 0
+    assert row_count(app) == 0
     assert rpc.result("record_transaction", body("2026-01-01", books))["recorded"] is True
 
 
@@ -292,13 +286,13 @@ def test_cli_import_names_the_line_and_stores_nothing(app, runner, api, person, 
     assert result.exit_code == 1
     assert "line 5" in result.output
     assert "locked through 2025-12-31" in result.output
-    assert count(app) == 0
-    assert count(app, Account) == 0  # the accounts the file would have created: none
+    assert row_count(app) == 0
+    assert row_count(app, Account) == 0  # the accounts the file would have created: none
 
     set_lock(person, "2025-12-30")
     result = runner.invoke(args=["import", str(path), "--format", "hledger"])
     assert result.exit_code == 0, result.output
-    assert count(app) == 2
+    assert row_count(app) == 2
 
 
 def test_a_reimport_skips_what_is_already_in_locked_books(app, runner, api, person, tmp_path):
@@ -309,7 +303,7 @@ def test_a_reimport_skips_what_is_already_in_locked_books(app, runner, api, pers
     again = runner.invoke(args=["import", str(path), "--format", "hledger"])
     assert again.exit_code == 0, again.output  # nothing new to post: nothing refused
     assert "2 already present" in again.output
-    assert count(app) == 2
+    assert row_count(app) == 2
 
 
 # --- the service: refuse_if_locked is what other paths call (reconciliation, clearing) ----
@@ -377,7 +371,7 @@ def test_a_lock_put_waits_for_a_posting_that_read_the_old_lock(app, person, book
     poster.join(30)
     locker.join(30)
     assert put["response"].status_code == 200
-    assert count(app) == 1 and str(stored_lock(app)) == LOCKED
+    assert row_count(app) == 1 and str(stored_lock(app)) == LOCKED
 
 
 def _hold_lock_put(app, value, started, release):
@@ -412,4 +406,4 @@ def test_a_posting_waits_for_a_lock_put_in_flight_and_then_is_refused(app, api, 
     poster.join(30)
     assert result["response"].status_code == 409
     assert "locked through 2025-12-31" in result["response"].get_json()["error"]
-    assert count(app) == 0
+    assert row_count(app) == 0
