@@ -36,7 +36,7 @@ def account_register(account_id: int):
         account_id,
         start,
         end,
-        validate.page_limit(request.args.get("limit")),
+        validate.page_limit(request.args.get("limit"), default=validate.PAGE_DEFAULT),
         validate.cursor_text(request.args.get("cursor")),
     )
     return jsonify(page)

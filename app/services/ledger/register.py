@@ -8,7 +8,7 @@ balance_cents is the account's whole balance (every entry, whatever from/to say)
 cleared_balance_cents the same over its cleared entries.
 
 Paging is by key (occurred_on, entry id), as the transaction listing. Without
-`limit` the first DEFAULT_LIMIT entries come (the same shape; follow next_cursor).
+`limit` the first validate.PAGE_DEFAULT (100) entries come (the same shape; follow next_cursor).
 
 Speed, at any depth (4 statements: account, active days, entries, figures): the
 page's date range is bounded from the account's active days (account_day_balances,
@@ -32,9 +32,8 @@ from sqlalchemy.sql.elements import BindParameter
 from ...extensions import db
 from ...models import AccountDayBalance, AccountMonthBalance, Entry, Transaction
 from ...store import dialect
-from . import accounts, cursors, documents, reports
+from . import accounts, cursors, documents, reports, validate
 
-DEFAULT_LIMIT = 100
 FIRST_DAYS = 3  # active days the first read of a page spans
 
 
@@ -265,7 +264,7 @@ def _page_rows(account_id: int, start, end, after, limit: int) -> list:
 def register(account_id: int, start, end, limit: int | None, cursor: str | None) -> dict:
     """One page of the account's register (see the module docstring)."""
     account = accounts.get_account(account_id)
-    limit = limit or DEFAULT_LIMIT
+    limit = limit or validate.PAGE_DEFAULT
     kind = _kind(account.id)
     scope = cursors.scope_of(kind, start, end)
     after = cursors.decode(cursor, kind, scope) if cursor is not None else None

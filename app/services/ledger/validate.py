@@ -163,7 +163,7 @@ def query_text(key: str, value, *, max_length: int) -> str | None:
 
 
 PAGE_MAX = 500
-PAGE_DEFAULT = 100  # GET /audit and GET /documents without a limit
+PAGE_DEFAULT = 100  # GET /audit, GET /documents and a register without a limit
 
 
 @overload
