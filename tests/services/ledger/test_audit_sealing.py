@@ -243,6 +243,40 @@ def test_the_sql_seal_and_the_python_seal_hash_alike(app, api, post_tx, two_acco
     assert_chain(all_events(api))
 
 
+def test_a_seal_of_more_than_one_batch_hashes_as_python_does(
+    app, api, post_tx, two_accounts, dialect
+):
+    """audit_seal() moves up to 1,000 events per INSERT and DELETE (migration 0016): a
+    seal of 1,206 waiting events (two batches) gives the seqs and hashes the Python
+    rule gives, and leaves nothing waiting."""
+    if dialect != "postgresql":
+        pytest.skip("PostgreSQL only: the SQL seal")
+    post_n(post_tx, two_accounts, 4)
+    columns = (
+        "at, action, user_email, via, client_id, client_name, object, "
+        "text_before_object, text_after_seq"
+    )
+    with app.app_context():
+        db.session.execute(
+            text(
+                f"INSERT INTO audit_pending ({columns}) SELECT {columns} "
+                "FROM audit_pending, generate_series(1, 200) ORDER BY audit_pending.id"
+            )
+        )
+        db.session.commit()
+        assert pending_count(app) == 6 * 201
+        assert audit.seal_here() == 1206
+        by_python = db.session.execute(text("SELECT seq, hash FROM audit_events ORDER BY seq"))
+        by_python = by_python.all()
+        db.session.rollback()
+        assert audit.seal() == 1206
+        by_sql = db.session.execute(text("SELECT seq, hash FROM audit_events ORDER BY seq"))
+        assert by_sql.all() == by_python
+        db.session.rollback()
+    assert pending_count(app) == 0
+    assert_chain(all_events(api))
+
+
 @pytest.mark.slow  # a property run / a backup restored across stores (README)
 @pytest.mark.parametrize("target", ["sqlite", "postgresql"])
 def test_a_backup_carrying_waiting_events_restores_them_sealed(
