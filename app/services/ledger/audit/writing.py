@@ -36,9 +36,10 @@ log = logging.getLogger(__name__)
 # that transaction's COMMIT (its WAL flush included), so concurrent changes would
 # commit one at a time. Instead the change writes its event into audit_pending (ONE
 # statement; for a posting, a CTE of the posting's own statement), and events are
-# sealed into the chain in batches by audit_seal() (migration 0011): it locks the
-# head, moves every committed pending event into audit_events in the order written,
-# with the next seq and its hash, and moves the head; its commit skips the WAL flush
+# sealed into the chain in batches by audit_seal() (migration 0011; since 0016 it
+# moves each batch with one INSERT and one DELETE): it locks the head, moves every
+# committed pending event into audit_events in the order written, with the next seq
+# and its hash, and moves the head; its commit skips the WAL flush
 # (a lost seal is simply done again from the pending rows). Who seals:
 #   - the change whose pending id is a multiple of SEAL_EVERY, right after its COMMIT
 #     and in the same round trip ("COMMIT; SELECT audit_seal()", store.after_commit);
