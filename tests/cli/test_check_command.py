@@ -142,6 +142,10 @@ def test_check_names_and_repairs_a_damaged_description_search(
     _books(make_account, post_tx)
     lunch = post_tx("2026-03-01", "Lunch at Zqxville", (1, 5), (2, -5)).get_json()["id"]
     if dialect == "sqlite":
+        # lunch is in the unindexed tail (migration 0016): check indexes it first; only
+        # then is taking it out of the index a damage (FTS5 refuses to 'delete' a row
+        # it never held: the statement itself fails as a malformed index).
+        assert runner.invoke(args=["check"]).exit_code == 0
         _sql(
             app,
             "INSERT INTO transaction_search (transaction_search, rowid, description)"
