@@ -5,7 +5,8 @@ trigger (the balance check, the derived-table maintenance and the foreign-key
 checks) for the load; the generator's books are balanced by construction.
 SQLite: executemany in one transaction with the entries/transactions triggers
 dropped for the load and recreated from their own stored SQL, then the description
-search (FTS5 trigram, migration 0010) rebuilt from the loaded rows. PostgreSQL keeps
+search (FTS5 trigram, migration 0010) rebuilt from the loaded rows and its mark
+(search_indexed, migration 0016) set to the newest id. PostgreSQL keeps
 its trigram index during COPY as any other index.
 Either way the derived tables are then rebuilt from the entries by one
 INSERT ... SELECT per table (services.derived.rebuild), and the harness runs
@@ -99,8 +100,14 @@ def load_sqlite(url: str, n: int, seed: int) -> None:
         conn.execute(sql)
     # The description search (FTS5, migration 0010) is kept by triggers on transactions,
     # dropped for the load: index the loaded descriptions in one pass.
+    # Every loaded row is indexed then: the mark of the batched trigger (migration 0016)
+    # goes to the newest id (a schema before 0016 has no mark).
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'transaction_search'").fetchone():
         conn.execute("INSERT INTO transaction_search (transaction_search) VALUES ('rebuild')")
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'search_indexed'").fetchone():
+        from app.services.ledger.search import MARK_ALL
+
+        conn.execute(MARK_ALL)
     conn.execute("COMMIT")
     conn.close()
 

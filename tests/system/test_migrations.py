@@ -30,9 +30,10 @@ def test_models_match_the_migrated_schema(app):
         context = MigrationContext.configure(conn, opts={"compare_type": True})
         diff = compare_metadata(context, db.metadata)
     # SQLite-only bookkeeping table of the balance check; the description search
-    # (migration 0010): SQLite's FTS5 table and its shadow tables, PostgreSQL's trigram
-    # index (an expression index the models do not declare). Nothing else may differ.
-    ignorable = {"ledger_balance_pending", "transaction_search"}
+    # (migration 0010): SQLite's FTS5 table and its shadow tables, and its mark
+    # search_indexed (migration 0016), PostgreSQL's trigram index (an expression index
+    # the models do not declare). Nothing else may differ.
+    ignorable = {"ledger_balance_pending", "transaction_search", "search_indexed"}
     ignorable |= {f"transaction_search_{shadow}" for shadow in ("data", "idx", "config")}
     diff = [
         d
@@ -251,3 +252,105 @@ def test_0010_without_pg_trgm_skips_the_index_and_q_still_answers(tmp_path, monk
                 admin.execute(f"DROP OWNED BY {role}")
         with psycopg.connect(plain.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
             admin.execute(f"DROP ROLE {role}")
+
+
+def test_0016_batches_the_sqlite_index_and_goes_down_and_up(
+    scratch_database_url, dialect, monkeypatch
+):
+    """SQLite: 0016 marks every transaction 0010 indexed (upto = the newest id), then
+    indexes new ones 16 at a time; its downgrade indexes the tail and puts 0010's
+    per-row triggers back; upgrading again marks them all. q answers exactly at every
+    step, and FTS5's integrity check passes. PostgreSQL: the migration does nothing."""
+    from sqlalchemy import text
+
+    from app import create_app, store
+    from app.services.ledger import listing
+    from app.services.ledger.validate import ListingQuery
+
+    monkeypatch.setattr(listing, "WALK_ROWS", 1)
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+
+    def post(first: int, last: int) -> None:
+        with db.engine.begin() as conn:
+            for tx_id in range(first, last + 1):
+                conn.execute(
+                    text(
+                        "INSERT INTO transactions (id, occurred_on, description, created_at)"
+                        " VALUES (:id, '2026-01-01', :d, '2026-01-01 00:00:00')"
+                    ),
+                    {"id": tx_id, "d": f"Zqx {tx_id}" if tx_id % 3 == 0 else f"other {tx_id}"},
+                )
+                conn.execute(
+                    text(
+                        "INSERT INTO entries (transaction_id, account_id, amount_cents)"
+                        " VALUES (:id, 2, 5), (:id, 1, -5)"
+                    ),
+                    {"id": tx_id},
+                )
+
+    def mark():
+        if dialect != "sqlite":
+            return None
+        tables = db.inspect(db.engine).get_table_names()
+        if "search_indexed" not in tables:
+            return "none"
+        with db.engine.connect() as conn:
+            return conn.execute(text("SELECT upto FROM search_indexed")).scalar_one()
+
+    def exact(newest: int) -> None:
+        found = listing.page(ListingQuery(q="zqx", limit=100)).data()["items"]
+        assert sorted(t["id"] for t in found) == list(range(3, newest + 1, 3))
+        db.session.remove()
+        if dialect == "sqlite":
+            with db.engine.begin() as conn:
+                conn.execute(text("SAVEPOINT tail"))
+                if "search_indexed" in db.inspect(conn).get_table_names():
+                    conn.execute(
+                        text(
+                            "INSERT INTO transaction_search (rowid, description) SELECT id,"
+                            " description FROM transactions"
+                            " WHERE id > (SELECT upto FROM search_indexed)"
+                        )
+                    )
+                conn.execute(
+                    text(
+                        "INSERT INTO transaction_search (transaction_search, rank)"
+                        " VALUES ('integrity-check', 1)"
+                    )
+                )
+                conn.execute(text("ROLLBACK TO tail"))
+
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0015_documents")
+        with db.engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO accounts (id, name, kind, name_key) VALUES"
+                    " (1, 'A', 'asset', 'a'), (2, 'B', 'expense', 'b')"
+                )
+            )
+        post(1, 20)
+        upgrade(revision="0016_search_batches")
+        assert mark() in (20, None)
+        post(21, 35)
+        assert mark() in (32, None)  # the batch at 32: 21..32; 33..35 wait
+        exact(35)
+        downgrade(revision="0015_documents")
+        assert mark() in ("none", None)
+        if dialect == "sqlite":
+            with db.engine.connect() as conn:
+                triggers = conn.execute(
+                    text("SELECT sql FROM sqlite_master WHERE name LIKE 'trg_transaction_search%'")
+                ).scalars()
+                assert not [sql for sql in triggers if "search_indexed" in sql]
+        exact(35)  # the tail went into the index (the check passes without it)
+        post(36, 37)
+        exact(37)
+        upgrade()
+        assert mark() in (37, None)
+        post(38, 48)
+        assert mark() in (48, None)
+        exact(48)
+        db.session.remove()
+        db.engine.dispose()

@@ -10,8 +10,11 @@ bounded memory) after proving the entries equal the audit trail.
 On SQLite the description search (FTS5 table transaction_search, migration 0010) is
 derived too: search_index_differences() runs FTS5's own integrity check against the
 descriptions, rebuild_search_index() rebuilds it. Both need a write unit (the check
-is an INSERT of a command row, which SQLite runs as a write). PostgreSQL's trigram
-index is an index: the server keeps it.
+is an INSERT of a command row, which SQLite runs as a write). The newest (up to 15)
+transactions wait above search_indexed.upto until their batch (migration
+0016_search_batches): the check indexes them first (search.index_tail), else FTS5
+would read the unindexed tail as a corrupt index; the rebuild raises the mark.
+PostgreSQL's trigram index is an index: the server keeps it.
 """
 
 from __future__ import annotations
@@ -154,11 +157,16 @@ def _has_search_table() -> bool:
 
 
 def search_index_differences() -> list[str]:
-    """SQLite: one line when the FTS5 index disagrees with transactions.description."""
+    """SQLite: one line when the FTS5 index disagrees with transactions.description.
+
+    The tail goes into the index first, in this write unit and committed with it (the
+    trigger's next batch then starts above the new mark); on a difference both roll
+    back to the savepoint (an index FTS5 finds corrupt may also refuse the tail)."""
     if not _has_search_table():
         return []
     try:
         with db.session.begin_nested():
+            search.index_tail(db.session.connection())
             db.session.execute(
                 text(
                     f"INSERT INTO {SEARCH_TABLE} ({SEARCH_TABLE}, rank)"
@@ -171,6 +179,8 @@ def search_index_differences() -> list[str]:
 
 
 def rebuild_search_index() -> None:
-    """SQLite: rebuild the FTS5 index from the descriptions (flush only)."""
+    """SQLite: rebuild the FTS5 index from the descriptions, every one, so the mark
+    goes to the newest id (flush only)."""
     if _has_search_table():
         db.session.execute(text(f"INSERT INTO {SEARCH_TABLE} ({SEARCH_TABLE}) VALUES ('rebuild')"))
+        search.mark_all_indexed(db.session.connection())

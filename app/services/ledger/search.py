@@ -18,7 +18,12 @@ narrows the rows it is applied to, for a q that the ordered walk finds rarely:
   str.lower for some letters (e.g. Cherokee, U+0130 which lowers to two characters):
   a run containing such a character, or its lowercase, could miss a row that matches
   exactly, so it is left out. Each run is a phrase; all must match (a superset of the
-  exact answer, since every run is a substring of q.lower()).
+  exact answer, since every run is a substring of q.lower()). The newest transactions
+  are not in the table yet (migration 0016_search_batches: the trigger indexes them 16
+  at a time): every id above search_indexed.upto is a candidate too, a rowid range
+  which the exact condition then reads: at most 15 rows as postings come in (more
+  for a while only after explicit ids skipped a multiple of 16, e.g. a restore of
+  books with deletions, until the next one is inserted).
 
 A q with no usable fragment or run (e.g. "77": under 3 characters) gets no narrowing:
 the listing's ordered walk, exact and cheap for common words, as before.
@@ -34,6 +39,22 @@ from sqlalchemy import Integer, column, func, text
 from ...models import Transaction
 
 FTS_TABLE = "transaction_search"
+# The mark (migration 0016_search_batches): every transaction with id <= upto is in
+# FTS_TABLE, none above it.
+MARK_TABLE = "search_indexed"
+_UPTO = f"(SELECT upto FROM {MARK_TABLE} WHERE id = 1)"
+# The tail (the transactions above the mark) into the index: check runs it before
+# FTS5's integrity check (derived.search_index_differences). Then MARK_ALL.
+INDEX_TAIL = (
+    f"INSERT INTO {FTS_TABLE} (rowid, description)"
+    f" SELECT id, description FROM transactions WHERE id > {_UPTO}"
+)
+# Every transaction is indexed (after INDEX_TAIL, or after FTS5's 'rebuild'): the mark
+# to the newest id. Never lowered: a mark above every id is still true.
+MARK_ALL = (
+    f"UPDATE {MARK_TABLE} SET upto = max(upto, (SELECT coalesce(max(id), 0) FROM transactions))"
+    " WHERE id = 1"
+)
 MIN_RUN = 3
 LIKE_ESCAPE = "\\"
 # Every letter with a lowercase mapping lies below U+20000 (the last cased script,
@@ -143,11 +164,27 @@ def _unsafe_characters() -> frozenset[str] | None:
 
 
 def has_sqlite_table(connection) -> bool:
+    return FTS_TABLE in _sqlite_tables(connection)
+
+
+def _sqlite_tables(connection) -> set[str]:
+    """Which of FTS_TABLE and MARK_TABLE this SQLite has (a schema before 0016: no mark)."""
     found = connection.execute(
-        text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name"),
-        {"name": FTS_TABLE},
+        text("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (:fts, :mark)"),
+        {"fts": FTS_TABLE, "mark": MARK_TABLE},
     )
-    return found.first() is not None
+    return set(found.scalars())
+
+
+def index_tail(connection) -> None:
+    """SQLite: index the transactions above the mark and raise it (flush only)."""
+    connection.execute(text(INDEX_TAIL))
+    connection.execute(text(MARK_ALL))
+
+
+def mark_all_indexed(connection) -> None:
+    """SQLite: every transaction is in the index now ('rebuild'): the mark follows."""
+    connection.execute(text(MARK_ALL))
 
 
 def _phrase(run: str) -> str:
@@ -171,14 +208,27 @@ def safe_runs(needle: str) -> list[str]:
 
 
 def sqlite_condition(connection, needle: str):
-    """The condition narrowing q on SQLite (ids the trigram table matches), or None
-    (also when the migration found no trigram tokenizer and made no table)."""
+    """The condition narrowing q on SQLite (ids the trigram table matches, or above the
+    mark: not indexed yet), or None (also when the migration found no trigram tokenizer
+    and made no table). SQLite answers it by rowid: a lookup per id of the IN list,
+    whose tail part is one rowid range (id > upto), not a scan (test_books_search
+    checks the plan)."""
     runs = safe_runs(needle)
-    if not runs or not has_sqlite_table(connection):
+    if not runs:
         return None
-    matched = (
-        text(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :search_runs")
+    tables = _sqlite_tables(connection)
+    if FTS_TABLE not in tables:
+        return None
+    # One IN list (the matches UNION ALL the tail), not "IN (...) OR id > upto": SQLite
+    # plans that OR as a walk of the (occurred_on, id) index, filtering every row.
+    # Without the mark (the schema of 0010 to 0015) every row is indexed: no tail.
+    tail = f" UNION ALL SELECT id FROM transactions WHERE id > {_UPTO}"
+    candidates = (
+        text(
+            f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :search_runs"
+            + (tail if MARK_TABLE in tables else "")
+        )
         .bindparams(search_runs=" ".join(_phrase(r) for r in runs))
         .columns(column("rowid", Integer))
     )
-    return Transaction.id.in_(matched)
+    return Transaction.id.in_(candidates)
