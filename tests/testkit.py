@@ -134,7 +134,7 @@ def reset_database() -> None:
                 conn.execute(text(f"DELETE FROM {name}"))
             for _, sql in guards:
                 conn.execute(text(sql))
-            # The description index's mark (migration 0016) as migrated: ids start at 1
+            # The description index's mark (migration 0017) as migrated: ids start at 1
             # again, and a test of the batches counts from there.
             marked = text("SELECT 1 FROM sqlite_master WHERE name = 'search_indexed'")
             if conn.execute(marked).first():

@@ -142,7 +142,7 @@ def test_check_names_and_repairs_a_damaged_description_search(
     _books(make_account, post_tx)
     lunch = post_tx("2026-03-01", "Lunch at Zqxville", (1, 5), (2, -5)).get_json()["id"]
     if dialect == "sqlite":
-        # lunch is in the unindexed tail (migration 0016): check indexes it first; only
+        # lunch is in the unindexed tail (migration 0017): check indexes it first; only
         # then is taking it out of the index a damage (FTS5 refuses to 'delete' a row
         # it never held: the statement itself fails as a malformed index).
         assert runner.invoke(args=["check"]).exit_code == 0
@@ -173,7 +173,7 @@ def test_check_passes_with_an_unindexed_tail(
     app, api, runner, make_account, post_tx, dialect, monkeypatch
 ):
     """SQLite: the newest postings wait for their batch of 16 above search_indexed.upto
-    (migration 0016); FTS5's integrity check would read them as a damaged index, so
+    (migration 0017); FTS5's integrity check would read them as a damaged index, so
     check indexes them first (and keeps that: the mark moves to the newest id)."""
     from app.services.ledger import listing
 

@@ -31,7 +31,7 @@ def test_models_match_the_migrated_schema(app):
         diff = compare_metadata(context, db.metadata)
     # SQLite-only bookkeeping table of the balance check; the description search
     # (migration 0010): SQLite's FTS5 table and its shadow tables, and its mark
-    # search_indexed (migration 0016), PostgreSQL's trigram index (an expression index
+    # search_indexed (migration 0017), PostgreSQL's trigram index (an expression index
     # the models do not declare). Nothing else may differ.
     ignorable = {"ledger_balance_pending", "transaction_search", "search_indexed"}
     ignorable |= {f"transaction_search_{shadow}" for shadow in ("data", "idx", "config")}
@@ -254,10 +254,10 @@ def test_0010_without_pg_trgm_skips_the_index_and_q_still_answers(tmp_path, monk
             admin.execute(f"DROP ROLE {role}")
 
 
-def test_0016_batches_the_sqlite_index_and_goes_down_and_up(
+def test_0017_batches_the_sqlite_index_and_goes_down_and_up(
     scratch_database_url, dialect, monkeypatch
 ):
-    """SQLite: 0016 marks every transaction 0010 indexed (upto = the newest id), then
+    """SQLite: 0017 marks every transaction 0010 indexed (upto = the newest id), then
     indexes new ones 16 at a time; its downgrade indexes the tail and puts 0010's
     per-row triggers back; upgrading again marks them all. q answers exactly at every
     step, and FTS5's integrity check passes. PostgreSQL: the migration does nothing."""
@@ -322,7 +322,7 @@ def test_0016_batches_the_sqlite_index_and_goes_down_and_up(
 
     with app.app_context():
         store.write_intent.set(True)
-        upgrade(revision="0015_documents")
+        upgrade(revision="0016_audit_seal_sets")
         with db.engine.begin() as conn:
             conn.execute(
                 text(
@@ -331,12 +331,12 @@ def test_0016_batches_the_sqlite_index_and_goes_down_and_up(
                 )
             )
         post(1, 20)
-        upgrade(revision="0016_search_batches")
+        upgrade(revision="0017_search_batches")
         assert mark() in (20, None)
         post(21, 35)
         assert mark() in (32, None)  # the batch at 32: 21..32; 33..35 wait
         exact(35)
-        downgrade(revision="0015_documents")
+        downgrade(revision="0016_audit_seal_sets")
         assert mark() in ("none", None)
         if dialect == "sqlite":
             with db.engine.connect() as conn:

@@ -12,7 +12,7 @@ derived too: search_index_differences() runs FTS5's own integrity check against 
 descriptions, rebuild_search_index() rebuilds it. Both need a write unit (the check
 is an INSERT of a command row, which SQLite runs as a write). The newest (up to 15)
 transactions wait above search_indexed.upto until their batch (migration
-0016_search_batches): the check indexes them first (search.index_tail), else FTS5
+0017_search_batches): the check indexes them first (search.index_tail), else FTS5
 would read the unindexed tail as a corrupt index; the rebuild raises the mark.
 PostgreSQL's trigram index is an index: the server keeps it.
 """

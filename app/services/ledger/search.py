@@ -19,7 +19,7 @@ narrows the rows it is applied to, for a q that the ordered walk finds rarely:
   a run containing such a character, or its lowercase, could miss a row that matches
   exactly, so it is left out. Each run is a phrase; all must match (a superset of the
   exact answer, since every run is a substring of q.lower()). The newest transactions
-  are not in the table yet (migration 0016_search_batches: the trigger indexes them 16
+  are not in the table yet (migration 0017_search_batches: the trigger indexes them 16
   at a time): every id above search_indexed.upto is a candidate too, a rowid range
   which the exact condition then reads: at most 15 rows as postings come in (more
   for a while only after explicit ids skipped a multiple of 16, e.g. a restore of
@@ -39,7 +39,7 @@ from sqlalchemy import Integer, column, func, text
 from ...models import Transaction
 
 FTS_TABLE = "transaction_search"
-# The mark (migration 0016_search_batches): every transaction with id <= upto is in
+# The mark (migration 0017_search_batches): every transaction with id <= upto is in
 # FTS_TABLE, none above it.
 MARK_TABLE = "search_indexed"
 _UPTO = f"(SELECT upto FROM {MARK_TABLE} WHERE id = 1)"
@@ -168,7 +168,7 @@ def has_sqlite_table(connection) -> bool:
 
 
 def _sqlite_tables(connection) -> set[str]:
-    """Which of FTS_TABLE and MARK_TABLE this SQLite has (a schema before 0016: no mark)."""
+    """Which of FTS_TABLE and MARK_TABLE this SQLite has (a schema before 0017: no mark)."""
     found = connection.execute(
         text("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (:fts, :mark)"),
         {"fts": FTS_TABLE, "mark": MARK_TABLE},
@@ -221,7 +221,7 @@ def sqlite_condition(connection, needle: str):
         return None
     # One IN list (the matches UNION ALL the tail), not "IN (...) OR id > upto": SQLite
     # plans that OR as a walk of the (occurred_on, id) index, filtering every row.
-    # Without the mark (the schema of 0010 to 0015) every row is indexed: no tail.
+    # Without the mark (the schema of 0010 to 0016) every row is indexed: no tail.
     tail = f" UNION ALL SELECT id FROM transactions WHERE id > {_UPTO}"
     candidates = (
         text(

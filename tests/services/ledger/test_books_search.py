@@ -219,7 +219,7 @@ def _sqlite_index_agrees(dialect) -> None:
 
 
 def _mark(dialect) -> int | None:
-    """SQLite: search_indexed.upto (migration 0016); PostgreSQL has none."""
+    """SQLite: search_indexed.upto (migration 0017); PostgreSQL has none."""
     if dialect != "sqlite":
         return None
     return db.session.execute(text("SELECT upto FROM search_indexed")).scalar_one()
@@ -234,7 +234,7 @@ def _sqlite_indexed_ids() -> set[int]:
 
 
 def test_the_newest_postings_are_found_before_their_batch(app, api, make_account, post_tx, dialect):
-    """The newest (up to 15) postings are not in SQLite's index yet (migration 0016):
+    """The newest (up to 15) postings are not in SQLite's index yet (migration 0017):
     q finds them all the same, beside ones indexed long ago; deleting or editing a row
     of either kind keeps the answer exact."""
     bank = make_account("Bank", "asset")
@@ -284,7 +284,7 @@ def test_the_mark_advances_every_16th_insert_and_the_index_stays_exact(
     in one unit); after each, the mark is the newest multiple of 16 (ids run from 1
     after the reset) and FTS5's integrity check passes, the tail included."""
     if dialect != "sqlite":
-        pytest.skip("the batches are SQLite's (migration 0016); PostgreSQL's index is GIN")
+        pytest.skip("the batches are SQLite's (migration 0017); PostgreSQL's index is GIN")
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
     posted: list[int] = []
@@ -458,11 +458,13 @@ def test_without_the_index_q_answers_the_same(
             db.session.commit()
             db.session.remove()
         migrate(database_url, "0010_description_search")
-        with app.app_context():  # 0016's batched triggers and mark over 0010's
-            db.session.execute(text("UPDATE alembic_version SET version_num = '0015_documents'"))
+        with app.app_context():  # 0017's batched triggers and mark over 0010's
+            db.session.execute(
+                text("UPDATE alembic_version SET version_num = '0016_audit_seal_sets'")
+            )
             db.session.commit()
             db.session.remove()
-        migrate(database_url, "0016_search_batches")
+        migrate(database_url, "0017_search_batches")
         with app.app_context():  # the later migrations' changes are still in place
             db.session.execute(text("UPDATE alembic_version SET version_num = :v"), {"v": newest})
             db.session.commit()

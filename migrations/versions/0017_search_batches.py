@@ -49,15 +49,15 @@ Only where 0010 made transaction_search (a SQLite without FTS5 trigram has neith
 nor search_indexed). PostgreSQL: nothing (its GIN trigram index is the server's).
 Downgrade: index the tail, drop search_indexed and the triggers, restore 0010's three.
 
-Revision ID: 0016_search_batches
-Revises: 0015_documents
+Revision ID: 0017_search_batches
+Revises: 0016_audit_seal_sets
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0016_search_batches"
-down_revision = "0015_documents"
+revision = "0017_search_batches"
+down_revision = "0016_audit_seal_sets"
 branch_labels = None
 depends_on = None
 
