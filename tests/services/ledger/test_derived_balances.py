@@ -150,6 +150,35 @@ def test_edits_made_in_sql_are_followed(app, make_account, post_tx):
         )
 
 
+def test_one_sql_statement_over_several_days_of_a_month_is_followed(
+    app, make_account, post_tx
+):
+    """One statement changing entries of several days in one month, and of another
+    month: the month rows get the sum of every day's change (PostgreSQL folds the day
+    sums into the month, migration 0018), the day rows each their own."""
+    bank = make_account("Bank", "asset")
+    cash = make_account("Cash", "asset")
+    food = make_account("Food", "expense")
+    for day, cents in (("2026-03-02", 100), ("2026-03-17", 250), ("2026-03-31", 40)):
+        post_tx(day, "groceries", (food, cents), (bank, -cents))
+    post_tx("2026-04-01", "groceries", (food, 7), (bank, -7))
+    with app.app_context():
+        moved = db.session.execute(
+            text("UPDATE entries SET account_id = :cash WHERE account_id = :bank"),
+            {"cash": cash, "bank": bank},
+        )
+        assert moved.rowcount == 4
+        store.commit()
+        assert derived.differences() == []
+        months = stored(AccountMonthBalance, AccountMonthBalance.month)
+        assert months[(date(2026, 3, 1), cash)] == -390
+        assert months[(date(2026, 4, 1), cash)] == -7
+        assert (date(2026, 3, 1), bank) not in months
+        days = stored(AccountDayBalance, AccountDayBalance.day)
+        assert days[(date(2026, 3, 17), cash)] == -250
+        assert reports.account_sums() == plain_sums()
+
+
 # --- property tests -----------------------------------------------------------
 
 BASE = date(2024, 1, 1)
