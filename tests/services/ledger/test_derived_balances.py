@@ -150,9 +150,7 @@ def test_edits_made_in_sql_are_followed(app, make_account, post_tx):
         )
 
 
-def test_one_sql_statement_over_several_days_of_a_month_is_followed(
-    app, make_account, post_tx
-):
+def test_one_sql_statement_over_several_days_of_a_month_is_followed(app, make_account, post_tx):
     """One statement changing entries of several days in one month, and of another
     month: the month rows get the sum of every day's change (PostgreSQL folds the day
     sums into the month, migration 0018), the day rows each their own."""
