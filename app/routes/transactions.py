@@ -1,8 +1,11 @@
 """HTTP adapters for transactions: the listing, recording (a correction with `replaces`)
 and deleting."""
 
+import contextlib
+
 from flask import Blueprint, current_app, request
 
+from .. import store
 from ..services.ledger import listing, transactions, validate
 from .support import created_once, json_body, principal
 
@@ -32,9 +35,15 @@ def record_transaction():
 
 
 def _post(occurred_on, description, entries, user_id: int, replaces) -> dict:
-    tx_id = transactions.record_transaction(
-        occurred_on, description, entries, user_id, replaces=replaces
-    )
+    # The posting is this unit's only write and nothing after it belongs with it (the
+    # answer is its id), unless it corrects another (the original is deleted with it):
+    # on PostgreSQL it may then commit on its own (store.sole_write). With an
+    # Idempotency-Key the key's claim has opened the unit's transaction already, and
+    # the posting and the kept answer commit together in it.
+    with store.sole_write() if replaces is None else contextlib.nullcontext():
+        tx_id = transactions.record_transaction(
+            occurred_on, description, entries, user_id, replaces=replaces
+        )
     return {"id": tx_id}
 
 

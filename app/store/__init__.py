@@ -2,7 +2,8 @@
 
 intent.py       reading() / writing(): the unit's declared intent (HTTP per route, MCP
                 per tool, CLI per command); read intent never opens a SQLite write
-                transaction nor takes the writer lock
+                transaction nor takes the writer lock; sole_write(): the caller's
+                promise that a write is the unit's only one
 unit.py         run_unit() (the one runner: commit, retry, end a rejected unit),
                 run_unit_once(), commit(), finish(), rollback()
 snapshot.py     the one consistent read snapshot: begin_snapshot() for the session's
@@ -14,17 +15,28 @@ sqlite.py       connection pragmas, the pre-commit balance check, BEGIN IMMEDIAT
                 the writer lock handed on after COMMIT (dialect commit and pool events)
 postgresql.py   a unit's BEGIN sent with its first statement (one round trip);
                 after_commit(): a statement sent in the same round trip as COMMIT
-                (the audit trail's seal)
+                (the audit trail's seal); on_its_own(): a statement that is a
+                transaction of its own (the token lookup; a declared sole write)
 writer_lock.py  WriterLock: a thread lock, then a file lock across processes
 
 May call: services.errors (to name a refusal), extensions, models. Called by
 routes, mcp, cli; services ask it dialect questions (store.dialect, never
-`dialect.name`), take snapshots (store.snapshot) and, for the audit seal, after_commit.
+`dialect.name`), take snapshots (store.snapshot), for the audit seal after_commit, and
+on_its_own for a statement that needs no transaction of the unit's.
 """
 
 from . import dialect, postgresql, sqlite
-from .intent import declare, intent, reading, write_intent, writes, writing
-from .postgresql import after_commit
+from .intent import (
+    declare,
+    intent,
+    is_sole_write,
+    reading,
+    sole_write,
+    write_intent,
+    writes,
+    writing,
+)
+from .postgresql import after_commit, on_its_own
 from .refusals import from_db_error, sqlstate
 from .snapshot import begin_snapshot, read_snapshot
 from .sqlite import (
@@ -68,12 +80,15 @@ __all__ = [
     "init_engine_events",
     "init_session_events",
     "intent",
+    "is_sole_write",
+    "on_its_own",
     "read_snapshot",
     "reading",
     "retryable",
     "rollback",
     "run_unit",
     "run_unit_once",
+    "sole_write",
     "sqlstate",
     "write_intent",
     "writer_lock",

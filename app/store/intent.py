@@ -47,3 +47,27 @@ def declare(write: bool) -> None:
 
 def writes() -> bool:
     return write_intent.get()
+
+
+sole_write_declared: ContextVar[bool] = ContextVar("sole_write_declared", default=False)
+
+
+@contextmanager
+def sole_write():
+    """The caller's promise for the block: its first write is the unit's only one, and
+    nothing the unit runs after it belongs with it (no statement that must commit or
+    roll back together with it). On PostgreSQL that write may then run as a
+    transaction of its own (postgresql.on_its_own), when nothing of the unit has begun
+    a transaction before it: its BEGIN and COMMIT round trips are saved. A unit that
+    already opened a transaction (an Idempotency-Key claimed, a correction's original
+    locked) writes in it as usual, whatever this says.
+    """
+    token = sole_write_declared.set(True)
+    try:
+        yield
+    finally:
+        sole_write_declared.reset(token)
+
+
+def is_sole_write() -> bool:
+    return sole_write_declared.get()

@@ -26,6 +26,20 @@ from a failed commit.
 
 The request rides on the pooled connection's info (it outlives one checkout), so a
 ROLLBACK and a connection going back to the pool drop it.
+
+A statement on its own. A statement sent while no transaction is open, in autocommit,
+is a transaction of its own: atomic, its deferred triggers (the balance check) run at
+its end, and it is committed, WAL flush included, before the server answers. Where
+that is all a unit needs, BEGIN and COMMIT are round trips for nothing (two of a
+POST's three). on_its_own(connection) runs the next statement so, on a pooled
+connection handed out as above, when nothing of the unit has begun a transaction yet;
+otherwise (a transaction is open, another isolation level, a raw connection, SQLite)
+the statement runs in the unit's transaction as usual. Who may ask (see its
+docstring): the bearer token's lookup, a read that needs no transaction (under READ
+COMMITTED every statement has its own snapshot anyway), and a write its caller
+declared the unit's sole write (store.intent.sole_write). After it, the unit's commit
+finds nothing open and sends no COMMIT (psycopg's commit() does nothing when idle); a
+statement asked for with after_commit() is then sent alone.
 """
 
 from __future__ import annotations
@@ -37,6 +51,8 @@ import psycopg
 from psycopg.pq import TransactionStatus
 from sqlalchemy import event, exc
 from sqlalchemy.engine import Engine
+
+from . import unit
 
 _AFTER_COMMIT = "sql_after_commit"  # key in the pooled connection's info
 
@@ -53,9 +69,13 @@ def _commit_then(step):
         if sql is None:
             step(dbapi_connection)
             return
+        conn = dbapi_connection.driver_connection
+        if conn.info.transaction_status == _IDLE:  # the unit's write committed on its own
+            conn.execute(sql)
+            return
         # No parameters: psycopg sends it as one simple query (both statements, one
         # round trip); the transaction is then over (status idle), as after commit().
-        dbapi_connection.driver_connection.execute("COMMIT; " + sql)
+        conn.execute("COMMIT; " + sql)
 
     return run
 
@@ -138,6 +158,55 @@ def _autocommit_until_first_statement(dbapi_connection) -> None:
         )
 
 
+# Set on a driver connection for its next statement only (on_its_own), and once that
+# statement has run on its own without an error (so it is committed).
+_ON_ITS_OWN = "_ledger_on_its_own"
+_RAN_ON_ITS_OWN = "_ledger_ran_on_its_own"
+
+
+@contextlib.contextmanager
+def on_its_own(connection, when: bool = True, writes: bool = False):
+    """Run the block's statement (one) as a transaction of its own, when `when` and the
+    unit has no transaction open on this PostgreSQL connection yet (see the module
+    docstring); otherwise in the unit's transaction as usual. connection: the
+    session's SQLAlchemy Connection. Yields whether it runs on its own.
+
+    Only for a read that needs no transaction, or for a write that the caller declared
+    the unit's sole write: once it has run, it is committed whatever the unit does
+    next. A write (`writes`) that ran so is noted (unit.committed_on_its_own): the unit
+    is then never re-run, which would write it twice.
+    """
+    conn = getattr(connection.connection, "driver_connection", None)
+    alone = (
+        when
+        and isinstance(conn, psycopg.Connection)
+        and getattr(conn, _BEGIN_WITH_FIRST, None) is not None
+        and conn.autocommit
+        and conn.info.transaction_status == _IDLE
+    )
+    if not alone:
+        yield False
+        return
+    setattr(conn, _ON_ITS_OWN, True)
+    try:
+        yield True
+    finally:
+        with contextlib.suppress(AttributeError):
+            delattr(conn, _ON_ITS_OWN)
+        if getattr(conn, _RAN_ON_ITS_OWN, False):
+            delattr(conn, _RAN_ON_ITS_OWN)
+            if writes:  # committed, even if the block raised after it
+                unit.note_committed_on_its_own()
+
+
+def _alone(conn) -> bool:
+    """Does this statement run on its own (on_its_own asked, nothing open)? Asked once."""
+    if not getattr(conn, _ON_ITS_OWN, False):
+        return False
+    delattr(conn, _ON_ITS_OWN)
+    return conn.autocommit and conn.info.transaction_status == _IDLE
+
+
 def _begin_with_first(step):
     """dialect.do_execute: BEGIN and the unit's first statement in one round trip (see
     the module docstring)."""
@@ -147,6 +216,10 @@ def _begin_with_first(step):
         begin = getattr(conn, _BEGIN_WITH_FIRST, None)
         if begin is None or not conn.autocommit or conn.info.transaction_status != _IDLE:
             return step(cursor, statement, *rest)
+        if _alone(conn):  # autocommit: a transaction of its own
+            step(cursor, statement, *rest)
+            setattr(conn, _RAN_ON_ITS_OWN, True)
+            return None
         if (
             not (rest and rest[0])
             or isinstance(cursor, psycopg.ServerCursor)
@@ -173,8 +246,14 @@ def _begin_first(step):
     def run(cursor, statement, *rest):
         conn = cursor.connection
         begin = getattr(conn, _BEGIN_WITH_FIRST, None)
-        if begin is not None and conn.autocommit and conn.info.transaction_status == _IDLE:
-            conn.execute(begin)
+        idle = conn.autocommit and conn.info.transaction_status == _IDLE
+        if begin is None or not idle:
+            return step(cursor, statement, *rest)
+        if _alone(conn):  # autocommit: a transaction of its own
+            step(cursor, statement, *rest)
+            setattr(conn, _RAN_ON_ITS_OWN, True)
+            return None
+        conn.execute(begin)
         return step(cursor, statement, *rest)
 
     return run

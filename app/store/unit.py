@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import time
+from contextvars import ContextVar
 
 from sqlalchemy.exc import DBAPIError
 
@@ -53,6 +54,15 @@ def retryable(exc: BaseException) -> bool:
     return isinstance(orig, sqlite3.OperationalError) and "database is locked" in str(orig)
 
 
+# Set when a write of this unit was committed on its own (postgresql.on_its_own): from
+# then on the unit is not re-run (that would write it twice), whatever fails after.
+_committed_on_its_own: ContextVar[bool] = ContextVar("committed_on_its_own", default=False)
+
+
+def note_committed_on_its_own() -> None:
+    _committed_on_its_own.set(True)
+
+
 # Set on a DBAPIError a unit gave up on, so that an enclosing unit (an old-style view
 # that calls run_unit inside the HTTP boundary's) does not re-run it all over again.
 _GAVE_UP = "ledger_unit_gave_up"
@@ -84,6 +94,7 @@ def run_unit_once(fn, *args, **kwargs):
 
 def _run(attempts: int, fn, args, kwargs):
     for attempt in range(1, attempts + 1):
+        _committed_on_its_own.set(False)
         try:
             try:
                 result = fn(*args, **kwargs)
@@ -94,7 +105,12 @@ def _run(attempts: int, fn, args, kwargs):
             return result
         except DBAPIError as exc:
             db.session.rollback()
-            if attempt == attempts or getattr(exc, _GAVE_UP, False) or not retryable(exc):
+            if (
+                attempt == attempts
+                or getattr(exc, _GAVE_UP, False)
+                or not retryable(exc)
+                or _committed_on_its_own.get()
+            ):
                 # A refusal raised while the unit ran (not only at commit), such as a
                 # balance leaving the 64-bit range, is the caller's 400 as at commit.
                 mapped = from_db_error(exc)

@@ -80,17 +80,9 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
             assert statements[4].startswith("INSERT INTO audit_events"), statements
 
 
-def test_postgresql_sends_begin_with_the_first_statement(
-    app, api, make_account, dialect, monkeypatch
-):
-    """PostgreSQL: a unit's BEGIN goes in one round trip with its first statement
-    (app/store/postgresql.py), not as psycopg's own BEGIN that waits for its answer;
-    a posting is then 3 round trips: BEGIN + the token, the posting, COMMIT."""
-    if dialect != "postgresql":
-        pytest.skip("PostgreSQL only: SQLite has no round trips")
-    bank = make_account("Bank", "asset")
-    food = make_account("Food", "expense")
-    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201  # warm-up
+def _round_trips(monkeypatch) -> tuple[list, list]:
+    """psycopg's own BEGIN/COMMIT commands (Connection._exec_command) and the pipelines
+    opened (app/store/postgresql.py sends a unit's BEGIN with its first statement in one)."""
     commands: list[bytes] = []
     pipelines: list[int] = []
     real_exec, real_pipeline = psycopg.Connection._exec_command, psycopg.Connection.pipeline
@@ -103,14 +95,51 @@ def test_postgresql_sends_begin_with_the_first_statement(
         pipelines.append(1)
         return real_pipeline(self, *args, **kwargs)
 
-    # psycopg sends its own BEGIN and COMMIT through Connection._exec_command.
     monkeypatch.setattr(psycopg.Connection, "_exec_command", exec_command)
     monkeypatch.setattr(psycopg.Connection, "pipeline", pipeline)
+    return commands, pipelines
+
+
+def test_postgresql_posting_is_two_round_trips(app, api, make_account, dialect, monkeypatch):
+    """PostgreSQL: the token lookup and the posting each run as a transaction of their
+    own (store.on_its_own; the posting is the route's declared sole write): no BEGIN,
+    no COMMIT, two round trips in all, and the posting is committed."""
+    if dialect != "postgresql":
+        pytest.skip("PostgreSQL only: SQLite has no round trips")
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201  # warm-up
+    commands, pipelines = _round_trips(monkeypatch)
     assert api.post("/transactions", json=_posting(bank, food, 7)).status_code == 201
-    assert not [c for c in commands if c.startswith(b"BEGIN")], commands
-    assert len(pipelines) == 1  # BEGIN and the token lookup
+    assert commands == [], commands
+    assert pipelines == []
     with app.app_context():
         assert db.session.execute(select(func.count()).select_from(Transaction)).scalar_one() == 2
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_postgresql_other_writes_send_begin_with_their_first_statement(
+    app, api, make_account, dialect, monkeypatch, keyed
+):
+    """PostgreSQL: a unit that is not a sole write (a new account; a posting with an
+    Idempotency-Key, whose claim, posting and kept answer commit together) sends its
+    BEGIN in one round trip with its first statement (app/store/postgresql.py), not as
+    psycopg's own BEGIN that waits for its answer, and ends with one COMMIT."""
+    if dialect != "postgresql":
+        pytest.skip("PostgreSQL only: SQLite has no round trips")
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201  # warm-up
+    commands, pipelines = _round_trips(monkeypatch)
+    if keyed:
+        headers = {"Idempotency-Key": "write-path-keyed-1"}
+        response = api.post("/transactions", json=_posting(bank, food, 7), headers=headers)
+    else:
+        response = api.post("/accounts", json={"name": "Cash", "kind": "asset"})
+    assert response.status_code == 201, response.get_json()
+    assert not [c for c in commands if c.startswith(b"BEGIN")], commands
+    assert commands == [b"COMMIT"], commands
+    assert len(pipelines) == 1  # BEGIN and the unit's first statement
 
 
 def test_a_read_runs_no_balance_check(api, make_account, statements, dialect):
@@ -128,6 +157,13 @@ def test_a_read_runs_no_balance_check(api, make_account, statements, dialect):
     assert api.post("/transactions", json=_posting(bank, food)).status_code == 201
     if dialect == "sqlite":
         assert [s for s in statements if "ledger_balance_pending" in s], statements
+
+
+# The unit runner's tests below post with an Idempotency-Key: the key's claim, the
+# posting and the kept answer are one unit in one database transaction on both stores
+# (a plain POST /transactions on PostgreSQL is a sole write committed on its own:
+# test_a_sole_write_committed_on_its_own_is_never_rerun).
+KEYED = {"Idempotency-Key": "write-path-retry-1"}
 
 
 def _fail_once(monkeypatch, make_error):
@@ -161,7 +197,7 @@ def test_a_unit_the_database_refuses_is_rerun_whole(app, api, make_account, monk
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
     calls = _fail_once(monkeypatch, lambda: _retry_error(dialect))
-    response = api.post("/transactions", json=_posting(bank, food))
+    response = api.post("/transactions", json=_posting(bank, food), headers=KEYED)
     assert response.status_code == 201
     assert len(calls) == 2
     assert _count(app) == 1  # the first attempt was rolled back, not kept
@@ -174,11 +210,57 @@ def test_other_store_errors_are_not_retried(generic_500, app, api, make_account,
     food = make_account("Food", "expense")
     disk_error = sqlite3.OperationalError("disk I/O error")
     calls = _fail_once(monkeypatch, lambda: OperationalError("INSERT ...", {}, disk_error))
-    response = api.post("/transactions", json=_posting(bank, food))
+    response = api.post("/transactions", json=_posting(bank, food), headers=KEYED)
     assert response.status_code == 500
     assert "INSERT" not in response.get_data(as_text=True)
     assert len(calls) == 1
     assert _count(app) == 0
+
+
+def test_a_sole_write_committed_on_its_own_is_never_rerun(
+    generic_500, app, api, make_account, monkeypatch, dialect
+):
+    """PostgreSQL: a plain POST /transactions commits its one statement on its own. If
+    anything then failed and asked for a retry, re-running the unit would post it
+    twice: the runner does not (the error is answered; the posting is stored once).
+    SQLite has no such write: its unit is rolled back and re-run whole."""
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    calls = _fail_once(monkeypatch, lambda: _retry_error(dialect))
+    response = api.post("/transactions", json=_posting(bank, food))
+    if dialect == "postgresql":
+        assert response.status_code == 500
+        assert len(calls) == 1
+    else:
+        assert response.status_code == 201
+        assert len(calls) == 2
+    assert _count(app) == 1
+
+
+def test_a_sole_write_the_database_refuses_is_retried(app, api, make_account, monkeypatch, dialect):
+    """PostgreSQL: the server refusing the sole write's own statement (a deadlock)
+    commits nothing: the unit is re-run and the posting stored once."""
+    if dialect != "postgresql":
+        pytest.skip("PostgreSQL only: the sole write on its own")
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    real = transactions._tuples
+    refused = []
+
+    def refuse_once(connection, statement, params=None):
+        if statement is transactions._INSERT_CHECKED and not refused:
+            refused.append(1)
+            # sent in the posting's place, on its own, and refused by the server
+            connection.exec_driver_sql(
+                "DO $$ BEGIN RAISE EXCEPTION 'deadlock' USING ERRCODE = '40P01'; END $$"
+            )
+        return real(connection, statement, params)
+
+    monkeypatch.setattr(transactions, "_tuples", refuse_once)
+    response = api.post("/transactions", json=_posting(bank, food))
+    assert response.status_code == 201
+    assert refused == [1]
+    assert _count(app) == 1
 
 
 def test_retries_give_up_after_the_limit(generic_500, app, api, make_account, monkeypatch, dialect):

@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from sqlalchemy import and_, bindparam, func, or_, select, update
 
+from ... import store
 from ...extensions import db
 from ...models import OAuthClient, Token, User
 from ...models.types import UTCDateTime
@@ -88,7 +89,11 @@ def resolve_bearer(token: str, audience: str) -> Principal | None:
     a revocation counts from the very next request in every worker.
     """
     now = clock.now()
-    row = db.session.connection().execute(_BEARER_LOOKUP, {"digest": crypto.digest(token)}).first()
+    connection = db.session.connection()
+    # A read that needs no transaction: on PostgreSQL it runs as one of its own, so the
+    # unit's BEGIN goes with the view's first statement (or never, for a sole write).
+    with store.on_its_own(connection):
+        row = connection.execute(_BEARER_LOOKUP, {"digest": crypto.digest(token)}).first()
     if row is None:
         return None
     token_id, user_id, expires_at, last_used_at, token_audience, email, client_id, client = row

@@ -26,6 +26,7 @@ from sqlalchemy import (
     text,
 )
 
+from ... import store
 from ...extensions import db
 from ...models import Account, Entry, Transaction
 from ...models.types import UTCDateTime
@@ -294,23 +295,27 @@ def _insert_checked_postgresql(
     amount_cents, pending event id) rows by entry id, or [] (nothing written)."""
     accounts = {account_id for account_id, _ in parsed}
     obj_before, obj_after = audit.transaction_object_parts(day, description, replaces)
-    return _tuples(
-        connection,
-        _INSERT_CHECKED,
-        {
-            "occurred_on": day,
-            "description": description,
-            "created_by": created_by,
-            "created_at": clock.now(),
-            "account_set": _int_array(accounts),
-            "account_count": len(accounts),
-            "account_ids": _int_array(a for a, _ in parsed),
-            "amounts": _int_array(c for _, c in parsed),
-            "obj_before": obj_before,
-            "obj_after": obj_after,
-            **audit.sql_event_params(action),
-        },
-    )
+    # The caller's sole write (store.sole_write: POST /transactions without a key or a
+    # correction) runs as a transaction of its own when nothing of the unit has begun
+    # one: the statement is the whole posting, so its BEGIN and COMMIT are saved.
+    with store.on_its_own(connection, when=store.is_sole_write(), writes=True):
+        return _tuples(
+            connection,
+            _INSERT_CHECKED,
+            {
+                "occurred_on": day,
+                "description": description,
+                "created_by": created_by,
+                "created_at": clock.now(),
+                "account_set": _int_array(accounts),
+                "account_count": len(accounts),
+                "account_ids": _int_array(a for a, _ in parsed),
+                "amounts": _int_array(c for _, c in parsed),
+                "obj_before": obj_before,
+                "obj_after": obj_after,
+                **audit.sql_event_params(action),
+            },
+        )
 
 
 def delete_transaction(tx_id: int) -> None:
