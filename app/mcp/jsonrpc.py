@@ -228,9 +228,9 @@ def run_tool(name: str, tool: dict, arguments: dict, principal):
     """
     if not (tools.writes(tool) and store.dialect.is_postgresql()):
         # The lookup wrote nothing (a last-use update committed on its own). On
-        # PostgreSQL a writing tool carries on in the lookup's transaction (READ
-        # COMMITTED: every statement sees what is committed), saving the ROLLBACK
-        # and BEGIN round trips (docs/performance.md, "The write path, issue 30").
+        # PostgreSQL the lookup ran as a transaction of its own (store.on_its_own), so
+        # a writing tool's unit begins with its first statement: no ROLLBACK to send
+        # (docs/performance.md, "The write path, issue 30").
         store.rollback()
     try:
         with store.intent(tools.writes(tool)), _acting(principal):
