@@ -199,12 +199,17 @@ def on_its_own(connection, when: bool = True, writes: bool = False):
                 unit.note_committed_on_its_own()
 
 
-def _alone(conn) -> bool:
-    """Does this statement run on its own (on_its_own asked, nothing open)? Asked once."""
+def _ran_alone(conn, step, cursor, statement, rest) -> bool:
+    """Run the statement on its own (autocommit: a transaction of its own) if
+    on_its_own asked for it and nothing is open; whether it did. Asked once."""
     if not getattr(conn, _ON_ITS_OWN, False):
         return False
     delattr(conn, _ON_ITS_OWN)
-    return conn.autocommit and conn.info.transaction_status == _IDLE
+    if not (conn.autocommit and conn.info.transaction_status == _IDLE):
+        return False
+    step(cursor, statement, *rest)
+    setattr(conn, _RAN_ON_ITS_OWN, True)  # no error: committed
+    return True
 
 
 def _begin_with_first(step):
@@ -216,9 +221,7 @@ def _begin_with_first(step):
         begin = getattr(conn, _BEGIN_WITH_FIRST, None)
         if begin is None or not conn.autocommit or conn.info.transaction_status != _IDLE:
             return step(cursor, statement, *rest)
-        if _alone(conn):  # autocommit: a transaction of its own
-            step(cursor, statement, *rest)
-            setattr(conn, _RAN_ON_ITS_OWN, True)
+        if _ran_alone(conn, step, cursor, statement, rest):
             return None
         if (
             not (rest and rest[0])
@@ -249,9 +252,7 @@ def _begin_first(step):
         idle = conn.autocommit and conn.info.transaction_status == _IDLE
         if begin is None or not idle:
             return step(cursor, statement, *rest)
-        if _alone(conn):  # autocommit: a transaction of its own
-            step(cursor, statement, *rest)
-            setattr(conn, _RAN_ON_ITS_OWN, True)
+        if _ran_alone(conn, step, cursor, statement, rest):
             return None
         conn.execute(begin)
         return step(cursor, statement, *rest)
