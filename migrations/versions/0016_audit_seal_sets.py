@@ -23,10 +23,7 @@ Revision ID: 0016_audit_seal_sets
 Revises: 0015_documents
 """
 
-import importlib.util
-from pathlib import Path
-
-from alembic import op
+from alembic import context, op
 
 revision = "0016_audit_seal_sets"
 down_revision = "0015_documents"
@@ -111,14 +108,5 @@ def upgrade():
 
 def downgrade():
     if op.get_bind().dialect.name == "postgresql":
-        op.execute(_previous_function())
-
-
-def _previous_function() -> str:
-    """0011's audit_seal() text, read from that migration (kept as it was written)."""
-    path = Path(__file__).with_name("0011_audit_sealing.py")
-    spec = importlib.util.spec_from_file_location("audit_sealing_0011", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.AUDIT_SEAL
+        # 0011's audit_seal() as that migration wrote it (Alembic has its module loaded).
+        op.execute(context.script.get_revision("0011_audit_sealing").module.AUDIT_SEAL)

@@ -54,7 +54,7 @@ Revises: 0016_audit_seal_sets
 """
 
 import sqlalchemy as sa
-from alembic import op
+from alembic import context, op
 
 revision = "0017_search_batches"
 down_revision = "0016_audit_seal_sets"
@@ -92,29 +92,6 @@ BATCHED_TRIGGERS = {
             SELECT 'delete', old.id, old.description WHERE old.id <= {UPTO};
             INSERT INTO {FTS_TABLE} (rowid, description)
             SELECT new.id, new.description WHERE new.id <= {UPTO};
-        END""",
-}
-
-# Migration 0010's triggers, as it made them (the downgrade restores them).
-ROW_TRIGGERS = {
-    "trg_transaction_search_insert": f"""
-        CREATE TRIGGER trg_transaction_search_insert AFTER INSERT ON transactions
-        BEGIN
-            INSERT INTO {FTS_TABLE} (rowid, description) VALUES (new.id, new.description);
-        END""",
-    "trg_transaction_search_delete": f"""
-        CREATE TRIGGER trg_transaction_search_delete AFTER DELETE ON transactions
-        BEGIN
-            INSERT INTO {FTS_TABLE} ({FTS_TABLE}, rowid, description)
-            VALUES ('delete', old.id, old.description);
-        END""",
-    "trg_transaction_search_update": f"""
-        CREATE TRIGGER trg_transaction_search_update
-        AFTER UPDATE OF id, description ON transactions
-        BEGIN
-            INSERT INTO {FTS_TABLE} ({FTS_TABLE}, rowid, description)
-            VALUES ('delete', old.id, old.description);
-            INSERT INTO {FTS_TABLE} (rowid, description) VALUES (new.id, new.description);
         END""",
 }
 
@@ -162,5 +139,8 @@ def downgrade():
             f" SELECT id, description FROM transactions WHERE id > {UPTO}"
         )
     )
-    _replace_triggers(conn, ROW_TRIGGERS)
+    # Migration 0010's triggers, as it made them (Alembic has its module loaded).
+    _replace_triggers(
+        conn, context.script.get_revision("0010_description_search").module.SQLITE_TRIGGERS
+    )
     conn.execute(sa.text(f"DROP TABLE {MARK_TABLE}"))

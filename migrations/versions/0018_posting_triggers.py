@@ -26,10 +26,7 @@ Revision ID: 0018_posting_triggers
 Revises: 0017_search_batches
 """
 
-import importlib.util
-from pathlib import Path
-
-from alembic import op
+from alembic import context, op
 
 revision = "0018_posting_triggers"
 down_revision = "0017_search_batches"
@@ -105,8 +102,8 @@ def upgrade():
 
 def downgrade():
     if op.get_bind().dialect.name == "postgresql":
-        initial = _migration("0001_initial.py")
-        day_balances = _migration("0002_issue7_day_balances.py")
+        initial = _migration("0001")
+        day_balances = _migration("0002_issue7_day_balances")
         op.execute(_or_replace(initial.PG_FUNCTIONS[0]))
         op.execute(_or_replace(day_balances.PG_STATEMENTS[0]))
 
@@ -115,11 +112,6 @@ def _or_replace(sql: str) -> str:
     return sql.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
 
 
-def _migration(filename: str):
-    """An earlier migration's module, read from its file (its SQL as it was written)."""
-    path = Path(__file__).with_name(filename)
-    spec = importlib.util.spec_from_file_location(f"migration_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _migration(revision: str):
+    """An earlier migration's module, as Alembic loaded it (its SQL as it was written)."""
+    return context.script.get_revision(revision).module
