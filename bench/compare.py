@@ -79,6 +79,27 @@ def prepare(
     return Service(url, root=root)
 
 
+def settle(urls, dialect: str) -> None:
+    """Write the loads' aftermath to disk before the first measured round.
+
+    Loading three books of 100,000 transactions fills PostgreSQL's WAL past max_wal_size,
+    and the checkpoint that follows spreads its writes over the next minutes, slowing
+    whichever rounds it meets (seen: rounds 0.84-1.10 apart in one run). A CHECKPOINT
+    (PostgreSQL; needs a superuser or pg_checkpoint, as the bench's own server gives) or
+    a truncating WAL checkpoint of each file (SQLite) does that work now, unmeasured.
+    """
+    for url in urls:
+        raw = Raw(url).connect()
+        try:
+            if dialect == "postgresql":
+                raw.autocommit = True
+                raw.execute("CHECKPOINT")
+            else:
+                raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            raw.close()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.compare", description=__doc__.splitlines()[0])
     p.add_argument("other", type=Path, help="the other checkout's folder")
@@ -136,6 +157,14 @@ def main(argv=None) -> int:
             for name, service in services.items():
                 tokens[name] = service.cli("mint-token", BENCH_EMAIL, "--label", "bench")
                 service.start()
+            # Unmeasured: each side's first requests (statement caches, the driver's
+            # prepared statements, every serving thread's first use), then settle().
+            warm = min(1.0, args.seconds)
+            for name, service in services.items():
+                post_throughput(service.origin, tokens[name], post_body, max(counts), warm)
+            if args.ceiling:
+                Raw(url_ceiling).post_throughput(posting, 1, warm)
+            settle([*urls.values()] + ([url_ceiling] if args.ceiling else []), args.dialect)
             rates: dict = {(n, c): [] for n in sides for c in counts}
             latency: dict = {(n, c): [] for n in sides for c in counts}
             ceiling: list[float] = []
@@ -179,11 +208,14 @@ def main(argv=None) -> int:
                 )
                 if ceiling and clients == 1:
                     shares = [a / b for a, b in zip(this, ceiling, strict=True)]
+                    theirs = [a / b for a, b in zip(them, ceiling, strict=True)]
                     print(
                         f"{args.dialect} raw-driver ceiling (bench.ceiling), 1 client, "
                         f"every round: {statistics.median(ceiling):.0f}/s; "
                         f"this / ceiling per round: median {statistics.median(shares):.3f} "
-                        f"(range {min(shares):.3f}-{max(shares):.3f})",
+                        f"(range {min(shares):.3f}-{max(shares):.3f}); "
+                        f"other / ceiling: median {statistics.median(theirs):.3f} "
+                        f"(range {min(theirs):.3f}-{max(theirs):.3f})",
                         flush=True,
                     )
             print(f"load average at end: {os.getloadavg()}", flush=True)

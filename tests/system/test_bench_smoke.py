@@ -172,7 +172,8 @@ def test_scaling_smoke_run():
 
 def test_compare_smoke_run():
     """python -m bench.compare: this checkout against itself, the keyed side too, both
-    served at once, one alternated round each; the ratios printed."""
+    served at once, one alternated round each, after the unmeasured warm-up and the
+    settling checkpoint; the ratios printed, and both sides' share of the raw ceiling."""
     done = run_bench(
         "bench.compare",
         str(ROOT),
@@ -187,12 +188,17 @@ def test_compare_smoke_run():
         "--clients",
         "1",
         "--this-keyed",
+        "--ceiling",
     )
     assert done.returncode == 0, done.stderr[-3000:]
     line = [x for x in done.stdout.splitlines() if "client(s)" in x]
     assert len(line) == 1, done.stdout
     assert "(this side keyed), 1 client(s), 2 alternated rounds" in line[0]
     assert "this/other per round: median" in line[0]
+    ceiling = [x for x in done.stdout.splitlines() if "raw-driver ceiling" in x]
+    assert len(ceiling) == 1, done.stdout
+    assert "this / ceiling per round: median" in ceiling[0]
+    assert "other / ceiling: median" in ceiling[0]
 
 
 def test_fuzz_entry_point_runs():
