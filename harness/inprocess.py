@@ -87,7 +87,7 @@ class InProcessServer:
 
     def stop(self, timeout: float = 10.0) -> None:
         """End the loop, join its thread, stop the workers and close every socket."""
-        from waitress import wasyncore
+        from app.cli.serving import close_sockets
 
         self._stopping.set()
         if self.thread.is_alive():
@@ -95,7 +95,7 @@ class InProcessServer:
             self.thread.join(timeout=timeout)
         for server in self.servers:
             server.task_dispatcher.shutdown(timeout=5)
-        wasyncore.close_all(self.map)
+        close_sockets(self.map)  # and the answers not sent yet, as `serve` does
         assert not self.thread.is_alive(), "the in-process server did not stop"
 
     def __enter__(self) -> InProcessServer:

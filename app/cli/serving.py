@@ -378,11 +378,27 @@ def _serve_sockets(apps, sockets, threads: int, stop: Stop) -> None:
 def _shut_down(servers, shared_map: dict, grace: float = STOP_GRACE) -> None:
     """Stop every server's threads (those in a request get until the shared deadline),
     then close every socket."""
-    from waitress import wasyncore
-
     for server in servers:
         server.task_dispatcher.set_thread_count(0)
     deadline = time.monotonic() + grace
     for server in servers:
         server.task_dispatcher.shutdown(timeout=max(0.0, deadline - time.monotonic()))
+    close_sockets(shared_map)
+
+
+def close_sockets(shared_map: dict) -> None:
+    """Close every socket of the map (listeners, connections, the trigger), and with each
+    connection the answer it has not sent yet.
+
+    wasyncore.close_all closes a connection's socket only: an answer still waiting in it
+    (a file being sent, such as the favicon, when the loop stopped first) stays open
+    until the garbage collector finds it, with a ResourceWarning. HTTPChannel.handle_close
+    closes those buffers and then the socket.
+    """
+    from waitress import wasyncore
+    from waitress.channel import HTTPChannel
+
+    for channel in list(shared_map.values()):
+        if isinstance(channel, HTTPChannel):
+            channel.handle_close()
     wasyncore.close_all(shared_map)
