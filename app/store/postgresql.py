@@ -201,12 +201,11 @@ def on_its_own(connection, when: bool = True, writes: bool = False):
 
 def _ran_alone(conn, step, cursor, statement, rest) -> bool:
     """Run the statement on its own (autocommit: a transaction of its own) if
-    on_its_own asked for it and nothing is open; whether it did. Asked once."""
+    on_its_own asked for it; whether it did. Asked once, and only by the two runners
+    below once they found the connection in autocommit with nothing open."""
     if not getattr(conn, _ON_ITS_OWN, False):
         return False
     delattr(conn, _ON_ITS_OWN)
-    if not (conn.autocommit and conn.info.transaction_status == _IDLE):
-        return False
     step(cursor, statement, *rest)
     setattr(conn, _RAN_ON_ITS_OWN, True)  # no error: committed
     return True

@@ -100,16 +100,22 @@ def _round_trips(monkeypatch) -> tuple[list, list]:
     return commands, pipelines
 
 
-def test_postgresql_posting_is_two_round_trips(app, api, make_account, dialect, monkeypatch):
-    """PostgreSQL: the token lookup and the posting each run as a transaction of their
-    own (store.on_its_own; the posting is the route's declared sole write): no BEGIN,
-    no COMMIT, two round trips in all, and the posting is committed."""
+def _warmed_round_trips(api, make_account, dialect, monkeypatch):
+    """PostgreSQL only: two accounts, one posting to warm the statement caches, then
+    (bank, food, commands, pipelines) counted from here on (_round_trips)."""
     if dialect != "postgresql":
         pytest.skip("PostgreSQL only: SQLite has no round trips")
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
     assert api.post("/transactions", json=_posting(bank, food)).status_code == 201  # warm-up
-    commands, pipelines = _round_trips(monkeypatch)
+    return (bank, food, *_round_trips(monkeypatch))
+
+
+def test_postgresql_posting_is_two_round_trips(app, api, make_account, dialect, monkeypatch):
+    """PostgreSQL: the token lookup and the posting each run as a transaction of their
+    own (store.on_its_own; the posting is the route's declared sole write): no BEGIN,
+    no COMMIT, two round trips in all, and the posting is committed."""
+    bank, food, commands, pipelines = _warmed_round_trips(api, make_account, dialect, monkeypatch)
     assert api.post("/transactions", json=_posting(bank, food, 7)).status_code == 201
     assert commands == [], commands
     assert pipelines == []
@@ -125,12 +131,7 @@ def test_postgresql_other_writes_send_begin_with_their_first_statement(
     Idempotency-Key, whose claim, posting and kept answer commit together) sends its
     BEGIN in one round trip with its first statement (app/store/postgresql.py), not as
     psycopg's own BEGIN that waits for its answer, and ends with one COMMIT."""
-    if dialect != "postgresql":
-        pytest.skip("PostgreSQL only: SQLite has no round trips")
-    bank = make_account("Bank", "asset")
-    food = make_account("Food", "expense")
-    assert api.post("/transactions", json=_posting(bank, food)).status_code == 201  # warm-up
-    commands, pipelines = _round_trips(monkeypatch)
+    bank, food, commands, pipelines = _warmed_round_trips(api, make_account, dialect, monkeypatch)
     if keyed:
         headers = {"Idempotency-Key": "write-path-keyed-1"}
         response = api.post("/transactions", json=_posting(bank, food, 7), headers=headers)
