@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
+
+from tests.support import throwaway_database
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -49,24 +50,17 @@ def test_generator_is_deterministic_and_balanced():
     assert len(ledger_gen.accounts()) == 40 and len(kinds) == 5
 
 
-def _postgres_reachable() -> bool:
-    from tests.support import PG_ADMIN_URL
-
-    engine = create_engine(PG_ADMIN_URL)
-    try:
-        with engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-        return True
-    except Exception:  # noqa: BLE001 - any failure means "not reachable"
-        return False
-    finally:
-        engine.dispose()
+def _reachable_or_skip(bench_dialect: str, tmp_path) -> None:
+    """The project's one rule for an unreachable PostgreSQL (tests/support.py,
+    throwaway_database): a visible skip, or a failure under CI / LEDGER_REQUIRE_POSTGRES.
+    The bench makes its own throwaway database on the same server (PG_ADMIN_URL)."""
+    with throwaway_database(bench_dialect, tmp_path, "ledger_bench_probe_"):
+        pass
 
 
 @pytest.mark.parametrize("bench_dialect", ["sqlite", "postgresql"])
 def test_bench_smoke_run(bench_dialect, tmp_path):
-    if bench_dialect == "postgresql" and not _postgres_reachable():
-        pytest.skip("PostgreSQL not reachable: the PostgreSQL bench smoke run is skipped")
+    _reachable_or_skip(bench_dialect, tmp_path)
     out = tmp_path / "figures.json"
     done = run_bench(
         "bench",
@@ -222,11 +216,10 @@ def test_fuzz_entry_point_runs():
 
 
 @pytest.mark.parametrize("bench_dialect", ["sqlite", "postgresql"])
-def test_verify_bench_smoke_run(bench_dialect):
+def test_verify_bench_smoke_run(bench_dialect, tmp_path):
     """python -m bench.verify (its figures are in docs/reliability.md): books loaded at the
     schema before the trail, migrated, verified clean (exit 0), then tampered (exit 1)."""
-    if bench_dialect == "postgresql" and not _postgres_reachable():
-        pytest.skip("PostgreSQL not reachable: the PostgreSQL bench smoke run is skipped")
+    _reachable_or_skip(bench_dialect, tmp_path)
     done = run_bench("bench.verify", "--dialect", bench_dialect, "--transactions", "1500")
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert "verify (clean): exit 0" in done.stdout
