@@ -174,17 +174,27 @@ def _digest(tx: dict) -> int:
     return int.from_bytes(hashlib.sha256(audit.canonical(tx).encode()).digest(), "big")
 
 
-def test_compensating_edits_inside_one_block_of_ids_are_named(runner, app, books, monkeypatch):
+def test_compensating_edits_inside_one_block_of_ids_are_named(
+    runner, app, books, post_tx, monkeypatch
+):
     """The replay comparison is exact. It used to sum SHA-256 digests mod 2**256 per block
     of transaction ids: a database writer who doubles one transaction's amounts and edits
     another of the block until the sums agree again (a generalised birthday search, about
-    2**32 work) passed. Here the sums are cut to 8 bits (raising=False: today's code has no
-    such sum), standing in for that search, which then takes a few hundred tries."""
-    monkeypatch.setattr(verify, "MODULUS", 2**8, raising=False)
-    changed, other = books["tx"][2], books["tx"][0]
+    2**32 work) passed. Here the edit is the one that makes the old sums agree when cut to
+    8 bits (a few hundred tries), and verify's blocks are cut to two transactions
+    (verify.BATCH, the rows read at a time), so the books span two blocks and both edits
+    lie in the second: a block read wrongly (one skipped or read twice) is named instead."""
+    monkeypatch.setattr(verify, "BATCH", 2)
+    other, changed = [
+        post_tx(
+            f"2026-01-0{n}", f"shop {n}", (books["food"], 100 * n), (books["bank"], -100 * n)
+        ).get_json()["id"]
+        for n in (4, 5)
+    ]  # stored: tx[0], tx[2] (the first block), then other, changed (the second)
     with app.app_context():
         stored = {tx["id"]: tx for tx in verify._stored_transactions()}
         db.session.rollback()
+    assert list(stored) == [books["tx"][0], books["tx"][2], other, changed]
     doubled = {
         **stored[changed],
         "entries": [
@@ -193,9 +203,9 @@ def test_compensating_edits_inside_one_block_of_ids_are_named(runner, app, books
     }
     wanted = (_digest(stored[changed]) - _digest(doubled) + _digest(stored[other])) % 2**8
     description = next(
-        f"shop 1{' ' * k}"
+        f"shop 4{' ' * k}"
         for k in range(1, 100_000)
-        if _digest({**stored[other], "description": f"shop 1{' ' * k}"}) % 2**8 == wanted
+        if _digest({**stored[other], "description": f"shop 4{' ' * k}"}) % 2**8 == wanted
     )
     sql(
         app,
@@ -209,7 +219,7 @@ def test_compensating_edits_inside_one_block_of_ids_are_named(runner, app, books
     assert code == 1, output
     assert output == (
         f"verify: FAILED: transaction {other}: description is {description!r} in the ledger "
-        "but 'shop 1' in event seq 3"
+        "but 'shop 4' in event seq 8"
     )
 
 
