@@ -9,10 +9,11 @@
 The README's test command runs the same tests with a few rounds each; this runs them
 with the counts given, on SQLite and on PostgreSQL (--dialect to pick one), each as
 its own `python -m pytest` (or `python -m bench.fuzz`) process, and prints one line
-per run: what, store, how many, passed or failed, wall time; then the whole report as
-JSON. A test fails on the first round that breaks its rule (a double win, an orphan
-token, a lost acknowledged write, a budget passed, a 5xx), so "passed" means every
-round held. Exit status 1 if any run failed.
+per run: what, store, how many (the rounds or trials the test itself read, the cases
+the fuzzer ran), passed or failed, wall time; then the whole report as JSON. A test
+fails on the first round that breaks its rule (a double win, an orphan token, a lost
+acknowledged write, a budget passed, a 5xx), so "passed" means every round held.
+Exit status 1 if any run failed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from harness.server import ROOT
 
@@ -58,22 +61,38 @@ CRASH = ("SIGKILL mid-stream", "tests/system/test_crash.py", "sigkill", "LEDGER_
 
 
 def _pytest(name, path, selector, variable, count, dialect) -> dict:
-    env = dict(os.environ, **{variable: str(count)})
-    began = time.monotonic()
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path, "-k"]
-        + [f"{selector} and {dialect}"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
+    """One long run; its count is the one the test read (tests/support.py repetitions
+    writes it to LEDGER_REPETITIONS_LOG), None if it never read `variable`: then the
+    run has not run `count` rounds, and it is not passed."""
+    with tempfile.TemporaryDirectory(prefix="ledger-reliability-") as scratch:
+        log = Path(scratch) / "repetitions"
+        env = dict(os.environ, **{variable: str(count), "LEDGER_REPETITIONS_LOG": str(log)})
+        began = time.monotonic()
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path, "-k"]
+            + [f"{selector} and {dialect}"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        read = log.read_text(encoding="utf-8").split() if log.exists() else []
+    counts = sorted(
+        {int(line.split("=", 1)[1]) for line in read if line.startswith(variable + "=")}
     )
+    ran = counts[0] if len(counts) == 1 else (counts or None)
     summary = (result.stdout.strip().splitlines() or [""])[-1]
-    passed = result.returncode == 0 and " passed" in summary and "skipped" not in summary
+    passed = (
+        result.returncode == 0
+        and " passed" in summary
+        and "skipped" not in summary
+        and ran == count
+    )
     return {
         "what": name,
         "dialect": dialect,
-        "count": count,
+        "count": ran,
+        "asked": count,
         "passed": passed,
         "pytest": summary,
         "seconds": round(time.monotonic() - began, 1),

@@ -17,7 +17,8 @@ item 10. A trial passes when:
 - the database is either untouched or at the newest migration (never in between);
 - the exit status is 0 with a "stopped (SIG...)" line, or, only while serve had not
   yet begun (nothing printed), the signal's default ending (SIGTERM: killed by it;
-  SIGINT: KeyboardInterrupt), which comes before anything is written.
+  SIGINT: KeyboardInterrupt, or click's exit 1 with no traceback in the output),
+  which comes before anything is written.
 
 Prints the counts by outcome and the slowest stop; exit status 1 on any failure.
 tests/web/test_web_serve.py runs a short version (a few trials).
@@ -154,7 +155,10 @@ class Trials:
         if code == 0 and f"stopped ({sig.name}" in output:
             outcome = "stopped, before serving" if "before serving" in output else "stopped"
         elif (
-            code is not None and not sent_after and BEGUN not in output and _default_end(sig, code)
+            code is not None
+            and not sent_after
+            and BEGUN not in output
+            and _default_end(sig, code, output)
         ):
             outcome = "ended by the signal's default, before serve began"
         else:
@@ -167,10 +171,15 @@ class Trials:
         return outcome, "; ".join(problems) or None
 
 
-def _default_end(sig: signal.Signals, code: int) -> bool:
+def _default_end(sig: signal.Signals, code: int, output: str) -> bool:
+    """The signal's own ending: SIGTERM kills; SIGINT raises KeyboardInterrupt (130 or
+    killed by it; exit 1 is click's "Aborted!", and only without a traceback: exit 1
+    with one is a crash, whatever the signal)."""
     if sig == signal.SIGTERM:
         return code == -signal.SIGTERM
-    return code in (1, 130, -signal.SIGINT)  # KeyboardInterrupt (click: "Aborted!")
+    if code == 1:
+        return "Traceback" not in output
+    return code in (130, -signal.SIGINT)
 
 
 def _wait_for_line(service: Service, line: str, timeout: float) -> None:

@@ -28,9 +28,16 @@ SESSION_COOKIE = "svc_session"
 def repetitions(variable: str, default: int) -> int:
     """How many rounds or trials a reliability test runs: `default` in the ordinary
     suite, the environment variable's value for the long runs `python -m
-    bench.reliability` makes (docs/reliability.md)."""
+    bench.reliability` makes (docs/reliability.md). Each count is appended to the file
+    LEDGER_REPETITIONS_LOG names, when set, as VARIABLE=count (what bench.reliability
+    reports)."""
     value = os.environ.get(variable, "").strip()
-    return int(value) if value else default
+    count = int(value) if value else default
+    log = os.environ.get("LEDGER_REPETITIONS_LOG")
+    if log:  # bench.reliability reports the count the test read, not the one it asked
+        with Path(log).open("a", encoding="utf-8") as f:
+            f.write(f"{variable}={count}\n")
+    return count
 
 
 def require_postgres() -> bool:

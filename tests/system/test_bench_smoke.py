@@ -50,6 +50,15 @@ def test_generator_is_deterministic_and_balanced():
     assert len(ledger_gen.accounts()) == 40 and len(kinds) == 5
 
 
+def test_the_paired_difference_is_the_median():
+    """The cost `budget` adds is the median of the paired differences: with an even count,
+    the mean of the two middle ones (not the upper of them)."""
+    bench_main = importlib.import_module("bench.__main__")
+    first, second = [10.0, 10.0, 10.0, 10.0], [11.0, 14.0, 12.0, 13.0]  # differences 1-4
+    assert bench_main.median_paired_difference(first, second) == 2.5
+    assert bench_main.median_paired_difference(first[:3], second[:3]) == 2.0
+
+
 def _reachable_or_skip(bench_dialect: str, tmp_path) -> None:
     """The project's one rule for an unreachable PostgreSQL (tests/support.py,
     throwaway_database): a visible skip, or a failure under CI / LEDGER_REQUIRE_POSTGRES.
@@ -244,3 +253,15 @@ def test_reliability_runs_select_one_test_per_store():
         for dialect in ("sqlite", "postgresql"):
             chosen = [i for i in collected if i.startswith(path) and selector in i and dialect in i]
             assert len(chosen) == 1, (selector, dialect, chosen)
+
+
+def test_reliability_reports_the_count_the_test_read():
+    """`python -m bench.reliability` prints the rounds the test ran (as it read them,
+    tests/support.py repetitions), not the count it asked for: a test that never reads
+    the variable is reported with none, and not as passed."""
+    reliability = importlib.import_module("bench.reliability")
+    path, selector = "tests/services/identity/test_auth_races.py", "admitted_as_serial_ones"
+    read = reliability._pytest("sign-in", path, selector, "LEDGER_BUDGET_ROUNDS", 2, "sqlite")
+    assert (read["count"], read["asked"], read["passed"]) == (2, 2, True), read
+    unread = reliability._pytest("sign-in", path, selector, "LEDGER_UNREAD_ROUNDS", 2, "sqlite")
+    assert (unread["count"], unread["asked"], unread["passed"]) == (None, 2, False), unread

@@ -111,6 +111,28 @@ def test_a_signal_at_any_moment_of_start_up_stops_serve(tmp_path):
     assert report["trials"] == 6
 
 
+@pytest.mark.parametrize(
+    "output, outcome",
+    [
+        ("Aborted!\n", "ended by the signal's default, before serve began"),
+        (
+            "Traceback (most recent call last):\n  ...\nImportError: cannot import name 'x'\n",
+            "failed",
+        ),
+    ],
+)
+def test_exit_1_before_serve_began_is_the_signal_only_without_a_traceback(
+    tmp_path, output, outcome
+):
+    """How the long run judges a SIGINT trial that ended with exit 1 before serve's
+    first line: click's "Aborted!" is the signal's ending; a traceback is a crash."""
+    trials = serve_signals.Trials(tmp_path)
+    judged, problem = trials._judge(
+        signal.SIGINT, 1, output, "", free_port(), free_port(), tmp_path / "untouched.db"
+    )
+    assert judged == outcome, problem
+
+
 @pytest.mark.parametrize("how", [("--no-web",), "off"])
 def test_api_alone(tmp_path, how):
     api_port, web_port = free_port(), free_port()
