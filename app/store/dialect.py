@@ -5,6 +5,7 @@ between two SQL texts (a row lock, an advisory lock, a date function), name() to
 a statement built once per dialect (per_dialect), and insert() / upsert() for an
 INSERT that skips or updates the row it collides with. Both stores spell ON CONFLICT
 alike (on_conflict_do_nothing / on_conflict_do_update), so one builder serves both.
+int_array(): the one text literal of a PostgreSQL integer array a statement casts.
 
 A bind is anything with a `.dialect` (a Connection, an Engine); by default the
 session's. Only two stores are served: whatever is not PostgreSQL is SQLite.
@@ -58,6 +59,13 @@ def upsert(table, values: Mapping[str, Any], key=None, set_: Mapping[str, Any] |
     if key is None:
         key = [column.name for column in _table(table).primary_key.columns]
     return statement.on_conflict_do_update(index_elements=key, set_=dict(set_))
+
+
+def int_array(values) -> str:
+    """A PostgreSQL integer array as one text literal, `{1,-2,3}`, for a parameter the SQL
+    casts (CAST(:ids AS bigint[])): psycopg's per-element array dumping costs more than
+    the query for thousands of ints, and picks int2/int4/int8 by each value."""
+    return "{" + ",".join(str(int(v)) for v in values) + "}"
 
 
 def per_dialect(build: Callable[[Callable], Any]) -> dict[str, Any]:

@@ -54,3 +54,18 @@ def test_per_dialect_builds_one_statement_for_each_store():
     assert set(built) == set(dialect.DIALECTS)
     for name, statement in built.items():
         assert "ON CONFLICT DO NOTHING" in _sql(statement, name)
+
+
+def test_an_integer_array_is_one_text_literal_built_in_one_place():
+    assert dialect.int_array([]) == "{}"
+    assert dialect.int_array(iter([3, -(2**63), 2**63 - 1, True])) == (
+        "{3,-9223372036854775808,9223372036854775807,1}"
+    )
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "app").rglob("*.py"))
+        if path != ROOT / "app" / "store" / "dialect.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"""["']\{["']\s*\+\s*["'],["']\.join""", line)
+    ]
+    assert found == [], "build a PostgreSQL integer array with app.store.dialect.int_array"

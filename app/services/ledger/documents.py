@@ -278,8 +278,7 @@ def counts(connection, tx_ids: list[int]) -> dict[int, int]:
         return {}
     wanted = sorted(set(tx_ids))
     if dialect.is_postgresql(connection):
-        literal = "{" + ",".join(str(int(i)) for i in wanted) + "}"
-        rows = connection.execute(_COUNTS_POSTGRESQL, {"ids": literal}).all()
+        rows = connection.execute(_COUNTS_POSTGRESQL, {"ids": dialect.int_array(wanted)}).all()
     else:
         rows = connection.execute(_COUNTS, {"ids": wanted}).all()
     return {int(tx): int(n) for tx, n in rows if tx is not None}

@@ -361,9 +361,7 @@ def _entries_of(connection, tx_ids: list[int]):
     if dialect.is_postgresql(connection):
         # The array travels as one text literal: psycopg's per-element dumping of
         # thousands of ints costs more than the query.
-        ids = cast(
-            bindparam("ids", "{" + ",".join(map(str, singles)) + "}"), postgresql.ARRAY(BigInteger)
-        )
+        ids = cast(bindparam("ids", dialect.int_array(singles)), postgresql.ARRAY(BigInteger))
         rows.extend(_tuples(connection, columns.where(Entry.transaction_id == any_(ids))))
         return rows
     for i in range(0, len(singles), LIST_CHUNK):

@@ -282,11 +282,6 @@ _INSERT_CHECKED = text(
 )
 
 
-def _int_array(values) -> str:
-    # One text literal: psycopg's per-element array dumping picks int2/int4/int8 by value.
-    return "{" + ",".join(str(int(v)) for v in values) + "}"
-
-
 def _insert_checked_postgresql(
     connection, day, description, created_by, parsed, action: str, replaces: int | None
 ) -> list:
@@ -307,10 +302,10 @@ def _insert_checked_postgresql(
                 "description": description,
                 "created_by": created_by,
                 "created_at": clock.now(),
-                "account_set": _int_array(accounts),
+                "account_set": dialect.int_array(accounts),
                 "account_count": len(accounts),
-                "account_ids": _int_array(a for a, _ in parsed),
-                "amounts": _int_array(c for _, c in parsed),
+                "account_ids": dialect.int_array(a for a, _ in parsed),
+                "amounts": dialect.int_array(c for _, c in parsed),
                 "obj_before": obj_before,
                 "obj_after": obj_after,
                 **audit.sql_event_params(action),
