@@ -8,8 +8,9 @@ unit.py         run_unit() (the one runner: commit, retry, end a rejected unit),
                 run_unit_once(), commit(), finish(), rollback()
 snapshot.py     the one consistent read snapshot: begin_snapshot() for the session's
                 unit, read_snapshot() for a connection of its own (backup)
-dialect.py      the dialect questions (is_postgresql(), is_sqlite(), name()) and the
-                INSERT ... ON CONFLICT builder (insert(), upsert(), per_dialect())
+dialect.py      the dialect questions (is_postgresql(), is_sqlite(), name()), the
+                INSERT ... ON CONFLICT builder (insert(), upsert(), per_dialect()) and
+                int_array() (a PostgreSQL integer array's one text literal)
 refusals.py     the commit-time error mapping: store refusals -> services.errors
 sqlite.py       connection pragmas, the pre-commit balance check, BEGIN IMMEDIATE,
                 the writer lock handed on after COMMIT (dialect commit and pool events)
