@@ -9,7 +9,7 @@ Times, each as a median over --repeat calls in the service's own unit of work:
   budget from a year of actuals   services.ledger.budgets.create_budget with based_on
                                   "actuals" (rolled back each time; target < 50 ms)
   income statement (year)         reports.income_statement for 2024
-  income statement + budget       budgets.income_statement for 2024 against a budget
+  income statement + budget       budget_actuals.income_statement for 2024 against a budget
                                   made from 2023's actuals (target: within 1 ms of the
                                   plain statement, median)
 
@@ -60,7 +60,7 @@ def measure(url: str, repeat: int) -> dict:
     from datetime import date
 
     from app import create_app, store
-    from app.services.ledger import budgets, reports
+    from app.services.ledger import budget_actuals, budgets, reports
 
     app = create_app({"DATABASE_URL": url})
     results: dict = {"timings": {}}
@@ -88,7 +88,7 @@ def measure(url: str, repeat: int) -> dict:
                     start = time.perf_counter()
                     reports.income_statement(first, last)
                     middle = time.perf_counter()
-                    budgets.income_statement(YEAR_FROM, YEAR_TO, budget_id)
+                    budget_actuals.income_statement(YEAR_FROM, YEAR_TO, budget_id)
                     end = time.perf_counter()
                     store.rollback()
                 if i >= 2:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..services.ledger import (
     accounts,
-    budgets,
+    budget_actuals,
     idempotency,
     lookalikes,
     reports,
@@ -88,9 +88,9 @@ def account_balances(args: dict, principal) -> list[dict]:
 
 
 def income_statement(args: dict, principal) -> dict:
-    choice = budgets.selector(args.get("budget"))
+    choice = budget_actuals.selector(args.get("budget"))
     if choice is not None:
-        return budgets.income_statement(args.get("from"), args.get("to"), choice)
+        return budget_actuals.income_statement(args.get("from"), args.get("to"), choice)
     start, end = validate.required_window(args.get("from"), args.get("to"))
     return reports.income_statement(start, end)
 

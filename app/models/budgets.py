@@ -1,4 +1,5 @@
-"""Budgets: a named plan for twelve consecutive months (services/ledger/budgets.py).
+"""Budgets: a named plan for twelve consecutive months (services/ledger/budgets.py;
+compared with actuals in services/ledger/budget_actuals.py).
 
 A Budget starts on the first day of a month and covers twelve months; it is a draft
 while approved_at is null, and frozen once approved (a revision is a new budget

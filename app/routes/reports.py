@@ -2,7 +2,7 @@
 
 from flask import Blueprint, jsonify, request
 
-from ..services.ledger import budgets, reports, validate
+from ..services.ledger import budget_actuals, reports, validate
 
 bp = Blueprint("reports", __name__, url_prefix="/reports")
 
@@ -15,10 +15,10 @@ def balances():
 
 @bp.get("/income-statement")
 def income_statement():
-    choice = budgets.selector(request.args.get("budget"))
+    choice = budget_actuals.selector(request.args.get("budget"))
     if choice is not None:  # against a budget: docs/ledger.md, "Budgets"
         args = request.args
-        return jsonify(budgets.income_statement(args.get("from"), args.get("to"), choice))
+        return jsonify(budget_actuals.income_statement(args.get("from"), args.get("to"), choice))
     start, end = validate.window(request.args.get("from"), request.args.get("to"))
     return jsonify(reports.income_statement(start, end))
 

@@ -18,7 +18,9 @@ lookalikes        look_alikes: the look-alike hint served as possible_duplicates
                   (record_transaction's result, the import preview)
 idempotency       Idempotency-Key / idempotency_key: a keyed write answered once, replayed
 documents         receipts: upload, list (paged), move, delete, document_count, bytes
-budgets           twelve-month plans: the exact annual split, approval, the statement
+budgets           twelve-month plans: the exact annual split, lines, approval (frozen)
+budget_actuals    a plan against actuals: its twelve months, last year's actuals, the
+                  income statement against a budget
 derived           the per-day and per-month balance tables: kept, checked, rebuilt
 audit/            the hash-chained audit trail (a package: actor, hashing, objects,
                   writing, reading); record() one event per change

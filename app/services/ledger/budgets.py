@@ -1,4 +1,6 @@
-"""Budgets: plan against actual (docs/ledger.md, "Budgets").
+"""Budgets: the plan (docs/ledger.md, "Budgets"); the plan against actuals is
+budget_actuals.py (its twelve months, last year's actuals, the statement against a
+budget).
 
 A budget is a named plan for twelve consecutive months, from `starts_on` (the first
 day of a month) to `ends_on` (the last day of the twelfth month). Each line holds one
@@ -11,14 +13,7 @@ The rules, each in one small function below:
 - split_annual: an annual figure becomes twelve months that add up to it exactly,
   q, r = divmod(annual, 12) with floor division, the first r months q + 1;
 - frozen: an approved budget is never changed, re-approved or deleted (ConflictError);
-  it is revised by creating a new budget based on it;
-- approved: the budget an assistant means without an id is the approved budget
-  with the latest approved_at (then the highest id) whose twelve months contain
-  the whole window;
-- income_statement: the statement of reports.income_statement with each line's
-  budget_cents (the budget's months inside the window, summed) and variance_cents,
-  positive when better than the plan (income: actual - budget; expenses:
-  budget - actual).
+  it is revised by creating a new budget based on it.
 
 Every change is one audit event (budget.created, budget.changed, budget.approved,
 budget.deleted) carrying the budget as it is after the change (as it was, for a
@@ -27,31 +22,23 @@ deletion); `ledger-service verify` replays them against the stored budgets.
 
 from __future__ import annotations
 
-import re
-from datetime import date, timedelta
+from datetime import date
 
 from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
-from ...models import MONTH_COLUMNS, Account, AccountDayBalance, AccountMonthBalance, Budget
+from ...models import MONTH_COLUMNS, Account, Budget
 from ...models import BudgetLine as Line
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, NotFoundError
-from . import accounts, audit, reports, validate
+from . import accounts, audit, validate
+from .budget_actuals import BUDGET_KINDS, ID_MAX, MONTHS, actual_months, ends_on
 
-MONTHS = 12
-BUDGET_KINDS = ("income", "expense")
-ID_MAX = 2**31 - 1
-APPROVED = "approved"
 ACTUALS = "actuals"
-_ID_TEXT = re.compile(r"^[0-9]{1,19}$")
 _MONTH_COLUMNS = [getattr(Line, name) for name in MONTH_COLUMNS]
 _B = Budget.__table__
-_L = Line.__table__
-_A = Account.__table__
-_M = AccountMonthBalance.__table__
 
 # Built once (compiled once, then served from the statement cache) and run as Core
 # statements on the unit's connection.
@@ -67,16 +54,6 @@ _CLAIM_NAME = dialect.per_dialect(
         .returning(_B.c.id)
     )
 )
-_ACTUALS = (
-    select(_M.c.account_id, _A.c.name, _A.c.kind, _M.c.month, _M.c.cents)
-    .join(_A, _A.c.id == _M.c.account_id)
-    .where(
-        _A.c.kind.in_(BUDGET_KINDS),
-        _M.c.month >= bindparam("first"),
-        _M.c.month < bindparam("starts_on"),
-    )
-    .order_by(_A.c.kind, _A.c.name, _M.c.month)
-)
 
 
 # --- the small rules -----------------------------------------------------------------
@@ -87,26 +64,6 @@ def split_annual(annual_cents: int) -> list[int]:
     (floor division, so negative figures split too); the first r months get q + 1."""
     q, r = divmod(annual_cents, MONTHS)
     return [q + 1] * r + [q] * (MONTHS - r)
-
-
-def add_months(day: date, months: int) -> date:
-    """The first day of the month `months` after day's month (day is a first of month)."""
-    index = day.year * 12 + day.month - 1 + months
-    return date(index // 12, index % 12 + 1, 1)
-
-
-def ends_on(starts_on: date) -> date:
-    """The last day of the twelfth month from starts_on."""
-    return add_months(starts_on, MONTHS) - timedelta(days=1)
-
-
-def month_index(starts_on: date, day: date) -> int:
-    """0 for the month starting on starts_on, 11 for the twelfth."""
-    return (day.year - starts_on.year) * 12 + day.month - starts_on.month
-
-
-def _is_month_end(day: date) -> bool:
-    return (day + timedelta(days=1)).day == 1
 
 
 # --- reading ---------------------------------------------------------------------------
@@ -330,57 +287,6 @@ def _copied_lines(budget_id: int) -> list[dict]:
     return _lines(source.id)
 
 
-def actual_months(starts_on: date) -> list[dict]:
-    """A line {account_id, account_name, months} for every income and expense account
-    with any entry in the twelve months that end the day before starts_on, each month
-    that month's sign-adjusted actual; ordered as GET /accounts orders accounts.
-
-    Read from account_month_balances (twelve rows per account at most), never the
-    entries. A month row may hold 0 after a deletion, so an account whose rows in the
-    year are all 0 is kept only when an entry of it really lies on one of its days.
-    """
-    first = add_months(starts_on, -MONTHS)
-    rows = db.session.connection().execute(_ACTUALS, {"first": first, "starts_on": starts_on})
-    lines: dict[int, dict] = {}  # in the query's (GET /accounts') order
-    active: set[int] = set()
-    for account_id, name, kind, first_day, cents in rows:
-        line = lines.setdefault(
-            account_id, {"account_id": account_id, "account_name": name, "months": [0] * MONTHS}
-        )
-        shown = reports.sign_for(kind) * int(cents)
-        if not validate.INT64_MIN <= shown <= validate.INT64_MAX:
-            raise BadRequestError(
-                "'based_on': an actual monthly figure is out of range for a signed 64-bit integer"
-            )
-        line["months"][month_index(first, first_day)] = shown
-        if cents:
-            active.add(account_id)
-    undecided = set(lines) - active
-    if undecided:
-        active |= _with_entries(undecided, first, starts_on - timedelta(days=1))
-    return [line for account_id, line in lines.items() if account_id in active]
-
-
-def _with_entries(account_ids: set[int], first: date, last: date) -> set[int]:
-    """Those of account_ids with an entry dated in [first, last] (through the days
-    account_day_balances holds for them, so no account's whole history is scanned)."""
-    from ...models import Entry, Transaction
-
-    day = AccountDayBalance
-    has_entry = (
-        select(Entry.id)
-        .join(Transaction, Transaction.id == Entry.transaction_id)
-        .where(Entry.account_id == day.account_id, Transaction.occurred_on == day.day)
-        .exists()
-    )
-    rows = db.session.execute(
-        select(day.account_id)
-        .where(day.account_id.in_(account_ids), day.day >= first, day.day <= last, has_entry)
-        .distinct()
-    )
-    return {row[0] for row in rows}
-
-
 def _based_on(value) -> list[dict] | None:
     """The lines a new budget starts with; None when based_on is left out."""
     if value is None:
@@ -475,100 +381,3 @@ def delete_budget(budget_id: int) -> None:
     db.session.execute(delete(Line).where(Line.budget_id == budget.id))
     db.session.execute(delete(Budget).where(Budget.id == budget.id))
     _record("budget.deleted", gone)
-
-
-# --- the income statement against a budget ----------------------------------------------
-
-
-def selector(value) -> int | str | None:
-    """The `budget` argument: None when absent, "approved", or a budget id (decimal text,
-    or a JSON integer from the tool)."""
-    if value is None or value == "":
-        return None
-    if value == APPROVED:
-        return APPROVED
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and _ID_TEXT.match(value):
-        return int(value)
-    raise BadRequestError("'budget' must be a budget's id or \"approved\"")
-
-
-def _month_window(from_, to) -> tuple[date, date]:
-    start, end = validate.required_window(from_, to)
-    if start.day != 1:
-        raise BadRequestError(
-            "'from' must be a first day (YYYY-MM-01) when comparing with a budget: a "
-            "budget plans whole months"
-        )
-    if not _is_month_end(end):
-        raise BadRequestError(
-            "'to' must be a last day (like 2027-03-31 or 2027-02-28) when comparing with a "
-            "budget, which plans whole months"
-        )
-    return start, end
-
-
-# The comparison's one read, run without the ORM: the budget (by id, or the approved
-# one covering the window) with its lines, one indexed row and one index range
-# (budget_lines' primary key) in one round trip beside the statement's own.
-_WITH_LINES = select(
-    _B.c.id, _B.c.name, _B.c.starts_on, _L.c.account_id, *[_L.c[n] for n in MONTH_COLUMNS]
-).outerjoin(_L, _L.c.budget_id == _B.c.id)
-_BUDGET_BY_ID = _WITH_LINES.where(_B.c.id == bindparam("id"))
-_APPROVED_COVERING = _WITH_LINES.where(
-    _B.c.id
-    == (
-        select(_B.c.id)
-        .where(
-            _B.c.approved_at.is_not(None),
-            _B.c.starts_on <= bindparam("start"),
-            _B.c.starts_on >= bindparam("earliest"),
-        )
-        .order_by(_B.c.approved_at.desc(), _B.c.id.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-)
-
-
-def _chosen(choice: int | str, start: date, end: date) -> tuple[dict, dict[int, int]]:
-    """The budget the statement is compared with ({id, name}) and its figures for the
-    window: {account_id: the budget's months inside [start, end], summed}."""
-    connection = db.session.connection()
-    if choice == APPROVED:
-        # The approved budget with the latest approved_at, then the highest id, whose
-        # twelve months contain [start, end].
-        earliest = add_months(end.replace(day=1), -(MONTHS - 1))
-        rows = connection.execute(_APPROVED_COVERING, {"start": start, "earliest": earliest}).all()
-        if not rows:
-            raise BadRequestError(
-                f"'budget': no approved budget covers {start.isoformat()} to {end.isoformat()}"
-            )
-    else:
-        assert isinstance(choice, int)
-        rows = []
-        if 0 < choice <= ID_MAX:
-            rows = connection.execute(_BUDGET_BY_ID, {"id": choice}).all()
-        if not rows:
-            raise BadRequestError(f"'budget': no such budget ({choice})")
-    budget_id, name, starts_on = rows[0][0], rows[0][1], rows[0][2]
-    last = ends_on(starts_on)
-    for key, day in (("from", start), ("to", end)):
-        if not starts_on <= day <= last:
-            raise BadRequestError(
-                f"'{key}' must lie inside budget {budget_id}'s months "
-                f"({starts_on.isoformat()} to {last.isoformat()})"
-            )
-    first_month = 4 + month_index(starts_on, start)
-    last_month = 4 + month_index(starts_on, end)
-    figures = {row[3]: sum(row[first_month : last_month + 1]) for row in rows if row[3] is not None}
-    return {"id": budget_id, "name": name}, figures
-
-
-def income_statement(from_, to, choice: int | str) -> dict:
-    """The income statement against a budget (choice: selector()'s id or "approved"):
-    each line and total gains its budget and variance, positive when better than plan."""
-    start, end = _month_window(from_, to)
-    budget, figures = _chosen(choice, start, end)
-    return reports.income_statement(start, end, budget=budget, budget_cents=figures)

@@ -153,7 +153,7 @@ def income_statement(
     budget_cents: dict[int, int] | None = None,
 ) -> dict:
     """Income and expenses over the window. With a budget ({id, name}) and its figures
-    per account id (services/ledger/budgets.py), every line also carries budget_cents
+    per account id (services/ledger/budget_actuals.py), every line also carries budget_cents
     and variance_cents, and the statement its budget totals; without one it is exactly
     the plain statement."""
     income, expenses = [], []
