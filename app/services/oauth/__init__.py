@@ -1,8 +1,10 @@
 """The OAuth 2.0 authorization server: one module per flow, in RFC vocabulary.
 
 clients   registration (RFC 7591), redirect matching, resource canonicalisation
-metadata_documents  clients identified by the URL of their metadata: the guarded
-          fetch, HTTP caching in the database
+metadata_documents  clients identified by the URL of their metadata: the URL rule,
+          the document's checks, HTTP caching in the database, the limits
+document_fetch  the guarded HTTPS GET of a metadata document (the SSRF guard, the
+          time and size budgets)
 authorize the authorization request (RFC 6749 4.1 + PKCE RFC 7636), shared by
           GET /oauth/authorize and POST /oauth/authorize/approve
 codes     the authorization-code state machine

@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from app import store
 from app.extensions import db
 from app.models import ClientDocument, DeviceRecord, DocumentFailure, OAuthClient
-from app.services.oauth import clients, device, metadata_documents
+from app.services.oauth import clients, device, document_fetch, metadata_documents
 from tests.document_server import SilentHost
 from tests.services.oauth.flow import API_ORIGIN, FORM, REDIRECT, assert_oauth_error, pkce_pair
 
@@ -226,7 +226,7 @@ def test_hosts_that_never_answer_leave_the_api_answering(
     once, and GET /accounts is answered promptly meanwhile (before: every serving
     thread waited 5 s). The failed URLs are not fetched again for 60 seconds."""
     app.config["OAUTH_CIMD_ALLOW_PRIVATE"] = True
-    monkeypatch.setattr(metadata_documents, "TIMEOUT_SECONDS", 3.0)
+    monkeypatch.setattr(document_fetch, "TIMEOUT_SECONDS", 3.0)
     make_user()
     bearer = {"Authorization": "Bearer " + live_server.mint()}
     _, challenge = pkce_pair()
@@ -273,7 +273,7 @@ def test_hosts_that_never_answer_leave_the_api_answering(
         clock.advance(59)
         assert _get(live_server.port, authorize_path(failed[0]))[0] == 401
         assert silent.connections == 2
-        monkeypatch.setattr(metadata_documents, "TIMEOUT_SECONDS", 0.3)
+        monkeypatch.setattr(document_fetch, "TIMEOUT_SECONDS", 0.3)
         clock.advance(2)  # 61 s on: fetched again
         assert _get(live_server.port, authorize_path(failed[0]))[0] == 401
         assert silent.connections == 3

@@ -17,7 +17,7 @@ import pytest
 
 from app.extensions import db
 from app.models import ClientDocument, OAuthClient
-from app.services.oauth import metadata_documents
+from app.services.oauth import document_fetch, metadata_documents
 from tests.services.oauth.flow import API_ORIGIN, DEVICE_GRANT, FORM, REDIRECT, assert_oauth_error
 
 DOC = "/clients/assistant.json"
@@ -365,7 +365,7 @@ def dns(monkeypatch):
             for a in names[host]
         ]
 
-    monkeypatch.setattr(metadata_documents.socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(document_fetch.socket, "getaddrinfo", getaddrinfo)
     return names
 
 
@@ -401,7 +401,7 @@ def test_the_certificate_must_be_trusted(app, client, oauth, docs, monkeypatch):
 
 
 def test_a_silent_server_is_given_up_on(app, client, oauth, docs, monkeypatch):
-    monkeypatch.setattr(metadata_documents, "TIMEOUT_SECONDS", 0.5)
+    monkeypatch.setattr(document_fetch, "TIMEOUT_SECONDS", 0.5)
     url = docs.document(DOC, redirect_uris=[REDIRECT])
     docs.answers[DOC].hang = threading.Event()
     oauth.human()
@@ -581,7 +581,7 @@ def test_lifetime_from_the_caching_headers(clock, headers, seconds):
     ],
 )
 def test_only_global_addresses_are_public(address, public):
-    assert metadata_documents.is_public_address(address) is public
+    assert document_fetch.is_public_address(address) is public
 
 
 @pytest.mark.parametrize(
