@@ -344,3 +344,41 @@ class LiveServer:
 
     def stop(self) -> None:
         self.server.stop()
+
+
+# --- requests many tests make --------------------------------------------------------
+
+# Receipts as their first bytes say (the service reads the type from them).
+PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
+JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01" + b"\x00" * 64
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00" * 32
+BOUNDARY = "----receipts-test-boundary"
+
+
+def multipart(data: bytes, filename: str, content_type: str, name: str = "file") -> bytes:
+    """A multipart/form-data body of one part (boundary BOUNDARY), built by hand (the
+    test client spools large form bodies to a file it never closes)."""
+    quoted = filename.replace("\\", "\\\\").replace('"', '\\"')
+    head = (
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; '
+        f'filename="{quoted}"\r\nContent-Type: {content_type}\r\n\r\n'
+    )
+    return head.encode() + data + f"\r\n--{BOUNDARY}--\r\n".encode()
+
+
+def upload(api, tx_id, data=PDF, filename="receipt.pdf", content_type="application/pdf"):
+    """POST /transactions/{tx_id}/documents with one file, through a test client."""
+    return api.post(
+        f"/transactions/{tx_id}/documents",
+        data=multipart(data, filename, content_type),
+        content_type=f"multipart/form-data; boundary={BOUNDARY}",
+    )
+
+
+def events(api, action: str | None = None, *, oldest_first: bool = False) -> list[dict]:
+    """The audit trail as GET /audit serves it, newest first (the newest 500); only
+    `action`'s events when given (the server's filter); oldest_first: reversed."""
+    response = api.get("/audit?limit=500" + (f"&action={action}" if action else ""))
+    assert response.status_code == 200, response.get_json()
+    items = response.get_json()["items"]
+    return items[::-1] if oldest_first else items

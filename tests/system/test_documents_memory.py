@@ -15,22 +15,15 @@ import pytest
 
 from harness.server import Service, http
 from tests.support import throwaway_database
+from tests.testkit import BOUNDARY, multipart
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 MIB = 1024 * 1024
-BOUNDARY = "----receipts-memory-boundary"
 
 
 def post_document(origin: str, token: str, tx_id: int, data: bytes):
-    body = (
-        (
-            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; '
-            'filename="scan.pdf"\r\nContent-Type: application/pdf\r\n\r\n'
-        ).encode()
-        + data
-        + f"\r\n--{BOUNDARY}--\r\n".encode()
-    )
+    body = multipart(data, "scan.pdf", "application/pdf")
     request = urllib.request.Request(
         f"{origin}/transactions/{tx_id}/documents",
         data=body,

@@ -13,6 +13,7 @@ import pytest
 
 from harness.server import Service, http
 from tests.support import free_port, missing_tool
+from tests.testkit import BOUNDARY, multipart
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -110,19 +111,13 @@ def test_documented_nginx_config_fronts_the_service(nginx_binary, scratch_databa
         )
         assert status == 201
         scan = b"%PDF-1.4\n" + b"\x00" * (5 * 1024 * 1024)
-        boundary = "nginx-receipt"
         upload = urllib.request.Request(
             f"{base}/transactions/{made['id']}/documents",
             method="POST",
-            data=(
-                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-                'filename="scan.pdf"\r\n\r\n'
-            ).encode()
-            + scan
-            + f"\r\n--{boundary}--\r\n".encode(),
+            data=multipart(scan, "scan.pdf", "application/pdf"),
             headers={
                 "Authorization": f"Bearer {token}",
-                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
             },
         )
         with urllib.request.urlopen(upload, timeout=60) as response:

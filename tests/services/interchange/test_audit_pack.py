@@ -17,7 +17,7 @@ from sqlalchemy import insert
 
 from app.extensions import db
 from app.models import Document
-from tests.services.ledger.test_documents import JPEG, PDF, PNG, upload
+from tests.testkit import JPEG, PDF, PNG, upload
 
 
 @pytest.fixture

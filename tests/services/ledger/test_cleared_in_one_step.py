@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from app.extensions import db
+from tests.testkit import events
 
 
 @pytest.fixture
@@ -29,11 +30,6 @@ def month(make_account, post_tx):
 def bank_entries(api, bank):
     items = api.get(f"/accounts/{bank}/register?limit=100").get_json()["items"]
     return [i["entry_id"] for i in sorted(items, key=lambda i: i["occurred_on"])]
-
-
-def events(api, action=None):
-    query = "/audit?limit=500" + (f"&action={action}" if action else "")
-    return api.get(query).get_json()["items"]
 
 
 def verify(runner):

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from app.extensions import db
 from app.models import IdempotencyKey, Transaction
 from app.services.ledger import transactions
-from tests.testkit import row_count
+from tests.testkit import events, row_count
 
 LOCKED = "2026-01-31"
 
@@ -61,11 +61,6 @@ def ids(api) -> list[int]:
     return [tx["id"] for tx in api.get("/transactions").get_json()]
 
 
-def events(api) -> list[dict]:
-    """The trail, oldest first."""
-    return list(reversed(api.get("/audit?limit=500").get_json()["items"]))
-
-
 def reconcile(api, account_id, tx_id, day="2026-02-28", closing=-6098):
     register = api.get(f"/accounts/{account_id}/register").get_json()
     entry = next(i["entry_id"] for i in register["items"] if i["transaction_id"] == tx_id)
@@ -92,7 +87,7 @@ def test_a_correction_posts_the_replacement_and_deletes_the_original_in_one_step
     app, api, books, runner
 ):
     original = posted(api, books)
-    before = events(api)
+    before = events(api, oldest_first=True)
     response = post(api, body(books, cents=6100, replaces=original))
     assert response.status_code == 201
     new_id = response.get_json()["id"]
@@ -102,7 +97,7 @@ def test_a_correction_posts_the_replacement_and_deletes_the_original_in_one_step
     assert [e["amount_cents"] for e in listed["entries"]] == [6100, -6100]
 
     # The trail: the posting (carrying replaces) then the deletion, adjacent, nothing else.
-    trail = events(api)[len(before) :]
+    trail = events(api, oldest_first=True)[len(before) :]
     assert [e["action"] for e in trail] == ["transaction.posted", "transaction.deleted"]
     assert trail[1]["seq"] == trail[0]["seq"] + 1
     assert trail[0]["object"]["replaces"] == original
@@ -276,7 +271,7 @@ def test_the_tool_corrects_and_never_lists_the_replaced_one_as_a_duplicate(api, 
     assert result["replaced"] == original
     assert result["possible_duplicates"] == [look_alike]
     assert sorted(ids(api)) == sorted([look_alike, result["id"]])
-    posting = [e for e in events(api) if e["action"] == "transaction.posted"][-1]
+    posting = events(api, "transaction.posted")[0]
     assert posting["object"]["replaces"] == original
     assert posting["via"] == "mcp"
     plain = rpc.result("record_transaction", body(books, cents=1))

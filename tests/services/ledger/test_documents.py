@@ -13,10 +13,8 @@ import pytest
 from sqlalchemy import text
 
 from app.extensions import db
+from tests.testkit import BOUNDARY, JPEG, PDF, PNG, events, multipart, upload
 
-PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
-JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01" + b"\x00" * 64
-PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00" * 32
 WEBP = b"RIFF\x24\x00\x00\x00WEBPVP8 " + b"\x00" * 32
 HEIC = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 32
 HTML = b"<!doctype html><html><script>alert(1)</script></html>"
@@ -39,37 +37,11 @@ def tx(make_account, post_tx):
     return make
 
 
-BOUNDARY = "----receipts-test-boundary"
-
-
-def multipart(data: bytes, filename: str, content_type: str, name: str = "file") -> bytes:
-    """One multipart/form-data part, built by hand (the test client spools large form
-    bodies to a file it never closes)."""
-    quoted = filename.replace("\\", "\\\\").replace('"', '\\"')
-    head = (
-        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; '
-        f'filename="{quoted}"\r\nContent-Type: {content_type}\r\n\r\n'
-    )
-    return head.encode() + data + f"\r\n--{BOUNDARY}--\r\n".encode()
-
-
-def upload(api, tx_id, data=PDF, filename="receipt.pdf", content_type="application/pdf"):
-    return api.post(
-        f"/transactions/{tx_id}/documents",
-        data=multipart(data, filename, content_type),
-        content_type=f"multipart/form-data; boundary={BOUNDARY}",
-    )
-
-
 def stored_count(app) -> int:
     with app.app_context():
         n = db.session.execute(text("SELECT count(*) FROM documents")).scalar_one()
         db.session.rollback()
         return n
-
-
-def events(api, action):
-    return [e for e in api.get("/audit?limit=500").get_json()["items"] if e["action"] == action]
 
 
 @pytest.mark.parametrize(
