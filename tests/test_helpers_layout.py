@@ -142,3 +142,28 @@ def test_one_in_process_server():
         )
     ]
     assert calls == ["harness/inprocess.py"]
+
+
+def test_shared_test_helpers_are_defined_once():
+    """The helpers many tests use are defined once (tests/README.md, "Helpers"): the
+    plain ones in tests/testkit.py, the browser tests' sizes in tests/web/web_support.py
+    and their fixtures in tests/web/conftest.py."""
+    functions = ("upload", "multipart", "events", "person_at", "size", "treasurer")
+    defined: dict[str, list[str]] = {name: [] for name in (*functions, "SIZES")}
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name in functions:
+                defined[node.name].append(str(path.relative_to(ROOT)))
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                if "SIZES" in names:
+                    defined["SIZES"].append(str(path.relative_to(ROOT)))
+    assert defined == {
+        "upload": ["tests/testkit.py"],
+        "multipart": ["tests/testkit.py"],
+        "events": ["tests/testkit.py"],
+        "person_at": ["tests/web/web_support.py"],
+        "SIZES": ["tests/web/web_support.py"],
+        "size": ["tests/web/conftest.py"],
+        "treasurer": ["tests/web/conftest.py"],
+    }

@@ -1,9 +1,9 @@
 """The Books, Accounts, History and Year end views as a treasurer meets them (issue 29),
-in headless Chromium at 1280x800 and on a 390x844 phone: a correction is one request
+in headless Chromium at 1280x900 and on a 390x844 phone: a correction is one request
 (a reconciled or locked original is refused whole), the new-entry form keeps its
 date and its typing, accounts read cleanly, History takes its filter from the address
 and shows a correction as one line, locked and reconciled rows are marked, the phone
-list is compact. Fixtures come from tests/web/test_web_browser.py and test_web_views.py.
+list is compact. Fixtures come from tests/web/test_web_browser.py and tests/web/conftest.py.
 """
 
 from __future__ import annotations
@@ -22,20 +22,6 @@ pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 browser = views.browser
 live = views.live
-
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-
-
-@pytest.fixture(params=sorted(SIZES))
-def size(request):
-    return request.param
-
-
-@pytest.fixture
-def treasurer(browser, live, size):
-    someone = views.person_at(browser, live, SIZES[size])
-    yield someone
-    someone.close()
 
 
 def writes_of(page, live) -> list:

@@ -1,4 +1,4 @@
-"""The Budgets page and the budget report in headless Chromium, at 1280x800 and on a
+"""The Budgets page and the budget report in headless Chromium, at 1280x900 and on a
 390x844 phone: create a budget from last year's actuals, fill the grid (an annual
 figure split exactly as the server splits it), save, approve, then compare on the
 Reports page (table, chart, CSV); no page wider than the screen.
@@ -16,26 +16,12 @@ import pytest
 from app import store
 from tests.web import test_web_browser as browser_tests
 from tests.web.test_web_browser import _expect_text
-from tests.web.test_web_views import OVERFLOW_JS, go, person_at, shot, sign_in
+from tests.web.test_web_views import OVERFLOW_JS, go, shot, sign_in
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 browser = browser_tests.browser
 live = browser_tests.live
-
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-
-
-@pytest.fixture(params=sorted(SIZES))
-def size(request):
-    return request.param
-
-
-@pytest.fixture
-def treasurer(browser, live, size):
-    someone = person_at(browser, live, SIZES[size])
-    yield someone
-    someone.close()
 
 
 def seed(live) -> dict:

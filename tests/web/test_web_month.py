@@ -1,10 +1,11 @@
-"""The month's work in headless Chromium, at 1280x800 and on a 390x844 phone
+"""The month's work in headless Chromium, at 1280x900 and on a 390x844 phone
 (docs/web.md, "The month's work: import and reconcile"): a bank statement imported
 with a choice per line (the other side filled in from how similar lines were booked,
 flagged duplicates left out unless ticked, the closing balance offered for
 reconciling), reconciling statement-first (only the entries up to the statement's
 date, a live difference, everything up to the date ticked in one request), and the
-reports' periods, CSVs and lists. Fixtures come from tests/web/test_web_browser.py.
+reports' periods, CSVs and lists. Fixtures come from tests/web/test_web_browser.py and
+tests/web/conftest.py.
 """
 
 from __future__ import annotations
@@ -20,26 +21,12 @@ import pytest
 from app import store
 from tests.web import test_web_browser as browser_tests
 from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, person_at
+from tests.web.test_web_views import fits
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 browser = browser_tests.browser
 live = browser_tests.live
-
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
-
-
-@pytest.fixture(params=sorted(SIZES))
-def size(request):
-    return request.param
-
-
-@pytest.fixture
-def treasurer(browser, live, size):
-    someone = person_at(browser, live, SIZES[size])
-    yield someone
-    someone.close()
 
 
 def sign_in(treasurer, live, path):

@@ -1,4 +1,4 @@
-"""Receipts in the web app, in headless Chromium at 1280x800 and on a 390x844 phone:
+"""Receipts in the web app, in headless Chromium at 1280x900 and on a 390x844 phone:
 attach a receipt from the books view (the camera input is offered), see the paperclip
 count, download it in place, list the postings without a receipt, attach from the
 register, and download the audit pack from the reports view (docs/ledger.md,
@@ -15,29 +15,15 @@ import pytest
 
 from tests.web import test_web_browser as browser_tests
 from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, go, person_at, seed, shot, sign_in
+from tests.web.test_web_views import fits, go, seed, shot, sign_in
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 browser = browser_tests.browser
 live = browser_tests.live
 
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 RECEIPT = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8
 INVOICE = b"%PDF-1.4\n% an invoice\n%%EOF\n"
-
-
-@pytest.fixture(params=sorted(SIZES))
-def size(request):
-    return request.param
-
-
-@pytest.fixture
-def treasurer(browser, live, size):
-    someone = person_at(browser, live, SIZES[size])
-    yield someone
-    assert someone.errors == []
-    someone.close()
 
 
 def test_attach_a_receipt_download_it_and_the_audit_pack(treasurer, live, size):

@@ -1,7 +1,8 @@
 """The web app's views in headless Chromium, at a desktop size and on a 390x844
 phone: books (paged list, search), register (cleared, reconcile), accounts
 (rename, archive), reports and downloads, the CSV statement import, connections,
-and no page wider than the screen. Fixtures come from tests/web/test_web_browser.py.
+and no page wider than the screen. Fixtures come from tests/web/test_web_browser.py and
+tests/web/conftest.py.
 
 Screenshots: docs/screenshot-*.png are written by this module when
 LEDGER_SCREENSHOTS=docs is set (see docs/web.md "Screenshots"); otherwise they go
@@ -19,7 +20,8 @@ import pytest
 
 from app import store
 from tests.web import test_web_browser as browser_tests
-from tests.web.test_web_browser import Person, _expect_text, expect
+from tests.web.test_web_browser import _expect_text, expect
+from tests.web.web_support import SIZES
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -28,7 +30,6 @@ browser = browser_tests.browser
 live = browser_tests.live
 
 ROOT = Path(__file__).resolve().parents[2]
-SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 # Every visible element's box must lie within the viewport, and the document
 # must not scroll sideways. Returns descriptions of the offenders.
@@ -63,35 +64,6 @@ def shot(page, name, size):
     folder.mkdir(parents=True, exist_ok=True)
     suffix = "" if size == "desktop" else "-phone"
     page.screenshot(path=str(folder / f"screenshot-{name}{suffix}.png"))
-
-
-def person_at(browser, live, viewport) -> Person:
-    """A person with a virtual passkey in a fresh browser context of this viewport
-    (downloads accepted; page errors collected in `errors`): every browser test that
-    checks a page at a size signs in through one of these."""
-    someone = Person(browser, live)
-    someone.context.close()
-    someone.context = browser.new_context(viewport=viewport, accept_downloads=True)
-    someone.page = someone.context.new_page()
-    someone.page.set_default_timeout(10_000)
-    someone.errors = []
-    someone.page.on("pageerror", lambda exc: someone.errors.append(str(exc)))
-    someone.cdp = someone.context.new_cdp_session(someone.page)
-    someone.cdp.send("WebAuthn.enable", {"enableUI": False})
-    someone.authenticator = someone._add_authenticator()
-    return someone
-
-
-@pytest.fixture(params=sorted(SIZES))
-def size(request):
-    return request.param
-
-
-@pytest.fixture
-def treasurer(browser, live, size):
-    someone = person_at(browser, live, SIZES[size])
-    yield someone
-    someone.close()
 
 
 def seed(live):

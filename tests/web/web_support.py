@@ -26,3 +26,26 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+# The two screens every page is checked at: a desktop window and a 390x844 phone
+# (the `size` fixture, tests/web/conftest.py, runs a test at each).
+SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+
+def person_at(browser, live, viewport):
+    """A person with a virtual passkey in a fresh browser context of this viewport
+    (downloads accepted; page errors collected in `errors`): every browser test that
+    checks a page at a size signs in through one of these (the `treasurer` fixture)."""
+    from tests.web.test_web_browser import Person  # that module imports this one
+
+    someone = Person(browser, live)
+    someone.context.close()
+    someone.context = browser.new_context(viewport=viewport, accept_downloads=True)
+    someone.page = someone.context.new_page()
+    someone.page.set_default_timeout(10_000)
+    someone.errors = []
+    someone.page.on("pageerror", lambda exc: someone.errors.append(str(exc)))
+    someone.cdp = someone.context.new_cdp_session(someone.page)
+    someone.cdp.send("WebAuthn.enable", {"enableUI": False})
+    someone.authenticator = someone._add_authenticator()
+    return someone
