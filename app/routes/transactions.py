@@ -31,10 +31,11 @@ def record_transaction():
         body.get("entries"),
         principal().user_id,
         body.get("replaces"),
+        body.get("adjusts"),
     )
 
 
-def _post(occurred_on, description, entries, user_id: int, replaces) -> dict:
+def _post(occurred_on, description, entries, user_id: int, replaces, adjusts) -> dict:
     # The posting is this unit's only write and nothing after it belongs with it (the
     # answer is its id), unless it corrects another (the original is deleted with it):
     # on PostgreSQL it may then commit on its own (store.sole_write). With an
@@ -42,7 +43,7 @@ def _post(occurred_on, description, entries, user_id: int, replaces) -> dict:
     # the posting and the kept answer commit together in it.
     with store.sole_write() if replaces is None else contextlib.nullcontext():
         tx_id = transactions.record_transaction(
-            occurred_on, description, entries, user_id, replaces=replaces
+            occurred_on, description, entries, user_id, replaces=replaces, adjusts=adjusts
         )
     return {"id": tx_id}
 

@@ -326,7 +326,9 @@ def test_locked_and_reconciled_rows_are_marked_and_the_lock_lives_at_the_year_en
     assert locked.first.locator(".badge.locked").inner_text().lower() == "locked"
     rent = row_of(page, "Hall rent")
     expect(rent).to_have_class("reconciled")
-    assert rent.locator("td.row-actions button").count() == 0
+    # Reconciled: an Edit limited to what may change and an Adjust, never a Delete
+    # (docs/ledger.md, "Corrections of reconciled transactions"; test_web_reconciled.py).
+    assert rent.locator("td.row-actions button").all_inner_texts() == ["Edit", "Adjust"]
     open_row = row_of(page, "Coffee 11")
     expect(open_row.get_by_role("button", name="Edit")).to_be_visible()
     views.shot(page, "books-locked", size)

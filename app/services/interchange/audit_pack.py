@@ -7,10 +7,18 @@ The zip holds exactly, in this order:
     transactions.csv                      the csv export of the window
     books.journal                         the hledger export of the window
     documents/<tx id>/<doc id>-<filename> every document attached to a transaction
-                                          of the window (its bytes as stored)
+                                          of the window (its bytes as stored; the
+                                          filename cleaned again, whatever is stored)
+    reports/income-statement.csv          the window's income statement
+    reports/balance-sheet.csv             as of `to` (or the newest transaction's date)
+    reconciliations.csv                   the statements dated in the window
+    audit-trail.jsonl                     the window's events, as GET /audit serves them
     audit-head.json                       {seq, hash}: the trail's head, as GET /audit/head
+    README.txt                            what each file is and how to check them
     manifest.json                         {from, to, generated_at, files: [{path, size,
                                           sha256}]} of every file above
+
+(the reports, reconciliations, trail and README: pack_files.py)
 
 Written as a stream in bounded memory: zipfile writes into a sink that the
 generator empties after every write (the zip's data descriptors make a seekable
@@ -35,7 +43,7 @@ from ...extensions import db
 from ...models import Document, Transaction
 from .. import clock
 from ..ledger import audit, documents
-from . import export
+from . import export, pack_files
 
 CONTENT_TYPE = "application/zip"
 FORMAT = "audit-pack"
@@ -135,12 +143,23 @@ def generate(start: date | None, end: date | None) -> Iterator[bytes]:
         yield from add_stream("transactions.csv", encoded(export.generate("csv", start, end)))
         yield from add_stream("books.journal", encoded(export.generate("hledger", start, end)))
         for tx_id, doc_id, name in _documents(start, end):
-            path = f"documents/{tx_id}/{doc_id}-{name}"
+            # Cleaned again: a stored name is not trusted to be one component.
+            path = f"documents/{int(tx_id)}/{int(doc_id)}-{documents.clean_filename(name)}"
             # Stored as they are: PDFs and photos are compressed already.
             chunks = documents.iter_content(doc_id, PIECE)
             yield from add_stream(path, chunks, zipfile.ZIP_STORED)
-        head = json.dumps(audit.head(), separators=(",", ":")).encode() + b"\n"
+        for path, pieces in (
+            ("reports/income-statement.csv", pack_files.income_statement(start, end)),
+            ("reports/balance-sheet.csv", pack_files.balance_sheet(end)),
+            ("reconciliations.csv", pack_files.reconciliations(start, end)),
+            ("audit-trail.jsonl", pack_files.trail(start, end)),
+        ):
+            yield from add_stream(path, encoded(pieces))
+        trail_head = audit.head()
+        head = json.dumps(trail_head, separators=(",", ":")).encode() + b"\n"
         yield from add_stream("audit-head.json", iter((head,)))
+        readme = pack_files.readme(start, end, trail_head)
+        yield from add_stream("README.txt", encoded(iter((readme,))))
         manifest = {
             "from": start.isoformat() if start else None,
             "to": end.isoformat() if end else None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
-from datetime import date
+from datetime import date, timedelta
 
 from sqlalchemy import func, select, tuple_
 
@@ -22,12 +22,16 @@ from ...extensions import db
 from ...models import Account, Entry, Transaction, User
 from .. import clock
 from ..errors import BadRequestError
+from ..ledger import reports
 from . import plaintext
 
 FORMATS = ("hledger", "beancount", "csv")
 EXTENSIONS = {"hledger": "journal", "beancount": "beancount", "csv": "csv"}
 CSV_COLUMNS = ("transaction_id", "date", "description", "author", "account", "kind", "cents")
 PAGE = 500
+# A window's journal opens on this equity account with the retained earnings (income
+# minus expenses) of everything before the window (docs/export-import-backup.md).
+RETAINED = ("equity", "Retained earnings")
 
 
 def check_format(fmt) -> str:
@@ -97,13 +101,36 @@ def _accounts() -> list[tuple[str, str]]:
     ]
 
 
+def _opening(start: date, declared: list[str]) -> str:
+    """The window's opening transaction, dated `start`: every asset, liability and
+    equity account's raw balance at the end of the day before, and the retained
+    earnings up to then (income and expenses) on RETAINED, so that hledger's `bal`
+    over the window's journal gives assets and liabilities their balance at its end
+    and income and expenses the window's figures."""
+    retained = plaintext.hledger_account(*RETAINED)
+    lines = [f"{start.isoformat()} Opening balances  ; balances at the end of the day before"]
+    profit = 0
+    for _, name, kind, raw in reports.account_sums(None, start - timedelta(days=1)):
+        if kind in ("income", "expense"):
+            profit += raw
+            continue
+        amount = f"{plaintext.format_cents(raw)} {plaintext.COMMODITY}"
+        lines.append(f"    {plaintext.hledger_account(kind, name)}  {amount}")
+    lines.append(f"    {retained}  {plaintext.format_cents(profit)} {plaintext.COMMODITY}")
+    head = "" if retained in declared else f"account {retained}\n\n"
+    return head + "\n".join(lines) + "\n\n"
+
+
 def _hledger(start, end) -> Iterator[str]:
     yield (
         "; ledger-service export (hledger/ledger journal). Amounts are exact cents.\n"
         "; Transaction code (N) is the ledger-service id; %XX in names and descriptions\n"
         "; is an escaped character (see docs/export-import-backup.md).\n\n"
     )
-    yield "".join(f"account {plaintext.hledger_account(k, n)}\n" for k, n in _accounts()) + "\n"
+    declared = [plaintext.hledger_account(k, n) for k, n in _accounts()]
+    yield "".join(f"account {name}\n" for name in declared) + "\n"
+    if start is not None:
+        yield _opening(start, declared)
     for tx in iter_transactions(start, end):
         head = f"{tx['date']} ({tx['id']}) {plaintext.percent_encode_text(tx['description'])}"
         if tx["author"]:

@@ -10,7 +10,9 @@
   and nothing changes. A statement that would mark reconciled an entry dated on or
   before the lock date is refused as well (409 naming the lock date, nothing changes):
   the statement's own date is not enough, an earlier entry may lie inside the lock.
-- A transaction with a reconciled entry cannot be deleted (409).
+- A transaction with a reconciled entry cannot be deleted (409), nor corrected except
+  on its own date with its reconciled entries' accounts and amounts kept, which stay
+  reconciled in the replacement (kept_in_correction, keep_reconciled).
 
 Concurrency: each of the three first locks the account rows involved
 (accounts.lock_account: FOR NO KEY UPDATE on PostgreSQL, the one writer on SQLite),
@@ -128,8 +130,9 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
     return {"statement_date": day.isoformat(), "closing_balance_cents": closing, "entries": newly}
 
 
-def refuse_if_reconciled(tx_id: int) -> None:
-    """409 when the transaction holds a reconciled entry (called before deleting it)."""
+def _reconciled_entries(tx_id: int) -> list:
+    """The (id, account_id, amount_cents) of the transaction's reconciled entries, by id,
+    its accounts locked first (PostgreSQL) so no reconciliation counts them meanwhile."""
     account_ids = sorted(
         set(
             db.session.execute(
@@ -138,7 +141,7 @@ def refuse_if_reconciled(tx_id: int) -> None:
         )
     )
     if not account_ids:
-        return  # no such transaction: the deletion answers 404
+        return []  # no such transaction: the deletion answers 404
     if dialect.is_postgresql():
         # In id order, so two deletions never wait on each other crosswise.
         db.session.execute(
@@ -147,14 +150,64 @@ def refuse_if_reconciled(tx_id: int) -> None:
             .order_by(Account.id)
             .with_for_update(key_share=True)
         ).all()
-    reconciled = db.session.execute(
-        select(Entry.id)
-        .where(Entry.transaction_id == tx_id, Entry.reconciled)
-        .order_by(Entry.id)
-        .limit(1)
-    ).scalar()
-    if reconciled is not None:
+    return list(
+        db.session.execute(
+            select(Entry.id, Entry.account_id, Entry.amount_cents)
+            .where(Entry.transaction_id == tx_id, Entry.reconciled)
+            .order_by(Entry.id)
+        ).all()
+    )
+
+
+def refuse_if_reconciled(tx_id: int) -> None:
+    """409 when the transaction holds a reconciled entry (called before deleting it)."""
+    reconciled = _reconciled_entries(tx_id)
+    if reconciled:
         raise Reconciled(
-            f"transaction {tx_id} has a reconciled entry ({reconciled}); "
+            f"transaction {tx_id} has a reconciled entry ({reconciled[0].id}); "
             "reconciled entries cannot be deleted or replaced"
+        )
+
+
+def kept_in_correction(tx_id: int, original_day, day, parsed: list[tuple[int, int]]) -> list[int]:
+    """A correction of transaction `tx_id` (docs/ledger.md, "Corrections of reconciled
+    transactions"): the positions in the replacement's `parsed` (account_id, cents)
+    entries that take over the original's reconciled entries, [] when it has none.
+    Each reconciled entry, in id order, takes the first entry not yet taken with the
+    same account and amount; 409 (nothing changes) when the date differs or one finds
+    none: a reconciled entry's date, account and amount are what the statement saw."""
+    reconciled = _reconciled_entries(tx_id)
+    if not reconciled:
+        return []
+    if day != original_day:
+        raise Reconciled(
+            f"transaction {tx_id} has a reconciled entry ({reconciled[0].id}); "
+            f"a correction of it must keep its date, {original_day.isoformat()}"
+        )
+    kept: list[int] = []
+    for entry in reconciled:
+        position = next(
+            (
+                i
+                for i, (account_id, cents) in enumerate(parsed)
+                if i not in kept and (account_id, cents) == (entry.account_id, entry.amount_cents)
+            ),
+            None,
+        )
+        if position is None:
+            raise Reconciled(
+                f"transaction {tx_id} has a reconciled entry ({entry.id}) of "
+                f"{entry.amount_cents} cents on account {entry.account_id}; a correction "
+                "of it must keep an entry of that account and amount"
+            )
+        kept.append(position)
+    return kept
+
+
+def keep_reconciled(entry_ids: list[int]) -> None:
+    """Mark a correction's kept entries (kept_in_correction) cleared and reconciled, as
+    the original's were; the posting's event names them (kept_reconciled)."""
+    if entry_ids:
+        db.session.execute(
+            update(Entry).where(Entry.id.in_(entry_ids)).values(cleared=True, reconciled=True)
         )

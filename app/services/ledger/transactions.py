@@ -68,16 +68,29 @@ def check_accounts_exist(account_ids: set[int]) -> None:
             raise BadRequestError(f"account_id {account_id} is archived and takes no new entries")
 
 
-def parse_replaces(value) -> int | None:
-    """The optional `replaces` of a posting: None when absent (or null), else the id
-    of the transaction being corrected, a positive integer (400 naming it otherwise)."""
+def parse_replaces(value, name: str = "replaces", what: str = "corrects") -> int | None:
+    """The optional `replaces` (or `adjusts`) of a posting: None when absent (or null),
+    else the id of the transaction it corrects (adjusts), a positive integer (400
+    naming it otherwise)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise BadRequestError(
-            "'replaces' must be a positive integer: the id of the transaction this one corrects"
+            f"'{name}' must be a positive integer: the id of the transaction this one {what}"
         )
     return value
+
+
+def _adjusted(value) -> int | None:
+    """`adjusts` (docs/ledger.md, "Corrections of reconciled transactions"): the id of
+    an existing transaction this posting adjusts, carried in its event; 400 otherwise."""
+    tx_id = parse_replaces(value, "adjusts", "adjusts")
+    if tx_id is not None and (
+        tx_id > validate.INT64_MAX
+        or db.session.execute(select(Transaction.id).where(Transaction.id == tx_id)).first() is None
+    ):
+        raise BadRequestError(f"'adjusts': there is no transaction {tx_id}")
+    return tx_id
 
 
 def record_transaction(
@@ -87,13 +100,17 @@ def record_transaction(
     created_by: int | None,
     action: str = "transaction.posted",
     replaces=None,
+    adjusts=None,
 ) -> int:
     """Validate and store one balanced posting with its entries; return its id.
 
     Its audit event (`action`: transaction.posted, or transaction.imported from the
     importer) carries the posting with its new entry ids, in the same unit of work.
     With `replaces` (a transaction id) the posting corrects that transaction: see
-    replace_original; the posting's event then carries `replaces: <id>`.
+    replace_original; the posting's event then carries `replaces: <id>`, and when the
+    original has reconciled entries, `kept_reconciled`: the replacement's entries that
+    stay reconciled (reconciliation.kept_in_correction). With `adjusts` (a transaction
+    id) the event carries `adjusts: <id>`, the link History follows both ways.
     """
     original_id = parse_replaces(replaces)
     if occurred_on is None:
@@ -102,23 +119,29 @@ def record_transaction(
     description = validate.text("description", description, max_length=DESCRIPTION_MAX)
     parsed = validate.entries(entries)
     check_balanced(parsed)
-    original = None
+    links = {"adjusts": _adjusted(adjusts), "replaces": original_id}
+    original, kept = None, []
     if original_id is not None:
         original = _deletable(
-            original_id, UnknownReplaced(f"'replaces': there is no transaction {original_id}")
+            original_id,
+            UnknownReplaced(f"'replaces': there is no transaction {original_id}"),
+            reconciled_ok=True,
         )
-    tx_id = _post(day, description, parsed, created_by, action, original_id)
+        kept = reconciliation.kept_in_correction(original_id, original.occurred_on, day, parsed)
+    tx_id = _post(day, description, parsed, created_by, action, links, kept)
     if original is not None:
         replace_original(original, tx_id)
     return tx_id
 
 
-def _post(day, description, parsed, created_by, action, replaces: int | None) -> int:
-    """Store a parsed, balanced posting and its audit event; its id."""
+def _post(day, description, parsed, created_by, action, links: dict, kept: list[int]) -> int:
+    """Store a parsed, balanced posting and its audit event; its id. `links`: the
+    event's replaces and adjusts (None when absent); `kept`: positions in `parsed` of
+    entries that keep a corrected original's reconciled marks."""
     connection = db.session.connection()
-    if dialect.is_postgresql(connection) and len(parsed) <= ENTRY_CHUNK:
+    if dialect.is_postgresql(connection) and len(parsed) <= ENTRY_CHUNK and not kept:
         stored = _insert_checked_postgresql(
-            connection, day, description, created_by, parsed, action, replaces
+            connection, day, description, created_by, parsed, action, links
         )
         if stored:
             audit.pending(connection, stored[0][4])  # it wrote the event as pending
@@ -158,7 +181,11 @@ def _post(day, description, parsed, created_by, action, replaces: int | None) ->
     stored = []
     for i in range(0, len(rows), ENTRY_CHUNK):
         stored.extend(_insert_entries(connection, rows[i : i + ENTRY_CHUNK]))
-    audit.record(action, audit.transaction_object(tx_id, day, description, stored, replaces))
+    # Entry ids follow the posting's order (see _insert_entries).
+    kept_ids = [sorted(stored)[i][0] for i in kept]
+    reconciliation.keep_reconciled(kept_ids)
+    event = audit.transaction_object(tx_id, day, description, stored, **links)
+    audit.record(action, event | ({"kept_reconciled": kept_ids} if kept_ids else {}))
     return tx_id
 
 
@@ -283,13 +310,13 @@ _INSERT_CHECKED = text(
 
 
 def _insert_checked_postgresql(
-    connection, day, description, created_by, parsed, action: str, replaces: int | None
+    connection, day, description, created_by, parsed, action: str, links: dict
 ) -> list:
     """Insert the posting and its pending audit event if all its accounts exist and
     are open and the day is not locked: its (transaction_id, entry_id, account_id,
     amount_cents, pending event id) rows by entry id, or [] (nothing written)."""
     accounts = {account_id for account_id, _ in parsed}
-    obj_before, obj_after = audit.transaction_object_parts(day, description, replaces)
+    obj_before, obj_after = audit.transaction_object_parts(day, description, **links)
     # The caller's sole write (store.sole_write: POST /transactions without a key or a
     # correction) runs as a transaction of its own when nothing of the unit has begun
     # one: the statement is the whole posting, so its BEGIN and COMMIT are saved.
@@ -318,12 +345,13 @@ def delete_transaction(tx_id: int) -> None:
     _delete(_deletable(tx_id, NotFoundError("no such transaction")))
 
 
-def _deletable(tx_id: int, unknown: NotFoundError):
+def _deletable(tx_id: int, unknown: NotFoundError, reconciled_ok: bool = False):
     """The header (id, occurred_on, description) of a transaction that may be deleted,
     locked (PostgreSQL) so the deletion's event shows what it removed and a concurrent
     deletion or correction of it waits and then finds it gone; `unknown` (404) when
     there is none, 409 when it is dated on or before the lock date or has a
-    reconciled entry."""
+    reconciled entry (unless `reconciled_ok`: a correction, which checks its own rule,
+    reconciliation.kept_in_correction)."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise unknown
     header = (
@@ -338,7 +366,8 @@ def _deletable(tx_id: int, unknown: NotFoundError):
     if header is None:
         raise unknown
     lock.refuse_if_locked(header.occurred_on)
-    reconciliation.refuse_if_reconciled(tx_id)
+    if not reconciled_ok:
+        reconciliation.refuse_if_reconciled(tx_id)
     return header
 
 

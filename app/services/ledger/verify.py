@@ -193,6 +193,8 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
     if action in TRANSACTION_ACTIONS:
         _transaction_id(obj)
         state.transactions += 1
+        for entry_id in obj.get("kept_reconciled", ()):  # a reconciled original's correction
+            state.flags[int(entry_id)] = (True, True, seq)
     elif action == "transaction.deleted":
         _transaction_id(obj)
         state.transactions -= 1

@@ -13,7 +13,7 @@ import zipfile
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import insert, update
 
 from app.extensions import db
 from app.models import Document
@@ -63,7 +63,12 @@ def test_the_pack_holds_exactly_the_window(api, books, clock):
         "books.journal",
         f"documents/{inside}/{in1['id']}-feb photo.jpg",
         f"documents/{inside}/{in2['id']}-feb.png",
+        "reports/income-statement.csv",
+        "reports/balance-sheet.csv",
+        "reconciliations.csv",
+        "audit-trail.jsonl",
         "audit-head.json",
+        "README.txt",
         "manifest.json",
     ]
     assert files[f"documents/{inside}/{in1['id']}-feb photo.jpg"] == JPEG
@@ -82,14 +87,44 @@ def test_the_pack_holds_exactly_the_window(api, books, clock):
         assert entry["sha256"] == hashlib.sha256(data).hexdigest()
 
 
-def test_without_a_window_every_attached_document_travels(api, books):
+def test_without_a_window_every_attached_document_travels(api, books, post_tx):
     tx_id = books["tx"][0]
     loose = upload(api, tx_id, PDF, "loose.pdf").get_json()
     assert api.delete(f"/documents/{loose['id']}").status_code == 204
+    # A detached document: its transaction deleted, the document kept (attached=false).
+    account = api.get("/accounts").get_json()[0]["id"]
+    gone = post_tx("2026-02-12", "gone", (account, 1), (account, -1)).get_json()["id"]
+    detached = upload(api, gone, PNG, "detached.png").get_json()
+    assert api.delete(f"/transactions/{gone}").status_code == 204
+    listed = api.get("/documents?attached=false").get_json()["items"]
+    assert [d["id"] for d in listed] == [detached["id"]]
     files = read_pack(api.get("/export?format=audit-pack").data)
     manifest = json.loads(files["manifest.json"])
     assert manifest["from"] is None and manifest["to"] is None
-    assert len([p for p in files if p.startswith("documents/")]) == 4
+    travelled = [p for p in files if p.startswith("documents/")]
+    assert len(travelled) == 4
+    assert not [p for p in travelled if f"/{detached['id']}-" in p or "None" in p]
+
+
+@pytest.mark.parametrize(
+    "stored", ["../x.pdf", "../../outside/x.pdf", "/etc/x.pdf", "..", "a\\..\\b"]
+)
+def test_every_path_is_cleaned_again_whatever_is_stored(app, api, books, stored):
+    """A filename edited in the database (never through the service) still lands as one
+    file inside documents/<transaction id>/."""
+    doc = books["docs"]["in1"]
+    with app.app_context():
+        db.session.execute(update(Document).where(Document.id == doc["id"]).values(filename=stored))
+        db.session.commit()
+    files = read_pack(api.get("/export?format=audit-pack").data)
+    inside = books["tx"][1]
+    paths = [p for p in files if p.startswith(f"documents/{inside}/{doc['id']}-")]
+    assert len(paths) == 1, list(files)
+    (path,) = paths
+    name = path.removeprefix(f"documents/{inside}/")
+    assert "/" not in name and "\\" not in name and name not in (".", "..")
+    assert all(part not in ("..", "") for part in path.split("/"))
+    assert files[path] == JPEG
 
 
 def test_bad_windows_are_400(api, books):

@@ -99,14 +99,88 @@ def test_hledger_balances_equal_ours(hledger, api, sample_books, tmp_path):
         "income",
         "expenses",
     }
-    # A windowed export is the windowed report.
+    # A windowed export: income and expenses are the window's, the rest its end's
+    # balances (the opening transaction: test_a_window_journal_opens_with_...).
     window = "from=2026-01-04&to=2026-02-01"
     journal.write_bytes(api.get(f"/export?format=hledger&{window}").get_data())
     ours = our_raw_balances(api, "?" + window)
-    assert hledger_balances(journal) == {
-        plaintext.hledger_account(k, n): c for (k, n), c in ours.items() if c != 0
+    flows = {
+        plaintext.hledger_account(k, n): c
+        for (k, n), c in ours.items()
+        if c != 0 and k in ("income", "expense")
     }
+    assert {a: c for a, c in hledger_balances(journal).items() if a in flows} == flows
     assert ours[("income", "Salary")] == 0  # the window really leaves pay day out
+
+
+def expected_from_reports(sheet: dict, statement: dict) -> dict[str, int]:
+    """hledger's raw balances, as our reports say them: assets and liabilities at the
+    balance sheet's date, income and expenses over the statement's window."""
+    expected = {}
+    for section, kind in (
+        ("assets", "asset"),
+        ("liabilities", "liability"),
+        ("income", "income"),
+        ("expenses", "expense"),
+    ):
+        report = sheet if section in sheet else statement
+        for line in report[section]:
+            raw = reports.sign_for(kind) * line["cents"]
+            if raw:
+                expected[plaintext.hledger_account(kind, line["account"])] = raw
+    return expected
+
+
+def test_a_window_journal_opens_with_the_balances_before_it(hledger, api, sample_books, tmp_path):
+    """hledger's `bal` over a window's journal: every asset and liability its balance at
+    the window's end, every income and expense the window's figure, and the retained
+    earnings before the window on equity:Retained earnings."""
+    window = "from=2026-01-04&to=2026-02-01"
+    text = api.get(f"/export?format=hledger&{window}").get_data(as_text=True)
+    assert "\n2026-01-04 Opening balances" in text
+    assert text.index("Opening balances") < text.index("2026-01-04 (3)")
+    journal = tmp_path / "window.journal"
+    journal.write_text(text, encoding="utf-8")
+    check = subprocess.run(
+        [HLEDGER, "-f", str(journal), "check", "accounts", "ordereddates"],
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stderr
+    theirs = hledger_balances(journal)
+    sheet = api.get("/reports/balance-sheet?as_of=2026-02-01").get_json()
+    statement = api.get(f"/reports/income-statement?{window}").get_json()
+    expected = expected_from_reports(sheet, statement)
+    assert {a: c for a, c in theirs.items() if not a.startswith("equity")} == expected
+    before = api.get("/reports/balance-sheet?as_of=2026-01-03").get_json()
+    assert theirs["equity:Retained earnings"] == -before["retained_cents"] == -250000
+    assert theirs["equity:Opening balances"] == -100000
+    assert sum(theirs.values()) == 0
+
+
+def test_the_packs_journal_agrees_with_its_balance_sheet(hledger, api, sample_books, tmp_path):
+    """The auditor's check: hledger over the pack's books.journal against the pack's
+    own reports/balance-sheet.csv and reports/income-statement.csv."""
+    import zipfile
+
+    window = "from=2026-01-04&to=2026-02-01"
+    data = api.get(f"/export?format=audit-pack&{window}").data
+    with zipfile.ZipFile(io.BytesIO(data)) as pack:
+        journal = tmp_path / "books.journal"
+        journal.write_bytes(pack.read("books.journal"))
+        sheet = list(csv.reader(io.StringIO(pack.read("reports/balance-sheet.csv").decode())))
+        flows = list(csv.reader(io.StringIO(pack.read("reports/income-statement.csv").decode())))
+    kinds = {"assets": "asset", "liabilities": "liability", "income": "income"}
+    kinds["expenses"] = "expense"
+    expected = {}
+    for section, account, amount in sheet[1:] + flows[1:]:
+        if section in kinds and account:
+            raw = reports.sign_for(kinds[section]) * cents_of(amount)
+            if raw:
+                expected[plaintext.hledger_account(kinds[section], account)] = raw
+    theirs = hledger_balances(journal)
+    assert {a: c for a, c in theirs.items() if not a.startswith("equity")} == expected
+    assert expected["assets:Checking"] == 100000 + 250000 - 4321 - 100 + 1
 
 
 def test_ledger_cli_reads_the_same_journal(ledger, api, sample_books, tmp_path):

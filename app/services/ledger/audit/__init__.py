@@ -9,7 +9,9 @@ action and obj (the "changed object"; JSON-able: ints, strings, bools, None, lis
 dicts; dates as "YYYY-MM-DD" strings):
 
   transaction.posted    {"transaction": {id, occurred_on, description,
-                          entries: [{id, account_id, amount_cents}, ...]}}
+                          entries: [{id, account_id, amount_cents}, ...]}}; a correction
+                          adds "replaces": id (and "kept_reconciled": [entry ids] when
+                          the original had reconciled entries), an adjustment "adjusts": id
   transaction.imported  same shape as transaction.posted (one event per imported txn)
   transaction.deleted   same shape: the whole transaction as it was, entries included
   account.created       {"account": {id, name, kind, archived}}

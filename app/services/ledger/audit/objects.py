@@ -29,12 +29,19 @@ VIAS = ("web", "api", "mcp", "import", "cli")
 
 
 def transaction_object(
-    tx_id: int, occurred_on, description: str, entries, replaces: int | None = None
+    tx_id: int,
+    occurred_on,
+    description: str,
+    entries,
+    replaces: int | None = None,
+    adjusts: int | None = None,
 ) -> dict:
     """{"transaction": {id, occurred_on, description, entries: [{id, account_id,
     amount_cents}]}} from (entry_id, account_id, amount_cents) rows, ordered by entry id;
-    a correction's posting adds "replaces": the id of the transaction it corrects."""
-    obj: dict = {} if replaces is None else {"replaces": int(replaces)}
+    a correction's posting adds "replaces": the id of the transaction it corrects, an
+    adjustment's "adjusts": the id of the transaction it adjusts."""
+    obj: dict = {} if adjusts is None else {"adjusts": int(adjusts)}
+    obj |= {} if replaces is None else {"replaces": int(replaces)}
     return obj | {
         "transaction": {
             "id": int(tx_id),
@@ -55,12 +62,16 @@ def _iso_day(value) -> str:
 
 
 def transaction_object_parts(
-    occurred_on, description: str, replaces: int | None = None
+    occurred_on, description: str, replaces: int | None = None, adjusts: int | None = None
 ) -> tuple[str, str]:
     """transaction_object's canonical JSON around `<entries>],"id":<id>`: what the
     database fills in for the PostgreSQL fast path."""
-    # Keys sorted: "replaces" comes before "transaction".
-    start = "{" if replaces is None else '{"replaces":' + str(int(replaces)) + ","
+    # Keys sorted: "adjusts", then "replaces", before "transaction".
+    start = "{"
+    if adjusts is not None:
+        start += '"adjusts":' + str(int(adjusts)) + ","
+    if replaces is not None:
+        start += '"replaces":' + str(int(replaces)) + ","
     return (
         start + '"transaction":{"description":' + json_string(description) + ',"entries":[',
         ',"occurred_on":' + json_string(_iso_day(occurred_on)) + "}}",

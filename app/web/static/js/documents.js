@@ -207,8 +207,10 @@ async function renderPanel(holder, txId, setCount) {
   }
 }
 
-// The audit pack on the reports view: the export window's dates, one zip.
-export function mountAuditPack(section) {
+// The audit pack on the reports view: the export window's dates, one zip. Left blank,
+// the dates are the page's period (`period()`: {from, to}, "" when none is chosen, and
+// then the whole books).
+export function mountAuditPack(section, period = () => ({ from: "", to: "" })) {
   const out = h("p", { class: "message", hidden: true });
   const from = h("input", { type: "date", id: "pack-from" });
   const to = h("input", { type: "date", id: "pack-to" });
@@ -220,13 +222,18 @@ export function mountAuditPack(section) {
     say(out, "");
     busy(submit, async () => {
       try {
+        const own = from.value || to.value;
+        const chosen = own ? { from: from.value, to: to.value } : period();
         const response = await orSignIn(api("/export", {
           raw: true,
-          query: { format: "audit-pack", from: from.value, to: to.value },
+          query: { format: "audit-pack", from: chosen.from, to: chosen.to },
         }));
         const name = `audit-pack-${today()}.zip`;
         saveBlob(await response.blob(), name);
-        say(out, `Downloaded ${name}.`, "info");
+        const what = chosen.from || chosen.to
+          ? `${chosen.from || "the start"} to ${chosen.to || "the end"}`
+          : "the whole books";
+        say(out, `Downloaded ${name} (${what}).`, "info");
       } catch (err) {
         say(out, err.message);
       }
@@ -234,7 +241,7 @@ export function mountAuditPack(section) {
   });
   section.append(
     h("h3", {}, "Audit pack"),
-    h("p", { class: "hint" }, "One zip for the auditor: the period's CSV and hledger exports, every receipt, the audit trail's head and a manifest of SHA-256 hashes."),
+    h("p", { class: "hint" }, "One zip for the auditor: the period's CSV and hledger exports, every receipt, its reports, reconciled statements and audit trail, a README and a manifest of SHA-256 hashes. Leave the dates blank for the period chosen above."),
     form,
     out);
 }

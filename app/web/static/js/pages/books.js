@@ -2,9 +2,10 @@
 // (text, account, amount range, dates). A transaction is corrected in place, in a
 // form of its own under its row (never in the new-entry form, so nothing half typed
 // there is lost), and saved as ONE request: the corrected transaction with
-// `replaces` (docs/ledger.md, "Corrections in one step"). Locked and reconciled
-// transactions are marked as such and offer no Edit or Delete (both could only
-// fail). Accounts, registers, reports and the year end have views of their own.
+// `replaces` (docs/ledger.md, "Corrections in one step"). Locked transactions are
+// marked as such and offer no Edit or Delete (both could only fail); reconciled ones
+// offer an Edit limited to what may change and an adjustment (adjusting.js).
+// Accounts, registers, reports and the year end have views of their own.
 import { api, orSignIn, requireSession } from "../api.js";
 import { busy, byId, clearMessagesOnAction, h, say, today } from "../dom.js";
 import { accountOptions, loadAccounts } from "../ledger.js";
@@ -15,6 +16,7 @@ import { addPage, FilterError, nextRequest, searchQuery, startList } from "../pa
 import { buildTransaction, MODES, toForm } from "../recording.js";
 import { applyVocab, words } from "../vocab.js";
 import { mountReceiptFilter, receiptCell, withoutReceipt } from "../documents.js";
+import { adjustmentDays, adjustRow, lockReconciled } from "../adjusting.js";
 
 const PHONE = window.matchMedia("(max-width: 640px)");
 const state = {
@@ -22,7 +24,7 @@ const state = {
   accounts: { list: [], byId: new Map(), open: [] },
   list: startList({}),
   locked: null, // the lock date, "YYYY-MM-DD", or null
-  reconciled: new Set(), // ids of listed transactions holding a reconciled entry
+  reconciled: new Map(), // listed transaction id → ids of its reconciled entries' accounts
   editing: new Map(), // transaction id → its open edit row (kept across re-renders)
 };
 const form = byId("record-form");
@@ -164,8 +166,10 @@ function editRow(tx, values) {
       field("Date ", fields.date), field("Description ", fields.description), field("Amount ", fields.amount),
       h("label", {}, fields.creditLabel, " ", fields.credit), h("label", {}, fields.debitLabel, " ", fields.debit)),
     h("div", { class: "actions" }, save, cancel),
-    h("p", { class: "hint" }, "Saving stores the corrected transaction and deletes this one in one step: both happen or neither. ",
-      h("a", { href: `/history?transaction=${tx.id}` }, "Its history")),
+    h("p", { class: "hint" }, state.reconciled.has(tx.id)
+      ? "Reconciled with a bank statement: its date, amount and reconciled account stay; the description and the other account may change. For an amount the bank really paid differently, use Adjust. "
+      : "Saving stores the corrected transaction and deletes this one in one step: both happen or neither. ",
+    h("a", { href: `/history?transaction=${tx.id}` }, "Its history")),
     message);
   fields.root = editForm;
   const row = h("tr", { class: "editing", "data-edit": tx.id }, h("td", { colspan: 7 }, editForm));
@@ -173,6 +177,8 @@ function editRow(tx, values) {
   fillPickers(fields);
   fields.debit.value = String(values.debitId);
   fields.credit.value = String(values.creditId);
+  const reconciled = state.reconciled.get(tx.id);
+  if (reconciled) lockReconciled(fields, values, reconciled);
   editForm.addEventListener("change", (event) => {
     if (event.target.name === modeName) fillPickers(fields);
   });
@@ -215,6 +221,28 @@ function startEdit(tx) {
   row.fields.description.focus();
 }
 
+function startAdjust(tx) {
+  const values = editable(tx);
+  if (!values) return;
+  const close = () => {
+    state.editing.delete(tx.id);
+    renderList();
+  };
+  const row = adjustRow(tx, values, {
+    locked: state.locked,
+    accountsById: state.accounts.byId,
+    cancel: close,
+    done: async (text) => {
+      state.editing.delete(tx.id);
+      await reloadList();
+      say(txMessage, text, "info");
+    },
+  });
+  state.editing.set(tx.id, row);
+  renderList();
+  row.querySelector(".a-amount").focus();
+}
+
 // ---- transactions -----------------------------------------------------------------
 
 function describe(tx) {
@@ -238,10 +266,22 @@ function frozen(tx) {
   if (state.locked && tx.occurred_on <= state.locked) {
     return ["locked", `Locked: dated on or before ${state.locked}, when the books were closed (Year end).`];
   }
-  if (state.reconciled.has(tx.id)) {
-    return ["reconciled", "Reconciled with a bank statement: it can no longer change."];
-  }
   return null;
+}
+
+// A reconciled transaction's buttons: Edit (limited) and Adjust, never Delete.
+function reconciledButtons(tx) {
+  const buttons = [h("span", { class: "badge status reconciled", title: "Reconciled with a bank statement: its date, amount and reconciled account stay as the statement saw them." }, "reconciled")];
+  if (!editable(tx)) return buttons;
+  const edit = h("button", { type: "button", class: "secondary" }, "Edit");
+  edit.addEventListener("click", () => startEdit(tx));
+  buttons.push(edit);
+  if (adjustmentDays(tx.occurred_on, state.locked)) {
+    const adjust = h("button", { type: "button", class: "secondary adjust" }, "Adjust");
+    adjust.addEventListener("click", () => startAdjust(tx));
+    buttons.push(adjust);
+  }
+  return buttons;
 }
 
 function txRow(tx) {
@@ -250,6 +290,10 @@ function txRow(tx) {
   const showButtons = () => {
     if (why) {
       actions.replaceChildren(h("span", { class: `badge status ${why[0]}`, title: why[1] }, why[0]));
+      return;
+    }
+    if (state.reconciled.has(tx.id)) {
+      actions.replaceChildren(...reconciledButtons(tx));
       return;
     }
     const buttons = [];
@@ -271,7 +315,7 @@ function txRow(tx) {
     actions.replaceChildren(...buttons);
   };
   showButtons();
-  return h("tr", { "data-id": tx.id, class: why ? why[0] : "" },
+  return h("tr", { "data-id": tx.id, class: why ? why[0] : state.reconciled.has(tx.id) ? "reconciled" : "" },
     h("td", { class: "date", "data-label": "Date" }, tx.occurred_on),
     h("td", { class: "desc", "data-label": "Description" }, h("span", {}, tx.description)),
     ...describe(tx),
@@ -323,7 +367,7 @@ async function findReconciled(items) {
       const page = await orSignIn(api(`/accounts/${id}/register`, {
         query: { from: days[0], to: days[days.length - 1], limit: 500, cursor },
       }));
-      for (const item of page.items) if (item.reconciled) found.push(item.transaction_id);
+      for (const item of page.items) if (item.reconciled) found.push([item.transaction_id, id]);
       cursor = page.next_cursor;
     } while (cursor);
   }));
@@ -337,7 +381,9 @@ async function loadMore() {
   const asked = state.list;
   const page = await orSignIn(api("/transactions", { query }));
   if (state.list !== asked) return; // a newer search replaced this one meanwhile
-  for (const id of await findReconciled(page.items)) state.reconciled.add(id);
+  for (const [txId, accountId] of await findReconciled(page.items)) {
+    state.reconciled.set(txId, (state.reconciled.get(txId) ?? new Set()).add(accountId));
+  }
   if (state.list !== asked) return;
   state.list = addPage(state.list, page);
   renderList();
@@ -366,7 +412,7 @@ async function reloadList() {
     return;
   }
   state.list = startList(query);
-  state.reconciled = new Set();
+  state.reconciled = new Map();
   try {
     await loadMore();
   } catch (err) {

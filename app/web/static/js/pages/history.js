@@ -88,6 +88,9 @@ function summary(event, original = null) {
       h("span", { class: "event-what" }, what),
       entryList(tx),
       h("span", { class: "event-link hint" }, `Transaction ${tx.id} · `, historyLink(tx.id)),
+      // An adjustment (docs/ledger.md, "Corrections of reconciled transactions").
+      o.adjusts ? h("span", { class: "event-adjusts hint" }, "Adjusts ",
+        h("a", { href: `/history?transaction=${o.adjusts}` }, `transaction ${o.adjusts}`)) : null,
     ];
   }
   if (o.account) {
@@ -125,7 +128,8 @@ function row(event, original = null) {
   const seqs = original ? `#${event.seq} and #${original.seq}` : `#${event.seq}`;
   return h("li", { "data-seq": event.seq, "data-action": event.action, class: corrected ? "correction" : "" },
     h("span", { class: "event-head" },
-      h("span", { class: "event-action" }, corrected ? "Transaction corrected" : ACTIONS[event.action] || event.action),
+      h("span", { class: "event-action" }, corrected ? "Transaction corrected"
+        : event.object?.adjusts ? "Adjustment recorded" : ACTIONS[event.action] || event.action),
       h("span", { class: "hint" }, `${seqs} · ${formatWhen(event.at)}`)),
     h("span", { class: "event-who hint" }, who),
     summary(event, original?.object?.transaction ?? null));
@@ -211,11 +215,13 @@ async function start() {
 
 // The history of one transaction: read the trail newest first, following each
 // correction back to the transaction it replaced, until the first posting of the
-// chain (at most SCAN_PAGES pages).
+// chain (at most SCAN_PAGES pages), with the adjustments made to any of them.
 async function loadTransaction(txId) {
   byId("history-one").hidden = false;
   byId("history-one-title").textContent = `The history of transaction ${txId}`;
   const wanted = new Set([txId]);
+  const chain = new Set([txId]); // every id the transaction has had
+  const adjustments = []; // postings with `adjusts`, kept if they adjust one of `chain`
   const found = [];
   let cursor = null;
   let pages = 0;
@@ -225,11 +231,13 @@ async function loadTransaction(txId) {
       const page = await orSignIn(api("/audit", { query: { limit: 500, cursor } }));
       for (const event of page.items) {
         const tx = event.object?.transaction;
+        if (tx && event.object.adjusts && !wanted.has(tx.id)) adjustments.push(event);
         if (!tx || !wanted.has(tx.id)) continue;
         found.push(event);
         if (event.action !== "transaction.deleted") {
           wanted.delete(tx.id); // its posting: the oldest event of this transaction
           if (event.object.replaces) wanted.add(event.object.replaces);
+          if (event.object.replaces) chain.add(event.object.replaces);
         }
       }
       complete = wanted.size === 0 || !page.next_cursor;
@@ -239,6 +247,8 @@ async function loadTransaction(txId) {
   } catch (err) {
     say(message, err.message);
   }
+  found.push(...adjustments.filter((event) => chain.has(event.object.adjusts)));
+  found.sort((a, b) => b.seq - a.seq);
   const list = byId("events");
   list.replaceChildren();
   state.deletions = new Map();

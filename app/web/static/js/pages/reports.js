@@ -241,7 +241,8 @@ byId("export-form").addEventListener("submit", (event) => {
 async function main() {
   const me = await requireSession();
   renderNav("reports", me.email);
-  mountAuditPack(byId("export-section"));
+  // Left blank, the pack is of the period chosen above (its dates as they stand).
+  mountAuditPack(byId("export-section"), () => ({ from: byId("is-from").value, to: byId("is-to").value }));
   const [settings, accounts] = await Promise.all([orSignIn(api("/settings")), loadAccounts()]);
   state.style = await loadStyle();
   state.accounts = accounts;
