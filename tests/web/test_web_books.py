@@ -1,5 +1,5 @@
 """The Books, Accounts, History and Year end views as a treasurer meets them (issue 29),
-in headless Chromium at 1280x900 and on a 390x844 phone: a correction is one request
+in headless Chromium at 1280x800 and on a 390x844 phone: a correction is one request
 (a reconciled or locked original is refused whole), the new-entry form keeps its
 date and its typing, accounts read cleanly, History takes its filter from the address
 and shows a correction as one line, locked and reconciled rows are marked, the phone

@@ -1,4 +1,4 @@
-"""The Budgets page and the budget report in headless Chromium, at 1280x900 and on a
+"""The Budgets page and the budget report in headless Chromium, at 1280x800 and on a
 390x844 phone: create a budget from last year's actuals, fill the grid (an annual
 figure split exactly as the server splits it), save, approve, then compare on the
 Reports page (table, chart, CSV); no page wider than the screen.

@@ -1,4 +1,4 @@
-"""The month's work in headless Chromium, at 1280x900 and on a 390x844 phone
+"""The month's work in headless Chromium, at 1280x800 and on a 390x844 phone
 (docs/web.md, "The month's work: import and reconcile"): a bank statement imported
 with a choice per line (the other side filled in from how similar lines were booked,
 flagged duplicates left out unless ticked, the closing balance offered for

@@ -1,4 +1,4 @@
-"""Receipts in the web app, in headless Chromium at 1280x900 and on a 390x844 phone:
+"""Receipts in the web app, in headless Chromium at 1280x800 and on a 390x844 phone:
 attach a receipt from the books view (the camera input is offered), see the paperclip
 count, download it in place, list the postings without a receipt, attach from the
 register, and download the audit pack from the reports view (docs/ledger.md,

@@ -20,7 +20,8 @@ from app.extensions import db
 from app.models import Entry
 from tests.web import test_web_browser as browser_tests
 from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, go, person_at, seed, sign_in
+from tests.web.test_web_views import fits, go, seed, sign_in
+from tests.web.web_support import SIZES, person_at
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -29,8 +30,9 @@ live = browser_tests.live
 
 
 @pytest.fixture
-def treasurer(browser, live):
-    someone = person_at(browser, live, {"width": 1280, "height": 800})
+def at_desk(browser, live):
+    """A person at the desktop size (tests/web/web_support.py SIZES)."""
+    someone = person_at(browser, live, SIZES["desktop"])
     yield someone
     assert someone.errors == []
     someone.close()
@@ -62,10 +64,10 @@ def bank_entry_of(live, bank: int, description: str) -> tuple[bool, bool]:
         return bool(row.cleared), bool(row.reconciled)
 
 
-def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(treasurer, live):
+def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(at_desk, live):
     ids = seed(live)
     reconcile_bank(live, ids["Bank"])
-    page = sign_in(treasurer, live)
+    page = sign_in(at_desk, live)
     rent = page.locator("#transactions tbody tr[data-id]", has_text="Hall rent")
     original = rent.get_attribute("data-id")
     actions = rent.locator("td.row-actions")

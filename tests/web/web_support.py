@@ -29,7 +29,7 @@ CHROMIUM_ARGS = [
 
 # The two screens every page is checked at: a desktop window and a 390x844 phone
 # (the `size` fixture, tests/web/conftest.py, runs a test at each).
-SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
 def person_at(browser, live, viewport):
