@@ -6,11 +6,14 @@
 - a hundred half-sent uploads held open leave GET /health answering within a second
   (waitress's default of 100 connections locked it out);
 - an idle connection, a half-sent upload and a trickling request are dropped after
-  REQUEST_TIMEOUT_SECONDS (shortened here).
+  REQUEST_TIMEOUT_SECONDS (shortened here);
+- clients that ask for the audit pack and read nothing never hold the serving threads
+  (the pack goes to the server as a file its I/O loop sends).
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from contextlib import ExitStack
@@ -18,7 +21,9 @@ from contextlib import ExitStack
 import pytest
 
 from app.config import DEFAULTS, largest_body
+from app.routes.support import open_route
 from harness.inprocess import InProcessServer
+from tests.services.ledger.test_documents import PDF, upload
 
 UPLOAD = "POST /transactions/1/documents HTTP/1.1\r\nHost: test\r\n"
 
@@ -42,6 +47,14 @@ def health_within(server: InProcessServer, seconds: float) -> bytes:
     with connect(server, timeout=seconds) as sock:
         sock.sendall(b"GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
         return answer_head(sock)
+
+
+def waiting_answers(server: InProcessServer) -> list:
+    """The connections holding an answer their client has not read."""
+    from waitress.channel import HTTPChannel
+
+    channels = list(server.map.values())
+    return [c for c in channels if isinstance(c, HTTPChannel) and c.total_outbufs_len > 0]
 
 
 def closed_within(sock: socket.socket, seconds: float, trickle: bytes = b"") -> float | None:
@@ -130,6 +143,33 @@ def test_idle_half_sent_and_trickling_requests_are_dropped(make_app):
 
 
 @pytest.mark.slow
+def test_clients_that_never_read_the_audit_pack_hold_no_thread(app, api, make_account, post_tx):
+    bank, food = make_account("Bank", "asset"), make_account("Food", "expense")
+    tx_id = post_tx("2026-03-01", "shop", (food, 500), (bank, -500)).get_json()["id"]
+    for n in range(3):  # 6 MiB that do not compress: more than the socket buffers take
+        data = PDF + os.urandom(2 * 1024 * 1024) + bytes([n])
+        assert upload(api, tx_id, data, f"r{n}.pdf").status_code == 201
+    token = f"Bearer {api.token}"
+    # The output watermark lowered from waitress's 16 MiB so a 6 MiB pack crosses it.
+    small = {"outbuf_high_watermark": 64 * 1024}
+    with InProcessServer(app, threads=2, adjust=small) as server, ExitStack() as held:
+        for _ in range(4):  # more than the threads
+            sock = held.enter_context(socket.socket())
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(5)
+            sock.connect((server.host, int(server.port)))
+            sock.sendall(
+                f"GET /export?format=audit-pack HTTP/1.1\r\nHost: test\r\n"
+                f"Authorization: {token}\r\n\r\n".encode()
+            )
+        began = time.monotonic()
+        while time.monotonic() - began < 20 and len(waiting_answers(server)) < 4:
+            time.sleep(0.1)  # until every pack is built and waits for its reader
+        for _ in range(3):
+            assert health_within(server, 1.0).startswith(b"HTTP/1.1 200 ")
+
+
+@pytest.mark.slow
 def test_serve_with_workers_applies_the_same_limits(scratch_database_url, tmp_path):
     """The real `serve --workers 2`: every worker refuses the oversized body, outlasts a
     hundred held uploads and drops them after REQUEST_TIMEOUT_SECONDS."""
@@ -155,3 +195,28 @@ def test_serve_with_workers_applies_the_same_limits(scratch_database_url, tmp_pa
                 assert answer_head(sock).startswith(b"HTTP/1.1 200 ")
             assert time.monotonic() - began < 1.0
             assert all(closed_within(sock, 4.0) is not None for sock in socks[:5])
+
+
+@pytest.mark.slow
+def test_a_thread_writing_to_a_client_that_reads_nothing_is_freed(make_app):
+    """Any streamed answer, not only the pack: the serving thread waits for room to write
+    while its client reads nothing; after REQUEST_TIMEOUT_SECONDS the connection is
+    dropped and the thread is free again."""
+    app = make_app(REQUEST_TIMEOUT_SECONDS=2)
+    block = b"x" * 65536
+
+    @app.get("/endless")
+    @open_route
+    def endless():
+        return app.response_class(block for _ in range(10_000))
+
+    small = {"outbuf_high_watermark": 64 * 1024}
+    with InProcessServer(app, threads=1, adjust=small) as server, socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect((server.host, int(server.port)))
+        sock.sendall(b"GET /endless HTTP/1.1\r\nHost: test\r\n\r\n")
+        time.sleep(0.5)  # the one thread now waits on this client
+        with pytest.raises(TimeoutError):
+            health_within(server, 0.5)
+        time.sleep(2.5)
+        assert health_within(server, 1.0).startswith(b"HTTP/1.1 200 ")
