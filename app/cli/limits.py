@@ -15,6 +15,9 @@ server (harness/inprocess.py); docs/deploy.md, "Limits":
   for that long while a serving thread waits for room to write it. waitress alone
   drops only the first kind, after 120 s, and a dropped channel waited for a socket
   that could take more bytes: a client that reads nothing never gave it one;
+- a serving thread never waits for a client to read bytes of a file handed to the
+  server whole (wsgi.file_wrapper: the audit pack), not even before taking a second
+  request the client pipelined behind the first;
 - up to CONNECTION_LIMIT connections (waitress's default is 100: a hundred held-open
   uploads locked everyone else out, GET /health included), watched with poll(2),
   which has no 1024-descriptor ceiling as select(2) has.
@@ -84,6 +87,7 @@ def guard(socket_map: dict) -> None:
 
 
 def _channel_class():
+    from waitress.buffers import ReadOnlyFileBasedBuffer
     from waitress.channel import HTTPChannel
 
     class Channel(HTTPChannel):
@@ -93,6 +97,19 @@ def _channel_class():
             if self.request is None:
                 self.request_began = time.time()
             return super().received(data)
+
+        def _flush_outbufs_below_high_watermark(self):
+            # A serving thread waits here, before writing more or taking a pipelined
+            # request, until the client has read the output down to the watermark.
+            # Bytes of a file handed over whole (wsgi.file_wrapper: the audit pack)
+            # are already stored; waiting on them protects nothing and held the
+            # thread for as long as a client that pipelined a second request read
+            # nothing. Only the other output counts.
+            handed_over = sum(
+                len(buf) for buf in list(self.outbufs) if isinstance(buf, ReadOnlyFileBasedBuffer)
+            )
+            if self.total_outbufs_len - handed_over > self.adj.outbuf_high_watermark:
+                super()._flush_outbufs_below_high_watermark()
 
     return Channel
 

@@ -57,6 +57,12 @@ def waiting_answers(server: InProcessServer) -> list:
     return [c for c in channels if isinstance(c, HTTPChannel) and c.total_outbufs_len > 0]
 
 
+def threads_idle(server: InProcessServer) -> bool:
+    """No request is being served or waits for a thread."""
+    dispatcher = server.servers[0].task_dispatcher
+    return dispatcher.active_count == 0 and not dispatcher.queue
+
+
 def closed_within(sock: socket.socket, seconds: float, trickle: bytes = b"") -> float | None:
     """Seconds until the server closed the connection (None: still open after `seconds`).
     trickle: sent a byte at a time, one every quarter second, meanwhile."""
@@ -142,14 +148,24 @@ def test_idle_half_sent_and_trickling_requests_are_dropped(make_app):
         assert health_within(server, 1.0).startswith(b"HTTP/1.1 200 ")
 
 
-@pytest.mark.slow
-def test_clients_that_never_read_the_audit_pack_hold_no_thread(app, api, make_account, post_tx):
+@pytest.fixture
+def big_pack(api, make_account, post_tx) -> str:
+    """Books whose audit pack is 6 MiB that do not compress (more than the socket
+    buffers take); the Authorization header that fetches it."""
     bank, food = make_account("Bank", "asset"), make_account("Food", "expense")
     tx_id = post_tx("2026-03-01", "shop", (food, 500), (bank, -500)).get_json()["id"]
-    for n in range(3):  # 6 MiB that do not compress: more than the socket buffers take
+    for n in range(3):
         data = PDF + os.urandom(2 * 1024 * 1024) + bytes([n])
         assert upload(api, tx_id, data, f"r{n}.pdf").status_code == 201
-    token = f"Bearer {api.token}"
+    return f"Bearer {api.token}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pipelined", [1, 2], ids=["one", "pipelined"])
+def test_clients_that_never_read_the_audit_pack_hold_no_thread(app, big_pack, pipelined):
+    """pipelined: each client sends two requests at once (waitress then waited, in the
+    serving thread, for the first answer to be read before taking the second)."""
+    token = big_pack
     # The output watermark lowered from waitress's 16 MiB so a 6 MiB pack crosses it.
     small = {"outbuf_high_watermark": 64 * 1024}
     with InProcessServer(app, threads=2, adjust=small) as server, ExitStack() as held:
@@ -158,12 +174,15 @@ def test_clients_that_never_read_the_audit_pack_hold_no_thread(app, api, make_ac
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             sock.settimeout(5)
             sock.connect((server.host, int(server.port)))
-            sock.sendall(
+            request = (
                 f"GET /export?format=audit-pack HTTP/1.1\r\nHost: test\r\n"
-                f"Authorization: {token}\r\n\r\n".encode()
+                f"Authorization: {token}\r\n\r\n"
             )
+            sock.sendall((request * pipelined).encode())
         began = time.monotonic()
-        while time.monotonic() - began < 20 and len(waiting_answers(server)) < 4:
+        while time.monotonic() - began < 20 and not (
+            len(waiting_answers(server)) == 4 and threads_idle(server)
+        ):
             time.sleep(0.1)  # until every pack is built and waits for its reader
         for _ in range(3):
             assert health_within(server, 1.0).startswith(b"HTTP/1.1 200 ")
