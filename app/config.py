@@ -23,6 +23,8 @@ ENV_KEYS = (
     "TRUSTED_PROXIES",
     "MAX_BODY_BYTES",
     "MAX_DOCUMENT_BYTES",
+    "MAX_STATEMENT_BYTES",
+    "REQUEST_TIMEOUT_SECONDS",
     "WORKERS",
 )
 
@@ -43,6 +45,11 @@ DEFAULTS = {
     "MAX_BODY_BYTES": 1024 * 1024,
     # Largest document (receipt) a POST /transactions/{id}/documents accepts (413 above).
     "MAX_DOCUMENT_BYTES": 10 * 1024 * 1024,
+    # Largest bank statement file a POST /accounts/{id}/statements accepts (413 above).
+    "MAX_STATEMENT_BYTES": 5 * 1024 * 1024,
+    # The embedded server drops a connection idle, or a request not received whole,
+    # for this many seconds (app/cli/limits.py; docs/deploy.md "Limits").
+    "REQUEST_TIMEOUT_SECONDS": 30,
     # Serving processes started by `serve` (checked there: 1 to 64).
     "WORKERS": 1,
     # Tests may set a callable returning an aware UTC datetime (an injectable clock).
@@ -51,7 +58,18 @@ DEFAULTS = {
     "PASSWORD_HASH_FAST": False,
 }
 
+# Room for the multipart framing (boundaries, part headers) around an uploaded file.
+MULTIPART_ALLOWANCE = 64 * 1024
+
 TRUE_WORDS = {"1", "true", "yes", "on"}
+
+
+def largest_body(config) -> int:
+    """The largest request body any route accepts: a JSON body (MAX_BODY_BYTES), or a
+    document or statement upload with its multipart framing. The embedded server
+    refuses anything larger before reading it (app/cli/limits.py)."""
+    upload = max(int(config[key]) for key in ("MAX_DOCUMENT_BYTES", "MAX_STATEMENT_BYTES"))
+    return max(int(config["MAX_BODY_BYTES"]), upload + MULTIPART_ALLOWANCE)
 
 
 def canonical_origin(value: str) -> str:
@@ -102,6 +120,8 @@ def load(app, test_config=None) -> None:
     cfg["TRUSTED_PROXIES"] = int(cfg["TRUSTED_PROXIES"])
     cfg["MAX_CONTENT_LENGTH"] = int(cfg["MAX_BODY_BYTES"])
     cfg["MAX_DOCUMENT_BYTES"] = int(cfg["MAX_DOCUMENT_BYTES"])
+    cfg["MAX_STATEMENT_BYTES"] = int(cfg["MAX_STATEMENT_BYTES"])
+    cfg["REQUEST_TIMEOUT_SECONDS"] = max(1, int(cfg["REQUEST_TIMEOUT_SECONDS"]))
     for switch in ("OAUTH_CLIENT_COMPAT", "OAUTH_CIMD_ALLOW_PRIVATE"):
         if isinstance(cfg[switch], str):
             cfg[switch] = cfg[switch].strip().lower() in TRUE_WORDS

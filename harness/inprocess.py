@@ -37,8 +37,11 @@ class InProcessServer:
         host: str = HOST,
         threads: int = 4,
         ident: str = "ledger-service-test",
+        adjust: dict[str, Any] | None = None,
     ) -> None:
         from waitress.server import create_server
+
+        from app.cli import limits
 
         if not apps:
             raise ValueError("InProcessServer needs at least one app")
@@ -47,10 +50,16 @@ class InProcessServer:
             raise ValueError("one port per app")
         self.host = host
         self.map: dict[int, Any] = {}
+        # The limits `serve` applies (app/cli/limits.py), from the first app's config
+        # (a plain WSGI app: the defaults); `adjust` overrides any of waitress's settings.
+        settings = {**limits.settings(getattr(apps[0], "config", {})), **(adjust or {})}
         self.servers = [
-            create_server(app, map=self.map, host=host, port=port, threads=threads, ident=ident)
+            create_server(
+                app, map=self.map, host=host, port=port, threads=threads, ident=ident, **settings
+            )
             for app, port in zip(apps, wanted, strict=True)
         ]
+        limits.guard(self.map)
         self.ports = [server.effective_port for server in self.servers]
         self.origins = [f"http://{host}:{port}" for port in self.ports]
         self.port = self.ports[0]
@@ -62,7 +71,7 @@ class InProcessServer:
         from waitress import wasyncore
 
         while not self._stopping.is_set():
-            wasyncore.loop(timeout=0.05, map=self.map, count=1)
+            wasyncore.loop(timeout=0.05, map=self.map, use_poll=True, count=1)
 
     def start(self, timeout: float = 10.0) -> InProcessServer:
         """Start the loop thread; return once it polls and every port accepts."""

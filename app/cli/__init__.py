@@ -13,6 +13,8 @@ offers them too. Nothing in app/ imports this module; create_app imports command
   runner the HTTP views and MCP tools end their units with), `run_once`, a password from
   stdin, `upgrade_schema`
 - serving.py: the process supervisor of `serve`: sockets, --workers forking, signals
+- limits.py: what the embedded server accepts and how long it waits (body size,
+  deadlines, connections), for `serve` and the in-process test server
 """
 
 from __future__ import annotations

@@ -360,11 +360,19 @@ def _serve_sockets(apps, sockets, threads: int, stop: Stop) -> None:
     from waitress import wasyncore
     from waitress.server import create_server
 
+    from . import limits
+
+    # One set of limits for every app served (docs/deploy.md, "Limits"), from the API's config.
+    adjust = limits.settings(getattr(apps[0][0], "config", {}))
+    limits.open_files()
     shared_map: dict = {}
     servers = [
-        create_server(app, map=shared_map, sockets=group, threads=threads, ident="ledger-service")
+        create_server(
+            app, map=shared_map, sockets=group, threads=threads, ident="ledger-service", **adjust
+        )
         for (app, _host, _port), group in zip(apps, sockets, strict=True)
     ]
+    limits.guard(shared_map)
     stop.waker(shared_map)
     adj = servers[0].adj
     poll = wasyncore.poll2 if adj.asyncore_use_poll and hasattr(select, "poll") else wasyncore.poll

@@ -45,7 +45,8 @@ def _full_session_seconds() -> int:
 
 
 def _no_form_body() -> None:
-    """A body-less POST may carry nothing or JSON; anything else is refused (CSRF rule).
+    """Logout may carry nothing or JSON; anything else is refused (CSRF rule). Every
+    other body-less cookie write gets the same answer from support.refuse_cross_site.
 
     A declared non-JSON type is refused even with an empty body: an empty HTML form
     posts `application/x-www-form-urlencoded` with Content-Length 0.
@@ -114,7 +115,6 @@ def change_password():
 @bp.post("/webauthn/register/begin")
 @half_session
 def register_begin():
-    _no_form_body()
     options = webauthn.register_begin(principal())
     return _options(options)
 
@@ -129,7 +129,6 @@ def register_finish():
 @bp.post("/webauthn/auth/begin")
 @half_session
 def auth_begin():
-    _no_form_body()
     options = webauthn.auth_begin(principal())
     return _options(options)
 

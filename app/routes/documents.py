@@ -16,7 +16,7 @@ from urllib.parse import quote
 from flask import Blueprint, current_app, jsonify, request, stream_with_context
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
-from .. import store
+from .. import config, store
 from ..services.errors import BadRequestError, UnsupportedMediaTypeError
 from ..services.ledger import documents
 from .boundary import steps
@@ -24,7 +24,8 @@ from .support import json_body, principal
 
 bp = Blueprint("documents", __name__)
 
-MULTIPART_ALLOWANCE = 64 * 1024  # boundaries and part headers around the file
+# boundaries and part headers around the file (one value: the server's body limit uses it)
+MULTIPART_ALLOWANCE = config.MULTIPART_ALLOWANCE
 
 
 @bp.post("/transactions/<int:tx_id>/documents")

@@ -77,6 +77,45 @@ def _foreign_origin(origin: str | None) -> bool:
     return origin.rstrip("/").lower() not in ours
 
 
+MULTIPART = "multipart/form-data"
+
+
+def refuse_cross_site(method: str) -> None:
+    """The one rule for every write the session cookie authenticates, whatever the route.
+
+    A browser attaches the cookie to a request from any page of the same site (another
+    port, a sibling subdomain), and sends a form (urlencoded, multipart or text/plain)
+    or a body-less POST without asking first. So a cookie write (any method but GET,
+    HEAD, OPTIONS) is refused before its view runs, nothing changed:
+    - whose Origin is present and is neither WEB_ORIGIN nor API_ORIGIN: 403 (every
+      route);
+    - on a route that is not open: multipart/form-data (an upload) without Origin: 403
+      (the web app's fetch always sends it); any other declared content type than
+      JSON: 415, as a JSON route answers a form, body-less routes (an approval, a
+      delete) included.
+    On an open route the cookie authorizes nothing (the OAuth form endpoints read forms
+    for reasons of their own; logout refuses a form itself). A bearer token cannot be
+    attached by a foreign page, so none of this applies to it (docs/auth.md,
+    "Cross-site requests").
+    """
+    if method in _SAFE_METHODS:
+        return
+    origin = request.headers.get("Origin")
+    if _foreign_origin(origin):
+        raise ForbiddenError("a signed-in change from a page of another origin is not allowed")
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    if getattr(view, "_tier", "full") == "open":
+        return  # the cookie authorizes nothing there; logout checks its body itself
+    if request.mimetype == MULTIPART:
+        if origin is None:
+            raise ForbiddenError("an upload with the session cookie must carry its Origin")
+        return
+    if request.mimetype and not request.is_json:
+        raise UnsupportedMediaTypeError(
+            "the request body must be JSON (Content-Type: application/json)"
+        )
+
+
 def route_writes(view, method: str) -> bool:
     """The route's declared intent: its @writes / @reads mark, else by method.
 
@@ -142,6 +181,8 @@ def load_principal():
             credentials.record_use(g.principal)
             store.commit()
     # Otherwise the request carries on in the same database transaction.
+    if g.principal is not None and g.principal.via == "session":
+        refuse_cross_site(request.method)
     if g.principal is not None:
         audit.set_actor(audit.actor_for(g.principal))
     if tier == "full" and (g.principal is None or not g.principal.full):
