@@ -107,14 +107,15 @@ async function documentUrl(doc) {
 
 // A small picture of an image document (a PDF gets a plain "PDF" mark).
 function thumbnail(doc) {
-  if (doc.content_type === "application/pdf") return h("span", { class: "thumb pdf", "aria-hidden": "true" }, "PDF");
-  const img = h("img", { class: "thumb", alt: "", width: 48, height: 48 });
-  if (viewable(doc)) {
-    documentUrl(doc).then((url) => {
-      img.addEventListener("load", () => URL.revokeObjectURL(url), { once: true });
-      img.src = url;
-    }).catch(() => img.remove());
+  if (!viewable(doc) || doc.content_type === "application/pdf") {
+    const mark = doc.content_type === "application/pdf" ? "PDF" : "HEIC";
+    return h("span", { class: "thumb pdf", "aria-hidden": "true" }, mark);
   }
+  const img = h("img", { class: "thumb", alt: "", width: 48, height: 48 });
+  documentUrl(doc).then((url) => {
+    img.addEventListener("load", () => URL.revokeObjectURL(url), { once: true });
+    img.src = url;
+  }).catch(() => img.remove());
   return img;
 }
 
