@@ -378,10 +378,10 @@ def test_the_budget_grid_reads_and_approves_as_a_club_means(treasurer, live, siz
     if size == "desktop":  # the column a club types into is on the screen
         box = year.bounding_box()
         assert box["x"] + box["width"] <= 1280
-    subs = grid.locator("tr[data-account] input.annual").first
-    subs.fill("6000")
-    subs.press("Tab")
-    assert subs.input_value() == "6,000.00"  # written like every other figure
+    first = grid.locator("tr[data-account] input.annual").first  # Donations
+    first.fill("6000")
+    first.press("Tab")
+    assert first.input_value() == "6,000.00"  # written like every other figure
     hall = grid.locator("tr[data-account]", has_text="Hall hire").locator("input.annual")
     hall.fill("12550")
     hall.press("Tab")
