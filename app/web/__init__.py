@@ -63,7 +63,10 @@ def content_security_policy(api_origin: str) -> str:
             f"connect-src 'self' {api_origin}",
             "script-src 'self'",
             "style-src 'self'",
-            "img-src 'self' data:",
+            # blob: the receipts shown in the page (documents.js), made by its own
+            # scripts from the API's bytes.
+            "img-src 'self' data: blob:",
+            "frame-src blob:",
             "object-src 'none'",
             "base-uri 'none'",
             "form-action 'self'",

@@ -33,3 +33,41 @@ test("the twelve months of a budget, across a year end and a leap February", () 
   assert.deepEqual(months[7], { label: "Feb 2028", from: "2028-02-01", to: "2028-02-29" });
   assert.deepEqual(months[11], { label: "Jun 2028", from: "2028-06-01", to: "2028-06-30" });
 });
+
+test("the report's spans: this month, its quarter, the year to date, the whole year", async () => {
+  const { budgetSpans, spanOf } = await import("../../app/web/static/js/budget-math.js");
+  const spans = budgetSpans("2026-01-01", "2026-11-15");
+  assert.deepEqual(spans.ytd, { from: "2026-01-01", to: "2026-11-30", label: "Jan 2026 to Nov 2026" });
+  assert.deepEqual(spans.month, { from: "2026-11-01", to: "2026-11-30", label: "Nov 2026" });
+  assert.deepEqual(spans.quarter, { from: "2026-10-01", to: "2026-12-31", label: "Oct 2026 to Dec 2026" });
+  assert.deepEqual(spans.year, { from: "2026-01-01", to: "2026-12-31", label: "Jan 2026 to Dec 2026" });
+  assert.equal(spanOf("2026-01-01", "2026-11-30", spans), "ytd");
+  assert.equal(spanOf("2026-02-01", "2026-11-30", spans), null);
+  // A budget year starting in July: its quarters and year to date follow it.
+  const july = budgetSpans("2026-07-01", "2027-02-03");
+  assert.deepEqual([july.ytd.from, july.ytd.to], ["2026-07-01", "2027-02-28"]);
+  assert.deepEqual([july.quarter.from, july.quarter.to], ["2027-01-01", "2027-03-31"]);
+  // Before the budget starts: its first month; after it ends: the whole year.
+  const early = budgetSpans("2027-01-01", "2026-11-15");
+  assert.deepEqual([early.ytd.from, early.ytd.to], ["2027-01-01", "2027-01-31"]);
+  assert.equal(spanOf(early.month.from, early.month.to, early), "ytd");
+  const late = budgetSpans("2025-01-01", "2026-11-15");
+  assert.deepEqual([late.ytd.from, late.ytd.to], ["2025-01-01", "2025-12-31"]);
+});
+
+test("the grid's totals per month and for the year, and the planned surplus", async () => {
+  const { gridTotals } = await import("../../app/web/static/js/budget-math.js");
+  const months = (first, rest) => [first, ...Array(11).fill(rest)];
+  const totals = gridTotals([
+    { kind: "income", months: months(600000, 50000) },
+    { kind: "income", months: months(0, 1) },
+    { kind: "expense", months: months(700000, 40000) },
+  ]);
+  assert.equal(totals.income.length, 13);
+  assert.deepEqual(totals.income.slice(0, 2), [600000, 50001]);
+  assert.equal(totals.income[12], 600000 + 11 * 50001);
+  assert.equal(totals.expense[12], 700000 + 11 * 40000);
+  assert.deepEqual(totals.surplus.slice(0, 2), [-100000, 10001]);
+  assert.equal(totals.surplus[12], totals.income[12] - totals.expense[12]);
+  assert.deepEqual(gridTotals([]).surplus, Array(13).fill(0));
+});

@@ -37,8 +37,9 @@ export function parseBudgetCents(text) {
   }
 }
 
-// Cents → the text shown in a grid cell ("" for 0 keeps the grid readable).
-export const centsToCell = (cents) => (cents === 0 ? "" : formatCents(cents).replaceAll(",", ""));
+// Cents → the text shown in a grid cell ("" for 0 keeps the grid readable), written
+// as every other figure is (1,234.50): parseBudgetCents reads it back.
+export const centsToCell = (cents) => (cents === 0 ? "" : formatCents(cents));
 
 // The twelve months of a budget starting on YYYY-MM-01: [{label, from, to}].
 export function budgetMonths(startsOn) {
@@ -51,4 +52,55 @@ export function budgetMonths(startsOn) {
     const mm = String(m).padStart(2, "0");
     return { label: `${MONTH_NAMES[m - 1]} ${y}`, from: `${y}-${mm}-01`, to: `${y}-${mm}-${last}` };
   });
+}
+
+// The spans of a budget the report offers (docs/web.md, "Budget against actual"), for
+// `today` ("YYYY-MM-DD"): the month holding today, the quarter of the budget's year
+// holding it, the year to date (the budget's first month through today's) and the
+// whole year. Before the budget starts, "today" counts as its first month; after it
+// ends, as its last. → {key: {from, to, label}}, keys in SPANS order.
+export const SPANS = [
+  ["month", "This month"],
+  ["quarter", "This quarter"],
+  ["ytd", "Year to date"],
+  ["year", "Whole year"],
+];
+
+export function budgetSpans(startsOn, today) {
+  const months = budgetMonths(startsOn);
+  const found = months.findIndex((m) => m.from <= today && today <= m.to);
+  const now = found >= 0 ? found : today < months[0].from ? 0 : 11;
+  const span = (first, last) => ({
+    from: months[first].from,
+    to: months[last].to,
+    label: first === last ? months[first].label : `${months[first].label} to ${months[last].label}`,
+  });
+  const quarter = Math.floor(now / 3) * 3;
+  return {
+    month: span(now, now),
+    quarter: span(quarter, quarter + 2),
+    ytd: span(0, now),
+    year: span(0, 11),
+  };
+}
+
+// Which span (key) from..to is, or null; the year to date before the others when
+// two coincide (in the first month, say), since it is the one the report opens on.
+export function spanOf(from, to, spans) {
+  const order = ["ytd", "month", "quarter", "year"];
+  return order.find((key) => spans[key].from === from && spans[key].to === to) ?? null;
+}
+
+// The grid's totals: rows [{kind: "income"|"expense", months: [12 cents]}] →
+// {income, expense, surplus}, each twelve monthly totals then the year's (13 figures);
+// surplus is income minus expense (the plan's surplus, negative for a deficit).
+export function gridTotals(rows) {
+  const total = (kind) => {
+    const months = Array.from({ length: 12 }, (_, i) =>
+      sum(rows.filter((r) => r.kind === kind).map((r) => r.months[i])));
+    return [...months, sum(months)];
+  };
+  const income = total("income");
+  const expense = total("expense");
+  return { income, expense, surplus: income.map((cents, i) => cents - expense[i]) };
 }

@@ -3,8 +3,8 @@
 // shown as the API gives it (variance positive = better than plan), a chart per
 // account and month, and a CSV of every figure. Mounted by pages/reports.js.
 import { api, orSignIn } from "./api.js";
-import { budgetMonths } from "./budget-math.js";
-import { byId, h, say } from "./dom.js";
+import { budgetMonths, budgetSpans, SPANS, spanOf } from "./budget-math.js";
+import { byId, h, say, today } from "./dom.js";
 import { saveBlob, toCsv } from "./download.js";
 import { formatCents } from "./money.js";
 import { words } from "./vocab.js";
@@ -29,7 +29,7 @@ export function monthChart(points, title) {
   const height = 190;
   const top = 18;
   const bottom = 36;
-  const left = 8;
+  const left = 62; // room for the scale's figures
   const plotHeight = height - top - bottom;
   const max = Math.max(1, ...points.flatMap((p) => [Math.abs(p.budget), Math.abs(p.actual)]));
   const negative = points.some((p) => p.budget < 0 || p.actual < 0);
@@ -39,6 +39,8 @@ export function monthChart(points, title) {
   const bar = Math.max(3, slot * 0.36);
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", class: "budget-chart" });
   root.append(svg("title", {}, title));
+  const scaleGroup = svg("g", { class: "scale" });
+  root.append(scaleGroup); // drawn first, under the bars
   points.forEach((p, i) => {
     const x = left + i * slot + slot * 0.12;
     for (const [value, cls, dx] of [[p.budget, "planned", 0], [p.actual, "actual", bar]]) {
@@ -48,7 +50,15 @@ export function monthChart(points, title) {
     }
     root.append(svg("text", { x: x + bar, y: height - 20, "text-anchor": "middle" }, p.label.slice(0, 3)));
   });
-  root.append(svg("line", { x1: 0, x2: width, y1: zero, y2: zero, class: "axis" }));
+  // The scale: the largest figure, half of it and zero (minus the largest below zero).
+  const ticks = [max, Math.round(max / 2), 0, ...(negative ? [-Math.round(max / 2), -max] : [])];
+  for (const cents of ticks) {
+    const y = zero - cents * scale;
+    scaleGroup.append(
+      svg("line", { x1: left - 4, x2: width, y1: y, y2: y, class: cents === 0 ? "axis" : "gridline" }),
+      svg("text", { x: left - 6, y: y + 4, "text-anchor": "end" }, formatCents(cents)),
+    );
+  }
   return root;
 }
 
@@ -110,11 +120,42 @@ export function budgetCsvRows(report, months) {
   return rows;
 }
 
+// The chosen budget's months in the pickers, set to the year to date.
 function fillMonths() {
   const budget = state.budgets.find((b) => String(b.id) === byId("bva-budget").value);
   const months = budget ? budgetMonths(budget.starts_on) : [];
-  byId("bva-from").replaceChildren(...months.map((m, i) => h("option", { value: m.from, selected: i === 0 }, m.label)));
-  byId("bva-to").replaceChildren(...months.map((m, i) => h("option", { value: m.to, selected: i === 11 }, m.label)));
+  byId("bva-from").replaceChildren(...months.map((m) => h("option", { value: m.from }, m.label)));
+  byId("bva-to").replaceChildren(...months.map((m) => h("option", { value: m.to }, m.label)));
+  if (budget) setSpan("ytd");
+}
+
+const spansNow = () => {
+  const budget = state.budgets.find((b) => String(b.id) === byId("bva-budget").value);
+  return budget ? budgetSpans(budget.starts_on, today()) : null;
+};
+
+function setSpan(key) {
+  const spans = spansNow();
+  if (!spans) return;
+  byId("bva-from").value = spans[key].from;
+  byId("bva-to").value = spans[key].to;
+  markSpan();
+}
+
+// Which span is shown: its preset pressed, and said in words above the table.
+function markSpan() {
+  const spans = spansNow();
+  const from = byId("bva-from");
+  const to = byId("bva-to");
+  const key = spans ? spanOf(from.value, to.value, spans) : null;
+  for (const button of byId("bva-spans").querySelectorAll("button")) {
+    button.setAttribute("aria-pressed", String(button.dataset.span === key));
+  }
+  const name = SPANS.find(([k]) => k === key)?.[1];
+  const first = from.selectedOptions[0]?.textContent ?? "";
+  const last = to.selectedOptions[0]?.textContent ?? "";
+  const months = first === last ? first : `${first} to ${last}`;
+  byId("bva-span").textContent = name ? `Showing ${name.toLowerCase()}: ${months}` : `Showing ${months}`;
 }
 
 async function compare() {
@@ -134,7 +175,9 @@ async function compare() {
     state.months = inside.map((m, i) => ({ label: m.label, report: monthly[i] }));
     renderTable(report);
     const names = [...report.income, ...report.expenses].map((l) => l.account);
-    const keep = byId("bva-account").value;
+    // Keep the account charted; at first, the first line that has a budget.
+    const planned = [...report.income, ...report.expenses].find((l) => l.budget_cents !== 0);
+    const keep = byId("bva-account").value || planned?.account;
     byId("bva-account").replaceChildren(...names.map((n) => h("option", { value: n, selected: n === keep }, n)));
     byId("bva-account-label").hidden = names.length === 0;
     renderChart();
@@ -156,6 +199,9 @@ export async function mountBudgetReport(section, style) {
       h("label", {}, "To ", h("select", { id: "bva-to" })),
       h("button", { type: "submit", id: "bva-show" }, "Compare"),
       h("button", { type: "button", id: "bva-csv", class: "secondary", disabled: true }, "Download CSV")),
+    h("div", { id: "bva-spans", class: "presets", role: "group", "aria-label": "Span" },
+      SPANS.map(([key, label]) => h("button", { type: "button", class: "secondary", "data-span": key, "aria-pressed": "false" }, label))),
+    h("p", { id: "bva-span", class: "period", role: "status" }),
     h("p", { id: "bva-message", role: "alert", hidden: true }),
     h("div", { class: "report-row" },
       h("div", { id: "bva-table" }),
@@ -178,7 +224,14 @@ export async function mountBudgetReport(section, style) {
   if (approved) byId("bva-budget").value = String(approved.id);
   fillMonths();
   byId("bva-budget").addEventListener("change", fillMonths);
-  byId("bva-form").addEventListener("submit", (e) => { e.preventDefault(); compare(); });
+  byId("bva-form").addEventListener("submit", (e) => { e.preventDefault(); markSpan(); compare(); });
+  byId("bva-spans").addEventListener("click", (e) => {
+    const key = e.target instanceof HTMLElement ? e.target.dataset.span : null;
+    if (!key) return;
+    setSpan(key);
+    compare();
+  });
+  for (const id of ["bva-from", "bva-to"]) byId(id).addEventListener("change", markSpan);
   byId("bva-account").addEventListener("change", renderChart);
   byId("bva-csv").addEventListener("click", () => {
     const r = state.window;

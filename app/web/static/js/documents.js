@@ -95,6 +95,30 @@ export async function downloadDocument(doc) {
   saveBlob(await response.blob(), doc.filename);
 }
 
+// Shown in the page (issue 37): images and PDFs; anything else (HEIC) is downloaded.
+export const viewable = (doc) => /^image\/(png|jpeg|webp|gif)$/.test(doc.content_type) || doc.content_type === "application/pdf";
+
+// The document's bytes as a blob: URL for an <img> or an <iframe> (revoke when done).
+async function documentUrl(doc) {
+  const response = await orSignIn(api(`/documents/${doc.id}`, { raw: true }));
+  const blob = await response.blob();
+  return URL.createObjectURL(new Blob([blob], { type: doc.content_type }));
+}
+
+// A small picture of an image document (a PDF gets a plain "PDF" mark).
+function thumbnail(doc) {
+  if (!viewable(doc) || doc.content_type === "application/pdf") {
+    const mark = doc.content_type === "application/pdf" ? "PDF" : "HEIC";
+    return h("span", { class: "thumb pdf", "aria-hidden": "true" }, mark);
+  }
+  const img = h("img", { class: "thumb", alt: "", width: 48, height: 48 });
+  documentUrl(doc).then((url) => {
+    img.addEventListener("load", () => URL.revokeObjectURL(url), { once: true });
+    img.src = url;
+  }).catch(() => img.remove());
+  return img;
+}
+
 // Move every document of one transaction onto another (an edit's replacement).
 export async function moveDocuments(fromId, toId) {
   const docs = await orSignIn(api(`/transactions/${fromId}/documents`));
@@ -168,9 +192,31 @@ async function renderPanel(holder, txId, setCount) {
     if (docs.length === 0) list.append(h("li", { class: "hint" }, "No receipt yet."));
     setCount(docs.length);
   };
+  const viewer = h("div", { class: "receipt-viewer", hidden: true });
+  const closeViewer = () => {
+    for (const el of viewer.querySelectorAll("[data-url]")) URL.revokeObjectURL(el.getAttribute("data-url"));
+    viewer.replaceChildren();
+    viewer.hidden = true;
+  };
+  // Open one document in the page: the picture, or the PDF in a frame, with Download.
+  const show = async (doc) => {
+    closeViewer();
+    const download = h("button", { type: "button", class: "secondary" }, "Download");
+    download.addEventListener("click", () => busy(download, () => downloadDocument(doc).catch((err) => say(message, err.message))));
+    const close = h("button", { type: "button", class: "secondary" }, "Close");
+    close.addEventListener("click", closeViewer);
+    const url = await documentUrl(doc);
+    const body = doc.content_type === "application/pdf"
+      ? h("iframe", { src: url, "data-url": url, title: doc.filename, class: "receipt-pdf" })
+      : h("img", { src: url, "data-url": url, alt: doc.filename, class: "receipt-image" });
+    viewer.replaceChildren(h("figure", { "data-document": doc.id }, body,
+      h("figcaption", {}, h("span", {}, doc.filename), download, close)));
+    viewer.hidden = false;
+  };
   const docItem = (doc) => {
-    const get = h("button", { type: "button", class: "link" }, doc.filename);
-    get.addEventListener("click", () => busy(get, () => downloadDocument(doc).catch((err) => say(message, err.message))));
+    const get = h("button", { type: "button", class: "link doc-open" }, doc.filename);
+    get.addEventListener("click", () => busy(get, () => (viewable(doc) ? show(doc) : downloadDocument(doc))
+      .catch((err) => say(message, err.message))));
     const remove = h("button", { type: "button", class: "secondary" }, "Remove");
     remove.addEventListener("click", () => busy(remove, async () => {
       try {
@@ -182,7 +228,7 @@ async function renderPanel(holder, txId, setCount) {
       }
     }));
     return h("li", { "data-document": doc.id },
-      get, " ", h("span", { class: "hint" }, `${formatSize(doc.size)} · ${doc.uploaded_at.slice(0, 10)}`), " ", remove);
+      thumbnail(doc), get, " ", h("span", { class: "hint" }, `${formatSize(doc.size)} · ${doc.uploaded_at.slice(0, 10)}`), " ", remove);
   };
   const attach = async (file) => {
     say(message, `Sending ${file.name || "the photo"}…`, "info");
@@ -197,6 +243,7 @@ async function renderPanel(holder, txId, setCount) {
   holder.replaceChildren(
     h("div", { class: "receipts-box" },
       list,
+      viewer,
       h("div", { class: "receipts-actions" }, fileInput, attachButton, cameraInput, cameraButton),
       h("p", { class: "hint" }, "PDF, JPEG, PNG, WebP or HEIC, up to 10 MB."),
       message));

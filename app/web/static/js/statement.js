@@ -42,3 +42,26 @@ export function clearedThrough(clearedBalance, itemsAfter, kind) {
 export function toTick(items, lockedThrough) {
   return items.filter((item) => !item.cleared && !fixed(item, lockedThrough)).map((item) => item.entry_id);
 }
+
+// A line on the statement missing from the books, as the register records it (issue
+// 37): `cents` as the statement moves this account's shown balance (+ in, - out),
+// turned into the stored entries (a liability's shown balance is its negation), the
+// other side taking the opposite. → the POST /transactions body.
+export function missingLine({ occurredOn, description, cents, kind, accountId, otherId }) {
+  const stored = signFor(kind) * cents;
+  return {
+    occurred_on: occurredOn,
+    description: description.trim(),
+    entries: [
+      { account_id: Number(accountId), amount_cents: stored },
+      { account_id: Number(otherId), amount_cents: -stored },
+    ],
+  };
+}
+
+// The newest reconciliation of one account among audit events (newest first):
+// {statement_date, closing_balance_cents} or null.
+export function lastReconciliation(events, accountId) {
+  const found = events.find((e) => e.action === "entries.reconciled" && e.object?.account_id === accountId);
+  return found ? { statement_date: found.object.statement_date, closing_balance_cents: found.object.closing_balance_cents } : null;
+}

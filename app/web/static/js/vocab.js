@@ -36,7 +36,7 @@ export const VOCAB = {
       income: "Income",
       expense: "Expenditure",
     },
-    modes: { in: "Receipt", out: "Payment", transfer: "Transfer" },
+    modes: { in: "Money received", out: "Payment", transfer: "Transfer" },
     from: { in: "Income category", out: "Paid from", transfer: "From" },
     to: { in: "Paid into", out: "Expenditure category", transfer: "To" },
     incomeStatement: "Income and expenditure",

@@ -15,7 +15,7 @@ import { renderNav } from "../nav.js";
 import { addPage, FilterError, nextRequest, searchQuery, startList } from "../paging.js";
 import { buildTransaction, MODES, toForm } from "../recording.js";
 import { applyVocab, words } from "../vocab.js";
-import { mountReceiptFilter, receiptCell, withoutReceipt } from "../documents.js";
+import { mountReceiptFilter, receiptCell, uploadDocument, withoutReceipt } from "../documents.js";
 import { adjustmentDays, adjustRow, lockReconciled } from "../adjusting.js";
 
 const PHONE = window.matchMedia("(max-width: 640px)");
@@ -116,18 +116,36 @@ form.addEventListener("submit", (event) => {
       say(recordMessage, err.message, "error", fieldOf(newEntry, err.message)); // nothing was sent
       return;
     }
+    let tx;
     try {
-      await orSignIn(api("/transactions", { method: "POST", json: body }));
+      tx = await orSignIn(api("/transactions", { method: "POST", json: body }));
     } catch (err) {
       say(recordMessage, `Not recorded: ${err.message}`);
       return;
     }
+    const recorded = `Recorded: ${body.description}, ${formatCents(body.entries[0].amount_cents)}.`;
+    const receipt = await attachChosen(tx); // the receipt chosen in the form, if any
     byId("description").value = "";
     byId("amount").value = "";
     await reloadList();
-    say(recordMessage, `Recorded: ${body.description}, ${formatCents(body.entries[0].amount_cents)}.`, "info");
+    say(recordMessage, receipt ? `${recorded} ${receipt.text}` : recorded, receipt?.failed ? "error" : "info");
   });
 });
+
+// The form's receipt, sent to the transaction just recorded: null when none was chosen.
+async function attachChosen(tx) {
+  const input = byId("record-receipt");
+  const [file] = input.files ?? [];
+  if (!file) return null;
+  try {
+    const doc = await orSignIn(uploadDocument(tx.id, file));
+    input.value = "";
+    return { text: `Receipt attached: ${doc.filename}.` };
+  } catch (err) {
+    input.value = "";
+    return { text: `The receipt was not attached (${err.message}): attach it with the paperclip on its row.`, failed: true };
+  }
+}
 
 // ---- correcting a transaction in place ------------------------------------------
 

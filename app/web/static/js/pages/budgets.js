@@ -4,7 +4,7 @@
 // Figures are sign-adjusted as reports show them (docs/ledger.md "Budgets").
 import { api, orSignIn, requireSession } from "../api.js";
 import { busy, byId, h, say } from "../dom.js";
-import { budgetMonths, centsToCell, parseBudgetCents, splitAnnual, sum } from "../budget-math.js";
+import { budgetMonths, centsToCell, gridTotals, parseBudgetCents, splitAnnual, sum } from "../budget-math.js";
 import { loadAccounts, loadStyle } from "../ledger.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
@@ -26,8 +26,8 @@ function renderList() {
     h("tbody", {}, state.budgets.map((b) => h("tr", { "data-budget": b.id },
       h("td", { "data-label": "Name" }, h("a", { href: `/budgets?budget=${b.id}`, class: "account-link" }, b.name)),
       h("td", { "data-label": "Months" }, `${b.starts_on} to ${b.ends_on}`),
-      h("td", { "data-label": "Status" }, status(b),
-        b.approved_by_email ? h("span", { class: "hint" }, ` by ${b.approved_by_email}`) : null))))));
+      h("td", { "data-label": "Status" }, h("span", {}, status(b),
+        b.approved_by_email ? h("span", { class: "hint" }, ` by ${b.approved_by_email}`) : null)))))));
 }
 
 function renderBasedOn() {
@@ -58,7 +58,17 @@ function gridRows(budget) {
     .map((a) => ({ account: a, months: lines.get(a.id) ?? Array(12).fill(0), had: lines.has(a.id) }));
 }
 
+// An approved budget's row: plain figures, nothing that looks editable.
+function rowFigures(row) {
+  const figure = (cents) => h("td", { class: "figure" }, formatCents(cents));
+  return h("tr", { "data-account": row.account.id },
+    h("th", { scope: "row", class: "account" }, row.account.name),
+    h("td", { class: "figure year" }, formatCents(sum(row.months))),
+    row.months.map(figure));
+}
+
 function rowCells(row, months, readonly) {
+  if (readonly) return rowFigures(row);
   const name = row.account.name;
   row.inputs = months.map((m, i) => cellInput(`${name}, ${m.label}`, centsToCell(row.months[i]), readonly));
   row.annual = cellInput(`${name}, whole year`, centsToCell(sum(row.months)), readonly, "annual");
@@ -84,25 +94,36 @@ function rowCells(row, months, readonly) {
   });
   return h("tr", { "data-account": row.account.id },
     h("th", { scope: "row", class: "account" }, name),
-    row.inputs.map((input) => h("td", {}, input)),
-    h("td", {}, row.annual));
+    h("td", { class: "year" }, row.annual),
+    row.inputs.map((input) => h("td", {}, input)));
 }
 
-function refreshTotals() {
-  for (const kind of ["income", "expense"]) {
-    const cell = byId(`total-${kind}`);
-    if (!cell) continue;
-    let total = 0;
-    for (const row of state.rows.filter((r) => r.account.kind === kind)) {
-      try {
-        total += sum(row.inputs.map((input) => parseBudgetCents(input.value)));
-      } catch {
-        /* shown when saved */
-      }
+// A row's months as typed (unreadable cells count 0 until saved, which refuses them).
+function rowMonths(row) {
+  if (!row.inputs) return row.months;
+  return row.inputs.map((input) => {
+    try {
+      return parseBudgetCents(input.value);
+    } catch {
+      return 0;
     }
-    cell.textContent = formatCents(total);
+  });
+}
+
+// The totals rows: each kind per month and for the year, and the planned surplus.
+function refreshTotals() {
+  const totals = gridTotals(state.rows.map((r) => ({ kind: r.account.kind, months: rowMonths(r) })));
+  for (const [key, figures] of Object.entries(totals)) {
+    const row = byId(`total-${key}`);
+    if (!row) continue;
+    row.querySelectorAll("td").forEach((cell, i) => { cell.textContent = formatCents(figures[(i + 12) % 13]); });
   }
 }
+
+// A totals row: the label, then the year and the twelve months (filled by refreshTotals).
+const totalsRow = (key, label, cls = "total") => h("tr", { class: cls, id: `total-${key}` },
+  h("th", { scope: "row", class: "account" }, label),
+  Array.from({ length: 13 }, (_, i) => h("td", { class: i === 0 ? "figure year" : "figure" })));
 
 function renderGrid(budget) {
   const w = words(state.style);
@@ -115,21 +136,29 @@ function renderGrid(budget) {
     return [
       h("tr", { class: "group" }, h("th", { class: "account", colspan: 1 }, label), h("td", { colspan: 13 })),
       ...rows.map((row) => rowCells(row, months, readonly)),
-      h("tr", { class: "total" }, h("th", { class: "account" }, `${label}, whole year`),
-        h("td", { colspan: 12 }), h("td", { class: "num", id: `total-${kind}` })),
+      totalsRow(kind, `Total ${label.toLowerCase()}`),
     ];
   };
-  const table = h("table", { class: "budget-grid", id: "budget-grid" },
-    h("thead", {}, h("tr", {}, h("th", { class: "account" }, "Account"),
-      months.map((m) => h("th", { scope: "col" }, m.label)), h("th", { scope: "col" }, "Year"))),
-    h("tbody", {}, group("income", w.income), group("expense", w.expenses)));
+  const table = h("table", { class: `budget-grid${readonly ? " approved" : ""}`, id: "budget-grid" },
+    h("thead", {}, h("tr", {}, h("th", { class: "account" }, "Account"), h("th", { scope: "col", class: "year" }, "Year"),
+      months.map((m) => h("th", { scope: "col" }, m.label)))),
+    h("tbody", {}, group("income", w.income), group("expense", w.expenses),
+      totalsRow("surplus", state.style === "club" ? "Planned surplus (deficit)" : "Planned left over", "surplus")));
   byId("budget-grid-box").replaceChildren(state.rows.length ? table
     : h("p", { class: "hint" }, "There are no income or expense accounts yet: create them on the Accounts page."));
   refreshTotals();
 }
 
+function resetApprove() {
+  const button = byId("budget-approve");
+  delete button.dataset.confirm;
+  button.textContent = "Approve";
+  byId("budget-approve-keep").hidden = true;
+}
+
 function renderEditor(budget) {
   state.budget = budget;
+  resetApprove();
   const approved = Boolean(budget.approved_at);
   byId("budget-editor").hidden = false;
   byId("editor-title").textContent = `${budget.name}: ${budget.starts_on} to ${budget.ends_on}`;
@@ -170,6 +199,7 @@ async function openBudget(id) {
 
 async function save() {
   say(editorMessage, "");
+  say(byId("new-budget-message"), "");
   let lines;
   try {
     lines = collectLines();
@@ -189,8 +219,16 @@ async function save() {
   }
 }
 
-async function approve() {
+async function approve(button) {
   say(editorMessage, "");
+  say(byId("new-budget-message"), "");
+  // Approving freezes the budget for good: asked once more, in place.
+  if (button.dataset.confirm !== "yes") {
+    button.dataset.confirm = "yes";
+    button.textContent = "Approve: it can never change again. Sure?";
+    byId("budget-approve-keep").hidden = false;
+    return;
+  }
   try {
     const approved = await orSignIn(api(`/budgets/${state.budget.id}/approve`, { method: "POST" }));
     renderEditor(approved);
@@ -236,7 +274,8 @@ async function remove(button) {
 }
 
 byId("budget-save").addEventListener("click", (e) => busy(e.currentTarget, save));
-byId("budget-approve").addEventListener("click", (e) => busy(e.currentTarget, approve));
+byId("budget-approve").addEventListener("click", (e) => busy(e.currentTarget, () => approve(byId("budget-approve"))));
+byId("budget-approve-keep").addEventListener("click", () => resetApprove());
 byId("budget-revise").addEventListener("click", (e) => busy(e.currentTarget, revise));
 byId("budget-delete").addEventListener("click", (e) => busy(e.currentTarget, () => remove(byId("budget-delete"))));
 
@@ -273,8 +312,10 @@ async function main() {
   state.style = await loadStyle();
   state.accounts = await loadAccounts();
   await loadBudgets();
-  const year = new Date().getFullYear() + 1;
-  byId("budget-start").value = `${year}-01`;
+  // A new budget: this January when no budget covers this year yet, else next January.
+  const year = new Date().getFullYear();
+  const covered = state.budgets.some((b) => b.starts_on <= `${year}-12-31` && b.ends_on >= `${year}-01-01`);
+  byId("budget-start").value = `${covered ? year + 1 : year}-01`;
   const chosen = new URLSearchParams(window.location.search).get("budget");
   if (chosen && /^\d+$/.test(chosen)) {
     try {

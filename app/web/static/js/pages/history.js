@@ -9,6 +9,7 @@
 import { api, orSignIn, requireSession } from "../api.js";
 import { clientLabel } from "../clients.js";
 import { busy, byId, clearMessagesOnAction, h, say } from "../dom.js";
+import { formatSize } from "../documents.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
 
@@ -28,6 +29,9 @@ const ACTIONS = {
   "budget.changed": "Budget changed",
   "budget.approved": "Budget approved",
   "budget.deleted": "Budget deleted",
+  "document.uploaded": "Receipt attached",
+  "document.moved": "Receipt moved",
+  "document.deleted": "Receipt removed",
 };
 const VIA = {
   web: "in the web app",
@@ -64,6 +68,54 @@ function entryList(tx) {
     ...tx.entries.map((e) => h("li", {}, `${account(e.account_id)}: ${formatCents(e.amount_cents)}`)));
 }
 
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
+// "transaction 41 (2026-11-03 · Hall hire)". The API has no GET /transactions/{id}:
+// the date and description come from the trail itself (the transaction's own events),
+// read after the page is drawn (nameTransactions), at most NAME_PAGES pages of 500.
+const NAME_PAGES = 4;
+const txNames = new Map(); // transaction id → "2026-11-03 · Hall hire"
+function transactionName(txId) {
+  const known = txNames.get(txId);
+  return h("span", { class: "tx-name", "data-tx-name": txId }, known ? `transaction ${txId} (${known})` : `transaction ${txId}`);
+}
+
+function learnNames(events) {
+  for (const event of events) {
+    const tx = event.object?.transaction;
+    if (tx && !txNames.has(tx.id)) txNames.set(tx.id, `${tx.occurred_on} · ${tx.description}`);
+  }
+}
+
+async function nameTransactions(list) {
+  const spans = () => [...list.querySelectorAll("[data-tx-name]")];
+  const missing = () => spans().filter((el) => !txNames.has(Number(el.getAttribute("data-tx-name"))));
+  let cursor = null;
+  for (let n = 0; n < NAME_PAGES && missing().length; n += 1) {
+    const page = await orSignIn(api("/audit", { query: { limit: 500, cursor } }));
+    learnNames(page.items);
+    cursor = page.next_cursor;
+    if (!cursor) break;
+  }
+  for (const el of spans()) {
+    const id = Number(el.getAttribute("data-tx-name"));
+    if (txNames.has(id)) el.textContent = `transaction ${id} (${txNames.get(id)})`;
+  }
+}
+
+// What a receipt event changed: the file, and the transaction(s) it belongs to.
+function documentSummary(event) {
+  const d = event.object.document;
+  const file = `${d.filename} (${formatSize(d.size)})`;
+  const where = event.action === "document.moved" && event.object.previous_transaction_id
+    ? ["moved from ", transactionName(event.object.previous_transaction_id), " to ", transactionName(d.transaction_id)]
+    : [event.action === "document.deleted" ? "removed from " : "attached to ", transactionName(d.transaction_id)];
+  return [
+    h("span", { class: "event-what" }, `${file} · `, ...where),
+    h("span", { class: "event-link hint" }, historyLink(d.transaction_id)),
+  ];
+}
+
 function historyLink(txId) {
   return h("a", { class: "tx-history", href: `/history?transaction=${txId}` }, "its history");
 }
@@ -93,6 +145,7 @@ function summary(event, original = null) {
         h("a", { href: `/history?transaction=${o.adjusts}` }, `transaction ${o.adjusts}`)) : null,
     ];
   }
+  if (o.document) return documentSummary(event);
   if (o.account) {
     const a = o.account;
     const before = o.previous_name ? ` (was ${o.previous_name})` : "";
@@ -101,7 +154,7 @@ function summary(event, original = null) {
   if (o.budget) {
     const b = o.budget;
     return h("span", { class: "event-what" },
-      `${b.name} · from ${b.starts_on} · ${b.lines.length} lines${b.approved_by_email ? ` · approved by ${b.approved_by_email}` : ""}`);
+      `${b.name} · from ${b.starts_on} · ${plural(b.lines.length, "line", "lines")}${b.approved_by_email ? ` · approved by ${b.approved_by_email}` : ""}`);
   }
   if (o.settings) return h("span", { class: "event-what" }, `Book style: ${o.settings.book_style}`);
   if ("locked_through" in o) {
@@ -113,7 +166,7 @@ function summary(event, original = null) {
       ? `statement ${o.statement_date}, closing balance ${formatCents(o.closing_balance_cents)}`
       : (o.cleared ? "marked cleared" : "marked not cleared");
     return h("span", { class: "event-what" },
-      `${account(o.account_id)}: ${o.entry_ids.length} entries ${what}`);
+      `${account(o.account_id)}: ${plural(o.entry_ids.length, "entry", "entries")} ${what}`);
   }
   return null;
 }
@@ -139,6 +192,7 @@ function row(event, original = null) {
 // with the deletion of the transaction it replaced (the next newer event, perhaps on
 // the page before): one line instead of two.
 function appendEvents(list, events) {
+  learnNames(events);
   for (const event of events) {
     const o = event.object || {};
     if (event.action === "transaction.deleted" && o.transaction) {
@@ -169,6 +223,7 @@ async function loadPage(reset) {
     const list = byId("events");
     if (reset) list.replaceChildren();
     appendEvents(list, page.items);
+    await nameTransactions(list);
     state.cursor = page.next_cursor;
     byId("history-more").hidden = !page.next_cursor;
     byId("history-empty").hidden = list.children.length > 0;
@@ -253,6 +308,7 @@ async function loadTransaction(txId) {
   list.replaceChildren();
   state.deletions = new Map();
   appendEvents(list, found);
+  await nameTransactions(list).catch((err) => say(message, err.message));
   byId("history-more").hidden = true;
   byId("history-empty").hidden = found.length > 0;
   if (!complete) say(message, `Only the newest ${pages * 500} changes were searched.`, "info");

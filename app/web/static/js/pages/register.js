@@ -11,7 +11,7 @@ import { parseSigned } from "../csv.js";
 import { renderNav } from "../nav.js";
 import { receiptCell } from "../documents.js";
 import { addPage, nextRequest, PAGE_SIZE, startList } from "../paging.js";
-import { clearedThrough, fixed, nextDay, signFor, toTick } from "../statement.js";
+import { clearedThrough, fixed, lastReconciliation, missingLine, nextDay, signFor, toTick } from "../statement.js";
 
 const BIG_PAGE = 500; // the register's largest page
 const MAX_PAGES = 20; // 10,000 entries: as many as one request may clear
@@ -73,7 +73,7 @@ function entryRow(item) {
     mark = h("label", { class: "style-switch" }, box, "cleared");
   }
   return h("tr", { "data-entry": item.entry_id, class: item.reconciled ? "reconciled" : locked ? "locked" : "" },
-    h("td", { "data-label": "Date" }, item.occurred_on),
+    h("td", { "data-label": "Date", class: "date" }, item.occurred_on),
     h("td", { "data-label": "Description" }, h("span", {}, item.description)),
     h("td", { class: "num", "data-label": "Amount" }, formatCents(item.amount_cents)),
     h("td", { class: "num", "data-label": "Balance" }, formatCents(item.balance_cents)),
@@ -215,12 +215,14 @@ byId("rec-tick-all").addEventListener("click", (event) => {
 async function open(accountId) {
   state.accountId = accountId;
   state.kind = state.accounts.byId.get(accountId)?.kind ?? "asset";
+  fillOther();
   state.list = startList({});
   say(byId("message"), "");
   say(message, "");
   say(byId("rec-message"), "");
   try {
     await reload();
+    await loadLastReconciliation();
   } catch (err) {
     byId("register-section").hidden = true;
     byId("reconcile-section").hidden = true;
@@ -270,6 +272,7 @@ byId("reconcile-form").addEventListener("submit", (event) => {
         method: "POST", json: { statement_date: statementDate, closing_balance_cents: cents },
       }));
       await reload();
+      await loadLastReconciliation();
       const n = Array.isArray(done.entries) ? done.entries.length : done.entries;
       say(out, `Reconciled to ${done.statement_date}: ${n} entr${n === 1 ? "y" : "ies"} now locked, closing balance ${formatCents(done.closing_balance_cents)}.`, "info");
     } catch (err) {
@@ -278,6 +281,87 @@ byId("reconcile-form").addEventListener("submit", (event) => {
       } else {
         say(out, err.message);
       }
+    }
+  });
+});
+
+// ---- the last reconciliation, the statement's opening balance ------------------------
+
+const AUDIT_PAGES = 4; // the last reconciliation is looked for in the newest 2,000 changes
+
+async function loadLastReconciliation() {
+  state.last = null;
+  let cursor = null;
+  for (let n = 0; n < AUDIT_PAGES; n += 1) {
+    const page = await orSignIn(api("/audit", { query: { action: "entries.reconciled", limit: 500, cursor } }));
+    state.last = lastReconciliation(page.items, state.accountId);
+    if (state.last || !page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  byId("rec-last").textContent = state.last
+    ? `Last reconciled to ${state.last.statement_date}, closing balance ${formatCents(state.last.closing_balance_cents)}.`
+    : "Not reconciled before: this is the first statement.";
+  checkOpening();
+}
+
+// The statement's opening balance against the last reconciliation's closing one.
+function checkOpening() {
+  const out = byId("rec-opening-check");
+  let opening = null;
+  try {
+    opening = parseSigned(byId("rec-opening").value);
+  } catch (err) {
+    out.textContent = `Opening balance: ${err.message}`;
+    out.hidden = false;
+    return;
+  }
+  out.hidden = opening === null;
+  if (opening === null) return;
+  if (!state.last) out.textContent = "No earlier reconciliation to compare the opening balance with.";
+  else if (opening === state.last.closing_balance_cents) out.textContent = `The opening balance matches the last reconciliation (${state.last.statement_date}).`;
+  else out.textContent = `The opening balance differs from the last reconciliation's closing ${formatCents(state.last.closing_balance_cents)} by ${formatCents(opening - state.last.closing_balance_cents)}: a statement may be missing.`;
+}
+byId("rec-opening").addEventListener("input", checkOpening);
+
+// ---- a statement line missing from the books: recorded and ticked here -------------
+
+function fillOther() {
+  const others = state.accounts.open.filter((a) => a.id !== state.accountId);
+  byId("missing-other").replaceChildren(...accountOptions(others, { style: state.style }));
+}
+
+byId("missing-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const out = byId("missing-message");
+  say(out, "");
+  const date = byId("missing-date");
+  const description = byId("missing-description");
+  const amount = byId("missing-amount");
+  const other = byId("missing-other");
+  if (!DAY.test(date.value)) return say(out, "Choose the date on the statement.", "error", date);
+  if (!description.value.trim()) return say(out, "Describe the line as on the statement.", "error", description);
+  let cents;
+  try {
+    cents = parseSigned(amount.value);
+  } catch (err) {
+    return say(out, err.message, "error", amount);
+  }
+  if (!cents) return say(out, "Type the amount: money out with a minus, like -4.50.", "error", amount);
+  if (!other.value) return say(out, "Choose the account for the other side.", "error", other);
+  busy(byId("missing-submit"), async () => {
+    const body = missingLine({ occurredOn: date.value, description: description.value, cents, kind: state.kind, accountId: state.accountId, otherId: other.value });
+    try {
+      const tx = await orSignIn(api("/transactions", { method: "POST", json: body }));
+      // Its entry in this account (the answer carries no entry ids): from the register.
+      const day = await orSignIn(api(`/accounts/${state.accountId}/register`, { query: { from: body.occurred_on, to: body.occurred_on, limit: 500 } }));
+      const entry = day.items.find((item) => item.transaction_id === tx.id);
+      if (entry) await orSignIn(api(`/accounts/${state.accountId}/cleared`, { method: "POST", json: { entry_ids: [entry.entry_id], cleared: true } }));
+      await reload();
+      description.value = "";
+      amount.value = "";
+      say(out, `Added and ticked: ${body.description}, ${formatCents(cents)}.`, "info");
+    } catch (err) {
+      say(out, `Not added: ${err.message}`);
     }
   });
 });
@@ -294,6 +378,7 @@ async function main() {
   byId("register-account").replaceChildren(...accountOptions(state.accounts.list, { chosen: wanted, style: state.style }));
   const day = params.get("statement_date");
   byId("rec-date").value = day && DAY.test(day) ? day : today();
+  byId("missing-date").value = byId("rec-date").value;
   const closing = Number(params.get("closing"));
   if (params.get("closing") && Number.isSafeInteger(closing)) byId("rec-balance").value = centsToInput(closing);
   if (wanted) await open(wanted);
