@@ -30,7 +30,7 @@ from ...extensions import db
 from ...models import Account, AuditEvent, Reconciliation, Transaction, User
 from .. import clock
 from ..errors import BadRequestError
-from ..ledger import audit, budgets, reports
+from ..ledger import audit, budget_actuals, reports
 from ..ledger.audit.hashing import GENESIS
 from .plaintext import csv_text_cell, format_cents
 
@@ -54,7 +54,9 @@ def _statement(start: date | None, end: date | None) -> dict:
     """The window's income statement, against the approved budget covering it if any."""
     if start is not None and end is not None:
         try:
-            return budgets.income_statement(start.isoformat(), end.isoformat(), budgets.APPROVED)
+            return budget_actuals.income_statement(
+                start.isoformat(), end.isoformat(), budget_actuals.APPROVED
+            )
         except BadRequestError:  # no approved budget covers the window (or not whole months)
             pass
     return reports.income_statement(start, end)
