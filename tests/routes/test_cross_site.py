@@ -11,35 +11,21 @@ A bearer token is not attached by a browser, so none of this applies to it.
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
 
-from app.extensions import db
 from app.models import Budget, Document
 from tests.routes.test_access_tiers import WRITE_METHODS, routes
 from tests.support import WEB_ORIGIN
+from tests.testkit import BOUNDARY, PDF, multipart, row_count
 
 SIBLINGS = ["http://localhost:9999", "http://evil.localhost:38080", "null"]
-BOUNDARY = "----cross-site-boundary"
-PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 
 
-def multipart(data: bytes = PDF) -> dict:
-    body = (
-        (
-            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; '
-            'filename="receipt.pdf"\r\nContent-Type: application/pdf\r\n\r\n'
-        ).encode()
-        + data
-        + f"\r\n--{BOUNDARY}--\r\n".encode()
-    )
-    return {"data": body, "content_type": f"multipart/form-data; boundary={BOUNDARY}"}
-
-
-def count(app, model) -> int:
-    with app.app_context():
-        n = db.session.execute(select(func.count()).select_from(model)).scalar_one()
-        db.session.rollback()
-        return n
+def a_receipt() -> dict:
+    """The test client's arguments for a one-part upload (tests/testkit.py multipart)."""
+    return {
+        "data": multipart(PDF, "receipt.pdf", "application/pdf"),
+        "content_type": f"multipart/form-data; boundary={BOUNDARY}",
+    }
 
 
 @pytest.fixture
@@ -78,7 +64,7 @@ def test_every_cookie_write_from_a_foreign_origin_is_403(app, person):
             for kwargs in (
                 {},
                 {"json": {}},
-                multipart(),
+                a_receipt(),
                 {"data": "x", "content_type": "text/plain"},
             ):
                 response = person.open(url, method=method, headers={"Origin": origin}, **kwargs)
@@ -94,30 +80,30 @@ def test_a_foreign_upload_with_the_cookie_stores_nothing_even_on_a_locked_day(
 ):
     assert person.put("/books/lock", json={"locked_through": "2026-03-31"}).status_code == 200
     response = person.post(
-        f"/transactions/{spent}/documents", headers={"Origin": origin}, **multipart()
+        f"/transactions/{spent}/documents", headers={"Origin": origin}, **a_receipt()
     )
     assert response.status_code == 403
     assert set(response.get_json()) == {"error"}
-    assert count(app, Document) == 0
+    assert row_count(app, Document) == 0
 
 
 def test_a_cookie_upload_needs_its_origin(app, person, spent):
-    refused = person.post(f"/transactions/{spent}/documents", **multipart())
+    refused = person.post(f"/transactions/{spent}/documents", **a_receipt())
     assert refused.status_code == 403
     assert "Origin" in refused.get_json()["error"]
-    assert count(app, Document) == 0
+    assert row_count(app, Document) == 0
     for origin in (WEB_ORIGIN, app.config["API_ORIGIN"]):
         made = person.post(
-            f"/transactions/{spent}/documents", headers={"Origin": origin}, **multipart()
+            f"/transactions/{spent}/documents", headers={"Origin": origin}, **a_receipt()
         )
         assert made.status_code == 201, made.get_json()
-    assert count(app, Document) == 2
+    assert row_count(app, Document) == 2
 
 
 def test_a_bearer_upload_needs_no_origin(app, api, spent):
-    assert api.post(f"/transactions/{spent}/documents", **multipart()).status_code == 201
+    assert api.post(f"/transactions/{spent}/documents", **a_receipt()).status_code == 201
     foreign = api.post(
-        f"/transactions/{spent}/documents", headers={"Origin": SIBLINGS[0]}, **multipart()
+        f"/transactions/{spent}/documents", headers={"Origin": SIBLINGS[0]}, **a_receipt()
     )
     assert foreign.status_code == 201  # a token is never attached by a foreign page
 
@@ -146,7 +132,7 @@ def test_a_body_less_cookie_write_with_a_form_type_is_415(app, api, person, budg
     assert not approved(api, budget)
     deleted = person.delete(f"/budgets/{budget}", **kwargs)
     assert deleted.status_code == 415
-    assert count(app, Budget) == 1
+    assert row_count(app, Budget) == 1
 
 
 def test_the_web_apps_own_body_less_writes_still_work(app, api, person, budget):

@@ -21,14 +21,14 @@ import pytest
 from app import store
 from tests.web import test_web_browser as browser_tests
 from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, go, person_at, shot, sign_in
+from tests.web.test_web_views import fits, go, shot, sign_in
+from tests.web.web_support import SIZES, person_at
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 browser = browser_tests.browser
 live = browser_tests.live
 
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 TODAY = "2026-11-15T10:00:00"  # the page's clock: mid-November of the budget's year
 LONG = (
     "Reimbursement to the secretary for the annual general meeting: hall hire, "
@@ -56,17 +56,11 @@ def png(width=24, height=16, rgb=(200, 40, 40)) -> bytes:
 INVOICE = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n%%EOF\n"
 
 
-@pytest.fixture(params=sorted(SIZES))
-def size(request):
-    return request.param
-
-
 @pytest.fixture
-def treasurer(browser, live, size):
-    someone = person_at(browser, live, SIZES[size])
-    someone.page.clock.set_fixed_time(TODAY)
-    yield someone
-    someone.close()
+def treasurer_today(treasurer):
+    """tests/web/conftest.py's treasurer (at each of SIZES), with the page's clock at TODAY."""
+    treasurer.page.clock.set_fixed_time(TODAY)
+    return treasurer
 
 
 def seed(live, *, budget=True) -> dict:
@@ -181,9 +175,9 @@ def no_word_cut(page, dates=True):
     assert set(lines) == ({1} if dates else set()), f"{page.url}: date cells on {lines} lines"
 
 
-def test_no_table_cuts_a_word_or_a_date(treasurer, live, size):
+def test_no_table_cuts_a_word_or_a_date(treasurer_today, live, size):
     ids = seed(live)
-    page = sign_in(treasurer, live)
+    page = sign_in(treasurer_today, live)
     no_word_cut(page)  # the books, with the long description among them
     go(page, live, f"/register?account={ids['Bank']}")
     expect(page.locator("#register tbody tr[data-entry]").first).to_be_visible()
@@ -204,9 +198,9 @@ def test_no_table_cuts_a_word_or_a_date(treasurer, live, size):
     page.locator("#events li").first.wait_for()
 
 
-def test_budget_against_actual_opens_on_the_year_to_date(treasurer, live, size):
+def test_budget_against_actual_opens_on_the_year_to_date(treasurer_today, live, size):
     seed(live)
-    page = sign_in(treasurer, live, "/reports")
+    page = sign_in(treasurer_today, live, "/reports")
     table = "#budget-report-table"
     # Mid-November: January to November, said above the table and in the caption.
     _expect_text(page, f"{table} caption", r"^Club budget 2026: 2026-01-01 to 2026-11-30$")
@@ -244,9 +238,9 @@ def test_budget_against_actual_opens_on_the_year_to_date(treasurer, live, size):
     assert page.locator("#bva-spans button[aria-pressed=true]").count() == 0
 
 
-def test_a_receipt_from_the_record_form_is_shown_in_the_page(treasurer, live, size):
+def test_a_receipt_from_the_record_form_is_shown_in_the_page(treasurer_today, live, size):
     ids = seed(live, budget=False)
-    page = sign_in(treasurer, live)
+    page = sign_in(treasurer_today, live)
     if size == "phone":
         page.click("#record-section > summary")
     page.select_option("#book-style", "club")
@@ -314,11 +308,11 @@ def test_a_receipt_from_the_record_form_is_shown_in_the_page(treasurer, live, si
     with page.expect_download() as info:
         panel.locator(".receipt-viewer").get_by_role("button", name="Download").click()
     assert info.value.suggested_filename == "invoice.pdf"
-    assert treasurer.errors == []
+    assert treasurer_today.errors == []
     del ids
 
 
-def test_history_names_the_receipt_and_its_transaction(treasurer, live, size):
+def test_history_names_the_receipt_and_its_transaction(treasurer_today, live, size):
     import io
 
     ids = seed(live, budget=False)
@@ -335,7 +329,7 @@ def test_history_names_the_receipt_and_its_transaction(treasurer, live, size):
         entry = next(i["entry_id"] for i in items if i["transaction_id"] == hall["id"])
         reconciliation.set_cleared(ids["Bank"], [entry], True)
         store.commit()
-    page = sign_in(treasurer, live, "/history")
+    page = sign_in(treasurer_today, live, "/history")
     body = page.locator("main").inner_text()
     assert "document." not in body  # no internal names
     receipt = page.locator("#events li[data-action='document.uploaded']")
@@ -364,9 +358,9 @@ def test_history_names_the_receipt_and_its_transaction(treasurer, live, size):
     del doc
 
 
-def test_the_budget_grid_reads_and_approves_as_a_club_means(treasurer, live, size):
+def test_the_budget_grid_reads_and_approves_as_a_club_means(treasurer_today, live, size):
     seed(live, budget=False)
-    page = sign_in(treasurer, live, "/budgets")
+    page = sign_in(treasurer_today, live, "/budgets")
     # No budget for this year yet: a new one starts this January.
     assert page.locator("#budget-start").input_value() == "2026-01"
     page.fill("#budget-name", "Plan 2026")
@@ -486,7 +480,7 @@ def test_every_control_is_big_enough_to_tap_on_a_phone(browser, live):
         someone.close()
 
 
-def test_month_end_in_the_register(treasurer, live, size):
+def test_month_end_in_the_register(treasurer_today, live, size):
     ids = seed(live, budget=False)
     from app.services.ledger import reconciliation, register
 
@@ -496,7 +490,7 @@ def test_month_end_in_the_register(treasurer, live, size):
         closing = items[0]["balance_cents"]
         reconciliation.reconcile(ids["Bank"], "2026-09-30", closing, None)
         store.commit()
-    page = sign_in(treasurer, live, f"/register?account={ids['Bank']}")
+    page = sign_in(treasurer_today, live, f"/register?account={ids['Bank']}")
     # The last reconciliation, and the statement's opening balance checked against it.
     shown = f"{closing // 100:,}.{closing % 100:02d}"
     _expect_text(page, "#rec-last", rf"^Last reconciled to 2026-09-30, closing balance {shown}\.$")

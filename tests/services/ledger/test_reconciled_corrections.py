@@ -65,7 +65,9 @@ def test_a_correction_keeping_the_reconciled_entry_keeps_it_reconciled(app, api,
     )
     assert again.status_code == 201 and again.get_json()["entries"] == []
 
-    posting, deletion = [e for e in events(api) if e["action"].startswith("transaction.")][-2:]
+    posting, deletion = [
+        e for e in events(api, oldest_first=True) if e["action"].startswith("transaction.")
+    ][-2:]
     assert posting["object"]["replaces"] == original
     assert posting["object"]["kept_reconciled"] == [item["entry_id"]]
     assert deletion["object"]["transaction"]["id"] == original
@@ -128,7 +130,7 @@ def test_an_adjustment_names_the_transaction_it_adjusts(app, api, books, runner)
     adjustment = body(books, cents=2, description="Bank charged 0.02 more")
     response = post(api, adjustment | {"adjusts": original})
     assert response.status_code == 201, response.get_json()
-    posting = [e for e in events(api) if e["action"] == "transaction.posted"][-1]
+    posting = events(api, "transaction.posted")[0]
     assert posting["object"]["adjusts"] == original
     assert posting["object"]["transaction"]["id"] == response.get_json()["id"]
     for bad, needle in ((0, "positive integer"), ("1", "positive integer"), (999_999, "999999")):
