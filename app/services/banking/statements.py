@@ -73,7 +73,7 @@ def statement_account(account_id: int) -> Account:
             f"{account.kind} account: a bank statement belongs to an asset or liability account"
         )
     if account.archived:
-        raise BadRequestError(f"account {account.id} is archived and takes no statements")
+        raise BadRequestError(f"account {account.id} is archived and takes no statement")
     return account
 
 
@@ -103,8 +103,7 @@ def choose(bank_file: BankFile, bank_account) -> BankStatement:
     if len(chosen) == 1:
         return chosen[0]
     error = BadRequestError(
-        "the file holds statements of several bank accounts: name one in the form field "
-        "'bank_account'"
+        "the file holds more than one bank account: name one in the form field 'bank_account'"
         if wanted is None
         else f"the file holds no statement of bank account {str(bank_account).strip()!r}"
     )
@@ -325,7 +324,7 @@ def reconcile(statement_id: int, created_by: int | None) -> dict:
     if header.closing_balance_cents is None or header.closing_balance_on is None:
         raise ConflictError(
             "the statement has no closing balance with its date; reconcile the account "
-            "with POST /accounts/{id}/reconciliations instead"
+            "from its register instead"
         )
     account = accounts.get_account(header.account_id)
     closing = int(header.closing_balance_cents) * reports.sign_for(account.kind)
