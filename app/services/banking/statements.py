@@ -117,6 +117,7 @@ def audit_object(statement: dict, size: int, lines: int) -> dict:
     return {"statement": {**{k: statement[k] for k in keys}, "size": size, "lines": lines}}
 
 
+# Core, on the session's connection: one executemany, without the ORM's bulk bookkeeping.
 _INSERT_LINES = insert(StatementLine)
 
 
@@ -171,7 +172,7 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
         )
     ]
     if rows:
-        db.session.execute(_INSERT_LINES, rows)
+        db.session.connection().execute(_INSERT_LINES, rows)
     statement = get(statement_id)
     audit.record("statement.uploaded", audit_object(statement, len(data), len(rows)))
     return statement
@@ -203,6 +204,7 @@ _LINE_COLUMNS = (
     StatementLine.bank_ref,
     StatementLine.status,
     StatementLine.transaction_id,
+    StatementLine.payee_key,
 )
 _LINES = (
     select(*_LINE_COLUMNS)
@@ -268,8 +270,9 @@ def get(statement_id: int) -> dict:
     """GET /statements/{id}: the statement with its lines and their suggestions."""
     header = header_row(statement_id)
     statement = served_header(header)
-    lines = [served_line(r) for r in lines_of(statement_id)]
-    rules.suggest(statement["account_id"], lines)
+    rows = lines_of(statement_id)
+    lines = [served_line(r) for r in rows]
+    rules.suggest(statement["account_id"], lines, [r.payee_key for r in rows])
     statement["lines"] = lines
     return statement
 
