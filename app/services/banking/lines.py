@@ -93,7 +93,7 @@ def _one(item: dict, line, action: str, account_id: int) -> dict:
 
 
 def _description(given, line) -> str:
-    if given is not None:
+    if given is not None and not (isinstance(given, str) and not given.strip()):
         return validate.text("description", given, max_length=transactions.DESCRIPTION_MAX)
     for text in (line.payee, line.memo):
         if text and text.strip():

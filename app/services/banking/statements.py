@@ -282,6 +282,8 @@ def list_statements(account_id=None) -> list[dict]:
     query = select(*_HEADER_COLUMNS).order_by(Statement.id.desc())
     wanted = validate.query_integer("account_id", account_id)
     if wanted is not None:
+        if not 0 < wanted <= accounts.ACCOUNT_ID_MAX:  # beyond INTEGER: no such account
+            return []
         query = query.where(Statement.account_id == wanted)
     return [served_header(r) for r in db.session.execute(query)]
 

@@ -262,6 +262,8 @@ def test_listing_newest_first_without_lines_and_by_account(api, books):
     only = api.get(f"/statements?account_id={books['bank']}").get_json()
     assert [s["id"] for s in only] == [a["id"]]
     assert api.get("/statements?account_id=x").status_code == 400
+    for unknown in (0, -87, 7202926266):  # beyond PostgreSQL's INTEGER: simply none
+        assert api.get(f"/statements?account_id={unknown}").get_json() == []
 
 
 def test_the_file_as_uploaded_and_deletion(app, api, books):
