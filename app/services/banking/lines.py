@@ -20,10 +20,11 @@ of work, leaves nothing changed.
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, select, text, update
 
 from ...extensions import db
 from ...models import Entry, StatementLine
+from ...store import dialect
 from ..errors import BadRequestError, ConflictError, ServiceError
 from ..ledger import audit, transactions, validate
 from . import statements, status
@@ -95,9 +96,9 @@ def _one(item: dict, line, action: str, account_id: int) -> dict:
 def _description(given, line) -> str:
     if given is not None and not (isinstance(given, str) and not given.strip()):
         return validate.text("description", given, max_length=transactions.DESCRIPTION_MAX)
-    for text in (line.payee, line.memo):
-        if text and text.strip():
-            return text.strip()[: transactions.DESCRIPTION_MAX]
+    for said in (line.payee, line.memo):
+        if said and said.strip():
+            return said.strip()[: transactions.DESCRIPTION_MAX]
     return DEFAULT_DESCRIPTION
 
 
@@ -114,6 +115,26 @@ _MARK_ENTRY = (
     .where(Entry.id == bindparam("e_id"))
     .values(cleared=True, bank_ref=bindparam("ref"))
 )
+# PostgreSQL: every mark in ONE statement, so the statement-level trigger that keeps
+# the derived balances (migration 0002) fires once, not once per entry.
+_MARK_ENTRIES_POSTGRESQL = text(
+    """
+    UPDATE entries SET cleared = true, bank_ref = marks.ref
+    FROM unnest(CAST(:ids AS bigint[]), CAST(:refs AS text[])) AS marks (id, ref)
+    WHERE entries.id = marks.id
+    """
+)
+
+
+def _mark(connection, marks: list[dict]) -> None:
+    """Each entry cleared and holding its line's bank reference."""
+    if dialect.is_postgresql(connection):
+        ids = "{" + ",".join(str(int(m["e_id"])) for m in marks) + "}"
+        connection.execute(
+            _MARK_ENTRIES_POSTGRESQL, {"ids": ids, "refs": [m["ref"] for m in marks]}
+        )
+    else:
+        connection.execute(_MARK_ENTRY, marks)
 
 
 def act(statement_id: int, body: dict, created_by: int | None) -> dict:
@@ -168,7 +189,7 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
             raise _on_line(line_id, err) from None
     marks.extend(_posted_entries(account_id, posted))
     if marks:
-        db.session.connection().execute(_MARK_ENTRY, marks)
+        _mark(db.session.connection(), marks)
         audit.record(
             "entries.cleared",
             {
