@@ -22,8 +22,9 @@ import hashlib
 import importlib
 from collections.abc import Sequence
 
+import orjson
 from flask import current_app, has_app_context
-from sqlalchemy import bindparam, delete, func, insert, select
+from sqlalchemy import bindparam, delete, func, insert, select, text
 
 from ...extensions import db
 from ...models import Account, Statement, StatementLine
@@ -119,6 +120,27 @@ def audit_object(statement: dict, size: int, lines: int) -> dict:
 
 # Core, on the session's connection: one executemany, without the ORM's bulk bookkeeping.
 _INSERT_LINES = insert(StatementLine)
+# PostgreSQL: every line in one statement (one JSON array), not one per line.
+_INSERT_LINES_POSTGRESQL = text(
+    """
+    INSERT INTO statement_lines (statement_id, line_id, booked_on, amount_cents, payee,
+                                 payee_key, memo, bank_ref, status, transaction_id)
+    SELECT statement_id, line_id, booked_on, amount_cents, payee, payee_key, memo,
+           bank_ref, status, transaction_id
+    FROM json_to_recordset(CAST(:rows AS json)) AS r (
+        statement_id bigint, line_id integer, booked_on date, amount_cents bigint,
+        payee text, payee_key text, memo text, bank_ref text, status text,
+        transaction_id bigint)
+    """
+)
+
+
+def _insert_lines(rows: list[dict]) -> None:
+    connection = db.session.connection()
+    if dialect.is_postgresql(connection):
+        connection.execute(_INSERT_LINES_POSTGRESQL, {"rows": orjson.dumps(rows).decode()})
+    else:
+        connection.execute(_INSERT_LINES, rows)
 
 
 def upload(account_id: int, data: bytes | None, bank_account, created_by: int | None) -> dict:
@@ -172,7 +194,7 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
         )
     ]
     if rows:
-        db.session.connection().execute(_INSERT_LINES, rows)
+        _insert_lines(rows)
     statement = get(statement_id)
     audit.record("statement.uploaded", audit_object(statement, len(data), len(rows)))
     return statement
