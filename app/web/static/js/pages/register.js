@@ -215,6 +215,8 @@ byId("rec-tick-all").addEventListener("click", (event) => {
 async function open(accountId) {
   state.accountId = accountId;
   state.kind = state.accounts.byId.get(accountId)?.kind ?? "asset";
+  byId("register-statements").href = `/statements?account=${accountId}`; // a bank or card's own file
+  byId("register-statements").hidden = state.kind !== "asset" && state.kind !== "liability";
   state.list = startList({});
   say(byId("message"), "");
   say(message, "");
