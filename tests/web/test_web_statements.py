@@ -394,7 +394,7 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     assert page.locator("#reconcile").is_disabled()
     _expect_text(page, "#reconcile-hint", r"^40 lines are still waiting")
     fits(page)
-    page.evaluate("window.scrollTo(0, 0)")
+    page.evaluate("document.getElementById('statement-section').scrollIntoView()")
     shot(page, "statements", size)
 
     clicks.click("#post-suggested")
