@@ -56,9 +56,11 @@ def treasurer(browser, live, size):
     someone.close()
 
 
-def seed(live) -> dict:
-    """A club's bank account with an opening balance, and the accounts its lines go to."""
-    from app.services.ledger import accounts, transactions
+def seed(live, *, by_hand: bool = False) -> dict:
+    """A club's bank account with an opening balance reconciled at the end of February,
+    the accounts its lines go to and, `by_hand`, the printing of 2026-03-20 recorded by
+    hand before the statement came (ids["by_hand"]: that transaction)."""
+    from app.services.ledger import accounts, reconciliation, register, transactions
 
     with live.app.app_context():
         ids = {
@@ -83,6 +85,19 @@ def seed(live) -> dict:
             ],
             created_by=None,
         )
+        opening = register.register(ids["Bank"], None, None, 1, None)["items"][0]["entry_id"]
+        reconciliation.set_cleared(ids["Bank"], [opening], True)
+        reconciliation.reconcile(ids["Bank"], "2026-02-28", 500000, None)
+        if by_hand:
+            ids["by_hand"] = transactions.record_transaction(
+                "2026-03-20",
+                "Printing of newsletters",
+                [
+                    {"account_id": ids["Printing"], "amount_cents": 1999},
+                    {"account_id": ids["Bank"], "amount_cents": -1999},
+                ],
+                created_by=None,
+            )  # its id
         store.commit()
     return ids
 
@@ -106,36 +121,43 @@ def statement_lines(count: int, *, long_words: bool = False) -> list[dict]:
     return lines
 
 
-def ofx(lines: list[dict], opening: int = 500000) -> bytes:
-    """An OFX 1.x (SGML) bank statement holding `lines`, closing at opening + their sum."""
-    closing = opening + sum(line["amount_cents"] for line in lines)
+def ofx(lines: list[dict], opening: int = 500000, *, also: str | None = None) -> bytes:
+    """An OFX 1.x (SGML) statement of bank account 99887766 holding `lines`, closing at
+    opening + their sum; `also`: a second account's statement (one line) in the file."""
 
     def money(cents: int) -> str:
         sign = "-" if cents < 0 else ""
         return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
-    body = "".join(
-        "<STMTTRN>\n"
-        f"<TRNTYPE>{'CREDIT' if line['amount_cents'] > 0 else 'DEBIT'}\n"
-        f"<DTPOSTED>{line['booked_on'].replace('-', '')}120000\n"
-        f"<TRNAMT>{money(line['amount_cents'])}\n"
-        f"<FITID>{line['bank_ref']}\n"
-        f"<NAME>{line['payee']}\n"
-        f"<MEMO>{line['memo']}\n"
-        "</STMTTRN>\n"
-        for line in lines
-    )
+    def statement(account: str, lines: list[dict]) -> str:
+        closing = opening + sum(line["amount_cents"] for line in lines)
+        body = "".join(
+            "<STMTTRN>\n"
+            f"<TRNTYPE>{'CREDIT' if line['amount_cents'] > 0 else 'DEBIT'}\n"
+            f"<DTPOSTED>{line['booked_on'].replace('-', '')}120000\n"
+            f"<TRNAMT>{money(line['amount_cents'])}\n"
+            f"<FITID>{line['bank_ref']}\n"
+            f"<NAME>{line['payee']}\n"
+            f"<MEMO>{line['memo']}\n"
+            "</STMTTRN>\n"
+            for line in lines
+        )
+        return (
+            "<STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS>\n"
+            f"<STMTRS><CURDEF>EUR<BANKACCTFROM><BANKID>12345<ACCTID>{account}<ACCTTYPE>CHECKING"
+            "</BANKACCTFROM>\n<BANKTRANLIST><DTSTART>20260301<DTEND>20260331\n"
+            f"{body}</BANKTRANLIST>\n"
+            f"<LEDGERBAL><BALAMT>{money(closing)}<DTASOF>20260331</LEDGERBAL>\n"
+            "</STMTRS></STMTTRNRS>\n"
+        )
+
+    other = statement(also, statement_lines(1)) if also else ""
     text = (
         "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\n"
         "CHARSET:1252\nCOMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n"
         "<OFX>\n<SIGNONMSGSRSV1><SONRS><STATUS><CODE>0<SEVERITY>INFO</STATUS>"
         "<DTSERVER>20260401<LANGUAGE>ENG</SONRS></SIGNONMSGSRSV1>\n"
-        "<BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS>\n"
-        "<STMTRS><CURDEF>EUR<BANKACCTFROM><BANKID>12345<ACCTID>99887766<ACCTTYPE>CHECKING"
-        "</BANKACCTFROM>\n<BANKTRANLIST><DTSTART>20260301<DTEND>20260331\n"
-        f"{body}</BANKTRANLIST>\n"
-        f"<LEDGERBAL><BALAMT>{money(closing)}<DTASOF>20260331</LEDGERBAL>\n"
-        "</STMTRS></STMTTRNRS></BANKMSGSRSV1>\n</OFX>\n"
+        f"<BANKMSGSRSV1>{other}{statement('99887766', lines)}</BANKMSGSRSV1>\n</OFX>\n"
     )
     return text.encode("ascii")
 
@@ -209,6 +231,17 @@ class FakeStatements:
             else None
         )
         if m := re.fullmatch(r"/accounts/(\d+)/statements", path):
+            sent = request.post_data_buffer or b""
+            if sent.count(b"<ACCTID>") > 1 and b'name="bank_account"' not in sent:
+                found = re.findall(rb"<ACCTID>(\w+)", sent)
+                return self._reply(
+                    route,
+                    400,
+                    {
+                        "error": "the file holds several bank accounts: name one",
+                        "bank_accounts": [a.decode() for a in found],
+                    },
+                )
             closing = self.opening + sum(line["amount_cents"] for line in self.lines)
             sid = len(self.statements) + 1
             self.statements[sid] = {
@@ -383,6 +416,7 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     clicks = Clicks(page)
     clicks.choose_file("#stmt-file", "march.ofx", ofx(lines))
     _expect_text(page, "#upload-message", r"^Read 40 lines from march\.ofx\.$")
+    assert page.locator("#bank-account-label").is_hidden()
     rows = page.locator("#lines > li")
     expect(rows).to_have_count(40)
     _expect_text(page, "#statement-counts", r"^40 lines: 40 new\.$")
@@ -417,29 +451,51 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
         from app.services.ledger import register
 
         with live.app.app_context():
-            head = register.account_register(ids["Bank"], None, None, None, 1)
-        assert head["balance_cents"] == closing
+            page_of = register.register(ids["Bank"], None, None, 100, None)
+        assert page_of["balance_cents"] == closing
+        assert all(item["reconciled"] for item in page_of["items"])  # 40 lines and the opening
 
 
 def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live, size):
     if size == "phone":
         pytest.skip("the single-line actions are driven at the desktop size")
-    ids = seed(live)
+    ids = seed(live, by_hand=True)
     lines = statement_lines(6)
-    page, fake = open_page(treasurer, live, ids, lines, size, difference=-1250)
+    # Line 5, the printing (-19.99 on 2026-03-21), was recorded by hand on 2026-03-20.
+    assert lines[4]["amount_cents"] == -1999 and lines[4]["booked_on"] == "2026-03-21"
+    # Line 3 (-150.02) will be ignored: the books then differ from the bank by it.
+    page, fake = open_page(treasurer, live, ids, lines, size, difference=-15002)
+    if fake:
+        fake.lines[4] = {**lines[4], "status": "match", "transaction_id": ids["by_hand"]}
     page.goto(f"{live.web}/statements?account={ids['Bank']}")
     page.wait_for_selector("body[data-ready=true]")
+    # A file holding two bank accounts' statements: the page asks which one.
+    both = ofx(lines, also="55554444")
     page.set_input_files(
-        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
+        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": both}]
     )
+    _expect_text(
+        page, "#upload-message", r"^This file holds statements of 2 bank accounts: choose the one"
+    )
+    page.select_option("#bank-account", "99887766")
+    page.click("#upload-again")
+    _expect_text(page, "#upload-message", r"^Read 6 lines from march\.ofx\.$")
+    assert page.locator("#bank-account-label").is_hidden()
     expect(page.locator("#lines > li")).to_have_count(6)
-    _expect_text(page, "#post-suggested", r"^Nothing suggested to post$")
+    _expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 found in the books\.$")
+    # The line found in the books shows that transaction.
+    found = page.locator("#lines > li[data-line='5']")
+    expect(found.locator(".badge")).to_have_text("Found in the books")
+    expect(found.locator(".detail")).to_have_text(
+        "In the books as 2026-03-20 · Printing of newsletters · -19.99"
+    )
+    _expect_text(page, "#post-suggested", r"^Match 1 line found in the books$")
     line = page.locator("#lines > li[data-line='1']")
     expect(line.locator(".detail")).to_have_text("Nothing suggested: choose the account.")
 
     # "Always file this payee here" shows what the rule would catch before making it.
     line.locator("select").select_option(str(ids["Food"]))
-    _expect_text(page, "#post-suggested", r"^Post 1 suggested line$")
+    _expect_text(page, "#post-suggested", r"^Post 1 suggested line and match 1$")
     line.locator(".act-rule").click()
     panel = line.locator(".rule-panel")
     expect(panel.locator("[role=status]")).to_have_text(
@@ -456,43 +512,58 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     expect(page.locator("#lines > li[data-line='6'] .detail")).to_have_text(
         "Suggested by the rule “Corner Grocer → Food”."
     )
-    _expect_text(page, "#post-suggested", r"^Post 2 suggested lines$")
+    _expect_text(page, "#post-suggested", r"^Post 2 suggested lines and match 1$")
 
-    # One line to another account, one ignored, the rest by hand.
+    # One line to another account, one ignored, one refused until its account is chosen.
     page.locator("#lines > li[data-line='2'] select").select_option(str(ids["Sundries"]))
     page.locator("#lines > li[data-line='2'] .act-post").click()
     expect(page.locator("#lines > li[data-line='2']")).to_have_attribute("data-status", "posted")
     page.locator("#lines > li[data-line='3'] .act-ignore").click()
     expect(page.locator("#lines > li[data-line='3']")).to_have_attribute("data-status", "ignored")
     expect(page.locator("#lines > li[data-line='3'] .badge")).to_have_text("Ignored")
-    # A post without an account is refused in the page, the picker marked.
+    # The keyboard goes on to the next line waiting.
+    expect(page.locator("#lines > li[data-line='4'] select")).to_be_focused()
     page.locator("#lines > li[data-line='4'] .act-post").click()
     _expect_text(page, "#statement-message", r"^Choose the account this line goes to\.$")
     assert page.locator("#lines > li[data-line='4'] select").get_attribute("aria-invalid") == "true"
-    for n, account in ((4, "Dues"), (5, "Printing")):
-        page.locator(f"#lines > li[data-line='{n}'] select").select_option(str(ids[account]))
+    page.locator("#lines > li[data-line='4'] select").select_option(str(ids["Dues"]))
+    _expect_text(page, "#post-suggested", r"^Post 3 suggested lines and match 1$")
     page.click("#post-suggested")
-    _expect_text(page, "#statement-counts", r"^6 lines: 5 posted, 1 ignored\.$")
+    _expect_text(page, "#statement-counts", r"^6 lines: 4 posted, 1 matched, 1 ignored\.$")
+    expect(page.locator("#lines > li[data-line='5'] .badge")).to_have_text("Matched")
     if fake:
-        assert {
-            a["line_id"]: a.get("account_id") for a in fake.posted if a["action"] == "post"
-        } == {
-            2: ids["Sundries"],
-            1: ids["Food"],
-            4: ids["Dues"],
-            5: ids["Printing"],
-            6: ids["Food"],
+        actions = {a["line_id"]: (a["action"], a.get("account_id")) for a in fake.posted}
+    else:
+        actions = None  # what the server did is read from the books below
+    # The books now differ from the bank by the ignored line: said plainly, with the register.
+    page.click("#reconcile")
+    _expect_text(
+        page,
+        "#statement-message",
+        r"^Not reconciled: the cleared entries in Bank up to 2026-03-31 do not add up to "
+        r"the statement's closing balance of [\d,]+\.\d\d: the difference is -150\.02\.",
+    )
+    expect(page.locator("#statement-message a")).to_have_attribute(
+        "href", re.compile(r"^/register\?account=\d+&statement_date=2026-03-31&closing=\d+$")
+    )
+    if actions is not None:
+        assert actions == {
+            2: ("post", ids["Sundries"]),
+            3: ("ignore", None),
+            1: ("post", ids["Food"]),
+            4: ("post", ids["Dues"]),
+            5: ("match", None),
+            6: ("post", ids["Food"]),
         }
-        page.click("#reconcile")
-        _expect_text(
-            page,
-            "#statement-message",
-            r"^Not reconciled: the cleared entries in Bank up to 2026-03-31 do not add up to "
-            r"the statement's closing balance of [\d,]+\.\d\d: the difference is -12\.50\.",
-        )
-        expect(page.locator("#statement-message a")).to_have_attribute(
-            "href", re.compile(r"^/register\?account=\d+&statement_date=2026-03-31&closing=\d+$")
-        )
+    else:
+        by_account = {}
+        for tx in live.transactions():
+            for entry in tx["entries"]:
+                by_account.setdefault(entry["account_id"], []).append(entry["amount_cents"])
+        assert sorted(by_account[ids["Food"]]) == [2345, 2350]  # lines 1 and 6
+        assert by_account[ids["Sundries"]] == [8801]
+        assert by_account[ids["Dues"]] == [-2497]
+        assert by_account[ids["Printing"]] == [1999]  # matched: no second printing
 
 
 # Every control's box, primary ones at 44 px; dates and amounts on one line; no word

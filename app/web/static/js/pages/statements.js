@@ -51,11 +51,14 @@ function statusDetail(line) {
   return STATUS[line.status]?.means ?? "";
 }
 
+// "Corner Grocer, 2026-03-01, -23.45": which line a button acts on, for screen readers.
+const about = (line) => `${line.payee || line.memo || "the line"}, ${line.booked_on}, ${formatCents(line.amount_cents)}`;
+
 function picker(line) {
   const select = state.picker.cloneNode(true);
   const chosen = chosenAccount(line, state.choices, state.offered);
   select.value = chosen === null ? "" : String(chosen);
-  select.setAttribute("aria-label", `Account for ${line.payee ?? line.memo ?? "the line"}, ${line.booked_on}, ${formatCents(line.amount_cents)}`);
+  select.setAttribute("aria-label", `Account for ${about(line)}`);
   select.addEventListener("change", () => state.choices.set(line.line_id, Number(select.value) || 0));
   // The bulk button's count follows the pickers.
   select.addEventListener("change", renderHead);
@@ -65,32 +68,38 @@ function picker(line) {
 function lineActions(line, node) {
   if (line.status === "new") {
     const select = picker(line);
-    const post = h("button", { type: "button", class: "act-post" }, "Post");
+    const post = h("button", { type: "button", class: "act-post", "aria-label": `Post ${about(line)}` }, "Post");
     post.addEventListener("click", () => {
       const accountId = chosenAccount(line, state.choices, state.offered);
       if (accountId === null) return say(message(), "Choose the account this line goes to.", "error", select);
-      busy(post, () => act([{ line_id: line.line_id, action: "post", account_id: accountId }]));
+      busy(post, async () => {
+        if (await act([{ line_id: line.line_id, action: "post", account_id: accountId }])) focusAfter(line.line_id);
+      });
     });
     const ignore = ignoreButton(line);
     const parts = [select, post, ignore];
     if (line.payee && line.payee.trim()) {
-      const always = h("button", { type: "button", class: "secondary act-rule" }, "Always file this payee here");
+      const always = h("button", { type: "button", class: "secondary act-rule", "aria-label": `Always file this payee here: ${line.payee.trim()}` }, "Always file this payee here");
       always.addEventListener("click", () => openRule(line, node, select));
       parts.push(always);
     }
     return h("div", { class: "do" }, parts);
   }
   if (line.status === "match") {
-    const match = h("button", { type: "button", class: "act-match" }, "Match");
-    match.addEventListener("click", () => busy(match, () => act([{ line_id: line.line_id, action: "match" }])));
+    const match = h("button", { type: "button", class: "act-match", "aria-label": `Match ${about(line)}` }, "Match");
+    match.addEventListener("click", () => busy(match, async () => {
+      if (await act([{ line_id: line.line_id, action: "match" }])) focusAfter(line.line_id);
+    }));
     return h("div", { class: "do" }, match, ignoreButton(line));
   }
   return null;
 }
 
 function ignoreButton(line) {
-  const ignore = h("button", { type: "button", class: "secondary act-ignore" }, "Ignore");
-  ignore.addEventListener("click", () => busy(ignore, () => act([{ line_id: line.line_id, action: "ignore" }])));
+  const ignore = h("button", { type: "button", class: "secondary act-ignore", "aria-label": `Ignore ${about(line)}` }, "Ignore");
+  ignore.addEventListener("click", () => busy(ignore, async () => {
+    if (await act([{ line_id: line.line_id, action: "ignore" }])) focusAfter(line.line_id);
+  }));
   return ignore;
 }
 
@@ -231,6 +240,14 @@ function apply(statement) {
     state.nodes.set(id, node);
   }
   renderHead();
+}
+
+// After one line is done, the keyboard goes on to the next line waiting (or Reconcile).
+function focusAfter(lineId) {
+  const next = state.statement.lines.find((l) => l.line_id > lineId && (l.status === "new" || l.status === "match"));
+  const control = next && state.nodes.get(next.line_id)?.querySelector("select, button");
+  if (control) control.focus();
+  else if (!byId("reconcile").disabled) byId("reconcile").focus();
 }
 
 async function act(lines) {
