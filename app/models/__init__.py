@@ -4,6 +4,7 @@ ledger       the books: Account, Transaction, Entry, Reconciliation, Settings
 derived      the per-day and per-month balance tables (kept by triggers)
 budgets      Budget and its BudgetLines (twelve months)
 documents    Document: receipts and their bytes, kept with the books
+banking      Statement, StatementLine, Rule: bank statements held for review, filing rules
 audit        the hash-chained trail: AuditEvent, AuditHead, AuditPending
 idempotency  IdempotencyKey: a keyed write's first answer
 identity     User, Session, Passkey, WebAuthnChallenge, LoginThrottle
@@ -12,6 +13,7 @@ types        column types shared by the models (UTCDateTime)
 """
 
 from .audit import AuditEvent, AuditHead, AuditPending
+from .banking import LINE_STATUSES, Rule, Statement, StatementLine
 from .budgets import MONTH_COLUMNS, Budget, BudgetLine
 from .derived import AccountDayBalance, AccountMonthBalance
 from .documents import Document
@@ -60,12 +62,16 @@ __all__ = [
     "Document",
     "Entry",
     "IdempotencyKey",
+    "LINE_STATUSES",
     "LoginThrottle",
     "OAuthClient",
     "Passkey",
     "Reconciliation",
+    "Rule",
     "Session",
     "Settings",
+    "Statement",
+    "StatementLine",
     "Token",
     "Transaction",
     "User",

@@ -99,6 +99,9 @@ class Entry(Model):
     # Reconciliation marks (migration 0009): a reconciled entry is always cleared.
     cleared: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
     reconciled: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=false())
+    # The bank's reference of the statement line this entry was posted or matched from
+    # (migration 0020; services/banking/statements.py), null for any other entry.
+    bank_ref: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (
         CheckConstraint("cleared OR NOT reconciled", name="reconciled_is_cleared"),
@@ -116,6 +119,14 @@ class Entry(Model):
             "amount_cents",
             postgresql_where=text("cleared"),
             sqlite_where=text("cleared"),
+        ),
+        # A statement line's duplicate: the entries of an account holding a bank reference.
+        Index(
+            "ix_entries_bank_ref",
+            "account_id",
+            "bank_ref",
+            postgresql_where=text("bank_ref IS NOT NULL"),
+            sqlite_where=text("bank_ref IS NOT NULL"),
         ),
     )
 

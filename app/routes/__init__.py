@@ -10,6 +10,9 @@ it differs):
 - reports.py: /reports/*: balances, income statement, balance sheet
 - budgets.py: /budgets
 - documents.py: receipts: /transactions/{id}/documents and /documents
+- statements.py: bank statements: /accounts/{id}/statements and /statements
+- rules.py: /rules, the filing rules of statement lines
+- uploads.py: reading a multipart upload's `file` part (documents, statements)
 - lock.py: /books/lock, the lock date ("books")
 - audit.py: /audit and /audit/head, the audit trail
 - interchange.py: GET /export and POST /import ("export")
@@ -47,7 +50,9 @@ def register_blueprints(app) -> None:
         mcp,
         oauth,
         reports,
+        rules,
         settings,
+        statements,
         transactions,
         well_known,
     )
@@ -71,6 +76,8 @@ def register_blueprints(app) -> None:
         audit.bp,
         budgets.bp,
         documents.bp,
+        statements.bp,
+        rules.bp,
     ):
         app.register_blueprint(bp)
     apply_unit_of_work(app)

@@ -1,10 +1,9 @@
 """HTTP adapters for documents (receipts) attached to transactions.
 
 POST /transactions/{id}/documents takes multipart/form-data with one part named
-`file`. Its body may be larger than MAX_BODY_BYTES: up to MAX_DOCUMENT_BYTES plus
-the multipart framing (MULTIPART_ALLOWANCE). Werkzeug spools the part to a temporary
-file as it arrives, so the body is never held in memory whole; the service hashes
-it from there (services/ledger/documents.py).
+`file`, read by uploads.file_part: up to MAX_DOCUMENT_BYTES plus the multipart framing,
+spooled to a temporary file, never whole in memory; the service hashes it from there
+(services/ledger/documents.py).
 """
 
 from __future__ import annotations
@@ -14,37 +13,21 @@ import unicodedata
 from urllib.parse import quote
 
 from flask import Blueprint, current_app, jsonify, request, stream_with_context
-from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
 from .. import store
-from ..services.errors import BadRequestError, UnsupportedMediaTypeError
 from ..services.ledger import documents
 from .boundary import steps
 from .support import json_body, principal
+from .uploads import file_part
 
 bp = Blueprint("documents", __name__)
-
-MULTIPART_ALLOWANCE = 64 * 1024  # boundaries and part headers around the file
 
 
 @bp.post("/transactions/<int:tx_id>/documents")
 @steps  # the body is read (spooled) before the unit; the upload is one unit of its own
 def upload(tx_id: int):
-    if request.mimetype != "multipart/form-data":
-        raise UnsupportedMediaTypeError(
-            "send the document as multipart/form-data with one part named 'file'"
-        )
     limit = documents.max_bytes()
-    request.max_content_length = limit + MULTIPART_ALLOWANCE
-    try:
-        if (request.content_length or 0) > limit + MULTIPART_ALLOWANCE:
-            raise documents.too_large(limit)  # before reading a byte of it
-        try:
-            part = request.files.get("file")
-        except RequestEntityTooLarge:
-            raise documents.too_large(limit) from None
-        except (ClientDisconnected, ValueError):
-            raise BadRequestError("the multipart body could not be read") from None
+    with file_part("document", limit, documents.too_large) as part:
         doc = store.run_unit(
             documents.upload,
             tx_id,
@@ -53,8 +36,6 @@ def upload(tx_id: int):
             principal().user_id,
             limit=limit,
         )
-    finally:
-        request.close()  # the spooled temporary files, now
     return jsonify(doc), 201
 
 

@@ -43,6 +43,7 @@ from ...extensions import db
 from ...models import AuditEvent, AuditPending
 from ...store import dialect
 from .. import clock
+from ..banking import verify_statements
 from . import audit, budgets, derived, validate, verify_documents
 
 BATCH = 5000
@@ -227,8 +228,8 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
         else:
             state.budgets[budget_id] = budget
         state.budget_seq[budget_id] = seq
-    elif action.startswith("document."):
-        pass  # replayed by verify_documents.check
+    elif action.startswith(("document.", "statement.", "rule.")):
+        pass  # replayed by verify_documents.check and banking.verify_statements.check
     else:
         raise ValueError(action)
 
@@ -590,6 +591,7 @@ def run() -> str:
     compare_balance_tables()
     budget_count = compare_budgets(state)
     documents = verify_documents.check(Disagreement)
+    verify_statements.check(Disagreement)  # the bank statements' files (services/banking)
     extra = ", entry flags" if flags else ""
     if budget_count:
         extra += f", {budget_count} budgets"

@@ -30,6 +30,12 @@ dicts; dates as "YYYY-MM-DD" strings):
   document.moved        the same, transaction_id the new one, plus
                           "previous_transaction_id": int | None
   document.deleted      the same: the document as it was
+  statement.uploaded    {"statement": {id, account_id, format, bank_account, size, sha256,
+                          lines}}  (services/banking/statements.py; lines: how many)
+  statement.deleted     the same: the statement as it was
+  rule.created          {"rule": {id, name, priority, account_id, conditions,
+  rule.changed                    counter_account_id, description, active}}
+  rule.deleted          (after the change; rule.deleted: as it was)
 
 Who, how (via) and which OAuth client are NOT passed: record() reads them from the
 context (Actor, in actor.py), set once per request by the HTTP layer (routes/support.py:

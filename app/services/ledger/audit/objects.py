@@ -24,6 +24,11 @@ ACTIONS = (
     "document.uploaded",
     "document.moved",
     "document.deleted",
+    "statement.uploaded",
+    "statement.deleted",
+    "rule.created",
+    "rule.changed",
+    "rule.deleted",
 )
 VIAS = ("web", "api", "mcp", "import", "cli")
 

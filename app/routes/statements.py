@@ -1,0 +1,77 @@
+"""HTTP adapters for bank statements (docs/statements.md): upload to an account, list,
+read, the file as uploaded, delete, act on the lines, reconcile.
+
+POST /accounts/{id}/statements takes multipart/form-data with one part named `file`
+(and the optional field `bank_account`), read by uploads.file_part up to
+MAX_STATEMENT_BYTES plus the framing.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+from flask import Blueprint, current_app, jsonify, request
+
+from .. import store
+from ..services.banking import lines, statements
+from .boundary import steps
+from .documents import content_disposition
+from .support import json_body, principal
+from .uploads import file_part
+
+bp = Blueprint("statements", __name__)
+
+
+@bp.post("/accounts/<int:account_id>/statements")
+@steps  # the body is read (spooled) before the unit; the upload is one unit of its own
+def upload(account_id: int):
+    limit = statements.max_bytes()
+    with file_part("statement", limit, statements.too_large) as part:
+        data = part.stream.read(limit + 1) if part is not None else None
+        statement = store.run_unit(
+            statements.upload,
+            account_id,
+            data,
+            request.form.get("bank_account"),
+            principal().user_id,
+        )
+    return jsonify(statement), 201
+
+
+@bp.get("/statements")
+def list_statements():
+    return jsonify(statements.list_statements(request.args.get("account_id")))
+
+
+@bp.get("/statements/<int:statement_id>")
+def get_statement(statement_id: int):
+    return jsonify(statements.get(statement_id))
+
+
+@bp.get("/statements/<int:statement_id>/file")
+def download(statement_id: int):
+    header, data = statements.content(statement_id)
+    digest = base64.b64encode(hashlib.sha256(data).digest()).decode("ascii")
+    response = current_app.response_class(data, status=200, mimetype="application/octet-stream")
+    response.headers["Content-Disposition"] = content_disposition(header["filename"])
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Repr-Digest"] = f"sha-256=:{digest}:"
+    return response
+
+
+@bp.delete("/statements/<int:statement_id>")
+def remove(statement_id: int):
+    statements.remove(statement_id)
+    return "", 204
+
+
+@bp.post("/statements/<int:statement_id>/lines")
+def act_on_lines(statement_id: int):
+    return jsonify(lines.act(statement_id, json_body(), principal().user_id))
+
+
+@bp.post("/statements/<int:statement_id>/reconcile")
+def reconcile(statement_id: int):
+    return jsonify(statements.reconcile(statement_id, principal().user_id)), 201

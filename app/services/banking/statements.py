@@ -1,0 +1,334 @@
+"""Bank statements held for review (docs/statements.md): upload, read, delete, and
+reconcile the account from the statement's closing balance. Acting on the lines
+(post, match, ignore): lines.py; the status decided at upload: status.py; the
+suggestions: rules.py.
+
+- Upload: the account must be an asset or liability account that is not archived
+  (400; unknown: 404); at most max_bytes() (MAX_STATEMENT_BYTES: 413); the format is
+  read from the bytes by the readers (415 not a statement, 400 a broken one); a file
+  of several bank accounts needs `bank_account` naming one (400 with the identifiers
+  found). The bytes are kept with their SHA-256; one statement.uploaded event
+  carries it, so `verify` can recompute it (verify_statements.py). Every refusal
+  comes before anything is written.
+- Delete: the statement and its lines; the transactions it posted or matched stay,
+  their entries keeping the bank's reference. One statement.deleted event.
+- Reconcile: as POST /accounts/{id}/reconciliations would, with the statement's
+  closing balance and its date, once no line waits (`new` or `match`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from collections.abc import Sequence
+
+from flask import current_app, has_app_context
+from sqlalchemy import bindparam, delete, func, insert, select
+
+from ...extensions import db
+from ...models import Account, Statement, StatementLine
+from ...store import dialect
+from .. import clock
+from ..errors import BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError
+from ..ledger import accounts, audit, reconciliation, reports, validate
+from . import rules, status
+from .bankfile import BankFile, BankStatement
+
+DEFAULT_MAX_BYTES = 5 * 1024 * 1024
+STATEMENT_KINDS = ("asset", "liability")
+WAITING = ("new", "match")
+FILE_EXTENSIONS = {"ofx": "ofx", "camt.053": "xml", "mt940": "sta"}
+
+
+def max_bytes() -> int:
+    if has_app_context():
+        return int(current_app.config.get("MAX_STATEMENT_BYTES") or DEFAULT_MAX_BYTES)
+    return DEFAULT_MAX_BYTES
+
+
+def too_large(limit: int | None = None) -> PayloadTooLargeError:
+    limit = max_bytes() if limit is None else limit
+    return PayloadTooLargeError(
+        f"the statement file is larger than the limit of {limit} bytes "
+        f"({limit / 1048576:.4g} MiB, MAX_STATEMENT_BYTES); nothing was stored"
+    )
+
+
+def read_file(data: bytes) -> BankFile:
+    """The readers' BankFile of these bytes (NotAStatement 415, StatementFormatError 400).
+
+    Looked up when called: the readers are their own package (readers/), and the
+    service depends on nothing of them but `read`.
+    """
+    return importlib.import_module(f"{__package__}.readers").read(data)
+
+
+def statement_account(account_id: int) -> Account:
+    """The account a statement may belong to: 404 unknown, 400 unless an open asset or
+    liability account."""
+    account = accounts.get_account(account_id)
+    if account.kind not in STATEMENT_KINDS:
+        raise BadRequestError(
+            f"account {account.id} is a{'n' if account.kind[0] in 'aeiou' else ''} "
+            f"{account.kind} account: a bank statement belongs to an asset or liability account"
+        )
+    if account.archived:
+        raise BadRequestError(f"account {account.id} is archived and takes no statements")
+    return account
+
+
+def _compact(identifier: str) -> str:
+    return "".join(identifier.split()).casefold()
+
+
+def choose(bank_file: BankFile, bank_account) -> BankStatement:
+    """The one statement of the file to keep: the only one, or the one `bank_account`
+    names (compared without spaces, case-insensitively); 400 with the identifiers
+    found otherwise."""
+    found = [s.bank_account for s in bank_file.statements if s.bank_account is not None]
+    if bank_account is not None and not isinstance(bank_account, str):
+        raise BadRequestError("'bank_account' must be text")
+    wanted = _compact(bank_account) if bank_account and bank_account.strip() else None
+    if len(bank_file.statements) == 1:
+        only = bank_file.statements[0]
+        if wanted is None or only.bank_account is None or _compact(only.bank_account) == wanted:
+            return only
+    elif not bank_file.statements:
+        raise BadRequestError("the file holds no statement")
+    chosen = [
+        s
+        for s in bank_file.statements
+        if wanted is not None and s.bank_account is not None and _compact(s.bank_account) == wanted
+    ]
+    if len(chosen) == 1:
+        return chosen[0]
+    error = BadRequestError(
+        "the file holds statements of several bank accounts: name one in the form field "
+        "'bank_account'"
+        if wanted is None
+        else f"the file holds no statement of bank account {str(bank_account).strip()!r}"
+    )
+    error.extra = {"bank_accounts": found}
+    raise error
+
+
+def audit_object(statement: dict, size: int, lines: int) -> dict:
+    """The object of a statement.* event: what verify needs to check the file."""
+    keys = ("id", "account_id", "format", "bank_account", "sha256")
+    return {"statement": {**{k: statement[k] for k in keys}, "size": size, "lines": lines}}
+
+
+_INSERT_LINES = insert(StatementLine)
+
+
+def upload(account_id: int, data: bytes | None, bank_account, created_by: int | None) -> dict:
+    """POST /accounts/{id}/statements: read, decide each line's status, keep; 201 the
+    statement. Every refusal comes before the first write."""
+    account = statement_account(account_id)
+    if data is None:
+        raise BadRequestError("send the statement as a multipart/form-data part named 'file'")
+    limit = max_bytes()
+    if len(data) > limit:
+        raise too_large(limit)
+    if not data:
+        raise BadRequestError("the 'file' part is empty: send the statement's bytes")
+    bank_file = read_file(data)
+    chosen = choose(bank_file, bank_account)
+    decided = status.decide(account.id, chosen.lines)
+    statement_id = db.session.execute(
+        insert(Statement).returning(Statement.id),
+        {
+            "account_id": account.id,
+            "format": bank_file.format,
+            "bank_account": chosen.bank_account,
+            "currency": chosen.currency,
+            "period_from": chosen.period_from,
+            "period_to": chosen.period_to,
+            "opening_balance_cents": chosen.opening_balance_cents,
+            "closing_balance_cents": chosen.closing_balance_cents,
+            "closing_balance_on": chosen.closing_balance_on,
+            "size": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "created_at": clock.now().replace(microsecond=0),
+            "created_by": created_by,
+            "content_bytes": data,
+        },
+    ).scalar_one()
+    rows = [
+        {
+            "statement_id": statement_id,
+            "line_id": number,
+            "booked_on": line.booked_on,
+            "amount_cents": line.amount_cents,
+            "payee": line.payee,
+            "payee_key": rules.text_key(line.payee) or None,
+            "memo": line.memo,
+            "bank_ref": line.bank_ref,
+            "status": line_status,
+            "transaction_id": tx_id,
+        }
+        for number, (line, (line_status, tx_id)) in enumerate(
+            zip(chosen.lines, decided, strict=True), start=1
+        )
+    ]
+    if rows:
+        db.session.execute(_INSERT_LINES, rows)
+    statement = get(statement_id)
+    audit.record("statement.uploaded", audit_object(statement, len(data), len(rows)))
+    return statement
+
+
+# --- reading ------------------------------------------------------------------------
+
+_HEADER_COLUMNS = (
+    Statement.id,
+    Statement.account_id,
+    Statement.format,
+    Statement.bank_account,
+    Statement.currency,
+    Statement.period_from,
+    Statement.period_to,
+    Statement.opening_balance_cents,
+    Statement.closing_balance_cents,
+    Statement.closing_balance_on,
+    Statement.size,
+    Statement.sha256,
+    Statement.created_at,
+)
+_LINE_COLUMNS = (
+    StatementLine.line_id,
+    StatementLine.booked_on,
+    StatementLine.amount_cents,
+    StatementLine.payee,
+    StatementLine.memo,
+    StatementLine.bank_ref,
+    StatementLine.status,
+    StatementLine.transaction_id,
+)
+_LINES = (
+    select(*_LINE_COLUMNS)
+    .where(StatementLine.statement_id == bindparam("statement_id"))
+    .order_by(StatementLine.line_id)
+)
+
+
+def _day(value) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def served_header(row) -> dict:
+    return {
+        "id": int(row.id),
+        "account_id": int(row.account_id),
+        "format": row.format,
+        "bank_account": row.bank_account,
+        "currency": row.currency,
+        "period_from": _day(row.period_from),
+        "period_to": _day(row.period_to),
+        "opening_balance_cents": row.opening_balance_cents,
+        "closing_balance_cents": row.closing_balance_cents,
+        "closing_balance_on": _day(row.closing_balance_on),
+        "sha256": row.sha256,
+        "created_at": clock.iso(row.created_at),
+    }
+
+
+def served_line(row) -> dict:
+    return {
+        "line_id": int(row.line_id),
+        "booked_on": row.booked_on.isoformat(),
+        "amount_cents": int(row.amount_cents),
+        "payee": row.payee,
+        "memo": row.memo,
+        "bank_ref": row.bank_ref,
+        "status": row.status,
+        "transaction_id": None if row.transaction_id is None else int(row.transaction_id),
+        "suggestion": None,
+    }
+
+
+def header_row(statement_id: int, *, for_update: bool = False):
+    """The statement's header row (404 when unknown); locked on PostgreSQL when asked, so
+    two requests acting on one statement run one after the other."""
+    if not validate.INT64_MIN <= statement_id <= validate.INT64_MAX:
+        raise NotFoundError("no such statement")
+    query = select(*_HEADER_COLUMNS).where(Statement.id == statement_id)
+    if for_update and dialect.is_postgresql():
+        query = query.with_for_update(of=Statement)
+    row = db.session.execute(query).first()
+    if row is None:
+        raise NotFoundError("no such statement")
+    return row
+
+
+def lines_of(statement_id: int) -> list:
+    return list(db.session.execute(_LINES, {"statement_id": statement_id}).all())
+
+
+def get(statement_id: int) -> dict:
+    """GET /statements/{id}: the statement with its lines and their suggestions."""
+    header = header_row(statement_id)
+    statement = served_header(header)
+    lines = [served_line(r) for r in lines_of(statement_id)]
+    rules.suggest(statement["account_id"], lines)
+    statement["lines"] = lines
+    return statement
+
+
+def list_statements(account_id=None) -> list[dict]:
+    """GET /statements?account_id=: newest upload first, without lines."""
+    query = select(*_HEADER_COLUMNS).order_by(Statement.id.desc())
+    wanted = validate.query_integer("account_id", account_id)
+    if wanted is not None:
+        query = query.where(Statement.account_id == wanted)
+    return [served_header(r) for r in db.session.execute(query)]
+
+
+def content(statement_id: int) -> tuple[dict, bytes]:
+    """GET /statements/{id}/file: the header and the bytes exactly as uploaded."""
+    header = served_header(header_row(statement_id))
+    data = db.session.execute(
+        select(Statement.content_bytes).where(Statement.id == statement_id)
+    ).scalar_one()
+    header["filename"] = f"statement-{statement_id}.{FILE_EXTENSIONS.get(header['format'], 'txt')}"
+    return header, bytes(data)
+
+
+def remove(statement_id: int) -> None:
+    """DELETE /statements/{id}: the statement and its lines; what they posted stays."""
+    header = header_row(statement_id, for_update=True)
+    count = db.session.execute(
+        select(func.count())
+        .select_from(StatementLine)
+        .where(StatementLine.statement_id == statement_id)
+    ).scalar_one()
+    gone = audit_object(served_header(header), int(header.size), int(count))
+    db.session.execute(delete(StatementLine).where(StatementLine.statement_id == statement_id))
+    db.session.execute(delete(Statement).where(Statement.id == statement_id))
+    audit.record("statement.deleted", gone)
+
+
+def waiting_count(lines: Sequence) -> int:
+    return sum(1 for line in lines if line.status in WAITING)
+
+
+def reconcile(statement_id: int, created_by: int | None) -> dict:
+    """POST /statements/{id}/reconcile: reconcile the account to the statement's closing
+    balance (negated for a liability: a card statement's -500.00 is a debt of 500.00)."""
+    header = header_row(statement_id, for_update=True)
+    waiting = waiting_count(lines_of(statement_id))
+    if waiting:
+        raise ConflictError(
+            f"{waiting} line{'s' if waiting != 1 else ''} of the statement still "
+            f"wait{'' if waiting != 1 else 's'} to be posted, matched or ignored"
+        )
+    if header.closing_balance_cents is None or header.closing_balance_on is None:
+        raise ConflictError(
+            "the statement has no closing balance with its date; reconcile the account "
+            "with POST /accounts/{id}/reconciliations instead"
+        )
+    account = accounts.get_account(header.account_id)
+    closing = int(header.closing_balance_cents) * reports.sign_for(account.kind)
+    return reconciliation.reconcile(
+        account.id, header.closing_balance_on.isoformat(), closing, created_by
+    )

@@ -1,0 +1,260 @@
+"""Filing rules and suggestions over HTTP, on both stores: the rule's shape and
+refusals, the order of suggestions (rule by priority then id, else history), a new
+rule applying to waiting lines at once, the preview (docs/statements.md, "Rules")."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.services.banking import stand_in
+from tests.services.banking.stand_in import line, statement_file, upload
+
+
+@pytest.fixture(autouse=True)
+def reader(monkeypatch):
+    stand_in.install(monkeypatch)
+
+
+@pytest.fixture
+def books(make_account):
+    return {
+        "bank": make_account("Bank", "asset"),
+        "card": make_account("Card", "liability"),
+        "food": make_account("Food", "expense"),
+        "fuel": make_account("Fuel", "expense"),
+        "dues": make_account("Dues", "income"),
+    }
+
+
+def rule(api, **body):
+    return api.post("/rules", json=body)
+
+
+def test_a_rule_with_its_defaults(api, books, clock):
+    made = rule(
+        api, name="Shop", counter_account_id=books["food"], conditions={"payee_contains": "shop"}
+    )
+    assert made.status_code == 201, made.get_json()
+    body = made.get_json()
+    assert body == {
+        "id": body["id"],
+        "name": "Shop",
+        "priority": 100,
+        "account_id": None,
+        "conditions": {"payee_contains": "shop"},
+        "counter_account_id": books["food"],
+        "description": None,
+        "active": True,
+        "created_at": body["created_at"],
+    }
+    assert api.get("/rules").get_json() == [body]
+
+
+def test_rules_are_listed_by_priority_then_id(api, books):
+    ids = [
+        rule(
+            api, name=n, priority=p, counter_account_id=books["food"], conditions={"min_cents": 1}
+        ).get_json()["id"]
+        for n, p in (("a", 50), ("b", 10), ("c", 50))
+    ]
+    assert [r["id"] for r in api.get("/rules").get_json()] == [ids[1], ids[0], ids[2]]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"conditions": {}}, "conditions"),
+        ({"conditions": {"payee_starts": "x"}}, "payee_starts"),
+        ({"conditions": {"min_cents": 5, "max_cents": 4}}, "min_cents"),
+        ({"conditions": {"payee_is": "x" * 201}}, "payee_is"),
+        ({"conditions": {"min_cents": "5"}}, "min_cents"),
+        ({"counter_account_id": 999}, "counter_account_id"),
+        ({"counter_account_id": None}, "counter_account_id"),
+        ({"account_id": "bank", "counter_account_id": "bank"}, "counter_account_id"),
+        ({"account_id": 999}, "account_id"),
+        ({"name": "  "}, "name"),
+        ({"name": "n" * 201}, "name"),
+        ({"priority": 1.5}, "priority"),
+        ({"active": "yes"}, "active"),
+    ],
+)
+def test_refusals_name_the_field(api, books, body, field):
+    base = {"name": "R", "counter_account_id": books["food"], "conditions": {"payee_is": "x"}}
+    for key in ("account_id", "counter_account_id"):
+        if isinstance(body.get(key), str):
+            body = {**body, key: books[body[key]]}
+    refused = rule(api, **{**base, **body})
+    assert refused.status_code == 400, refused.get_json()
+    assert field in refused.get_json()["error"]
+    assert api.get("/rules").get_json() == []
+
+
+def test_archived_counter_account_and_taken_name_are_refused(api, books):
+    assert api.put(f"/accounts/{books['fuel']}", json={"archived": True}).status_code == 200
+    refused = rule(api, name="R", counter_account_id=books["fuel"], conditions={"min_cents": 0})
+    assert refused.status_code == 400 and "counter_account_id" in refused.get_json()["error"]
+    assert (
+        rule(
+            api, name="Shop", counter_account_id=books["food"], conditions={"min_cents": 0}
+        ).status_code
+        == 201
+    )
+    taken = rule(api, name=" shop ", counter_account_id=books["food"], conditions={"min_cents": 0})
+    assert taken.status_code == 400 and "name" in taken.get_json()["error"]
+
+
+def test_put_keeps_what_is_left_out_and_delete(api, books):
+    made = rule(
+        api, name="Shop", counter_account_id=books["food"], conditions={"payee_is": "A"}
+    ).get_json()
+    changed = api.put(f"/rules/{made['id']}", json={"priority": 5, "active": False})
+    assert changed.status_code == 200, changed.get_json()
+    assert changed.get_json() == {**made, "priority": 5, "active": False}
+    refused = api.put(f"/rules/{made['id']}", json={"conditions": {}})
+    assert refused.status_code == 400 and "conditions" in refused.get_json()["error"]
+    assert api.put("/rules/999", json={}).status_code == 404
+    assert api.delete(f"/rules/{made['id']}").status_code == 204
+    assert api.delete(f"/rules/{made['id']}").status_code == 404
+    actions = [e["action"] for e in api.get("/audit?limit=50").get_json()["items"]]
+    assert [a for a in actions if a.startswith("rule.")] == [  # newest first
+        "rule.deleted",
+        "rule.changed",
+        "rule.created",
+    ]
+
+
+def suggestion_of(api, sid, line_id=1):
+    return api.get(f"/statements/{sid}").get_json()["lines"][line_id - 1]["suggestion"]
+
+
+def test_the_first_rule_by_priority_then_id_whose_every_condition_holds(api, books):
+    sid = upload(
+        api, books["bank"], statement_file(line("2026-03-02", -4500, "SHELL  Station 12"))
+    ).get_json()["id"]
+    assert suggestion_of(api, sid) is None
+    # Applies at once to the waiting line: suggestions are worked out when read.
+    later = rule(
+        api, name="b", priority=20, counter_account_id=books["food"], conditions={"max_cents": 0}
+    ).get_json()
+    assert suggestion_of(api, sid) == {
+        "account_id": books["food"],
+        "source": "rule",
+        "rule_id": later["id"],
+    }
+    first = rule(
+        api,
+        name="a",
+        priority=10,
+        counter_account_id=books["fuel"],
+        conditions={"payee_contains": "shell station", "min_cents": -5000, "max_cents": -4000},
+    ).get_json()
+    assert suggestion_of(api, sid)["rule_id"] == first["id"]
+    # Equal priority: the lower id first.
+    rule(api, name="c", priority=10, counter_account_id=books["food"], conditions={"max_cents": 0})
+    assert suggestion_of(api, sid)["rule_id"] == first["id"]
+    # One condition failing: not that rule.
+    api.put(f"/rules/{first['id']}", json={"conditions": {"payee_is": "shell", "max_cents": 0}})
+    assert suggestion_of(api, sid)["rule_id"] != first["id"]
+    # Inactive and limited to another account: skipped.
+    api.put(f"/rules/{first['id']}", json={"conditions": {"payee_is": "Shell Station 12"}})
+    assert suggestion_of(api, sid)["rule_id"] == first["id"]
+    api.put(f"/rules/{first['id']}", json={"active": False})
+    assert suggestion_of(api, sid)["rule_id"] != first["id"]
+    api.put(f"/rules/{first['id']}", json={"active": True, "account_id": books["card"]})
+    assert suggestion_of(api, sid)["rule_id"] != first["id"]
+
+
+def test_history_the_newest_two_entry_posting_with_the_same_payee(api, books):
+    old = upload(
+        api,
+        books["bank"],
+        statement_file(
+            line("2026-02-01", -900, "Corner Shop"), line("2026-02-20", -500, "corner  SHOP")
+        ),
+    ).get_json()["id"]
+    api.post(
+        f"/statements/{old}/lines",
+        json={
+            "lines": [
+                {"line_id": 1, "action": "post", "account_id": books["fuel"]},
+                {"line_id": 2, "action": "post", "account_id": books["food"]},
+            ]
+        },
+    )
+    sid = upload(
+        api,
+        books["bank"],
+        statement_file(line("2026-03-02", -700, " CORNER shop "), line("2026-03-02", -7, "Other")),
+    ).get_json()["id"]
+    lines = api.get(f"/statements/{sid}").get_json()["lines"]
+    assert lines[0]["suggestion"] == {
+        "account_id": books["food"],
+        "source": "history",
+        "rule_id": None,
+    }
+    assert lines[1]["suggestion"] is None
+    # A rule comes before history.
+    made = rule(api, name="r", counter_account_id=books["fuel"], conditions={"max_cents": 0})
+    assert suggestion_of(api, sid) == {
+        "account_id": books["fuel"],
+        "source": "rule",
+        "rule_id": made.get_json()["id"],
+    }
+    # The card's lines do not learn from the bank's history.
+    card = upload(api, books["card"], statement_file(line("2026-03-02", -700, "Corner Shop")))
+    api.delete(f"/rules/{made.get_json()['id']}")
+    assert suggestion_of(api, card.get_json()["id"]) is None
+
+
+def test_matched_lines_teach_no_history_and_only_new_lines_get_a_suggestion(api, books, post_tx):
+    post_tx("2026-02-01", "by hand", (books["bank"], -900), (books["fuel"], 900))
+    old = upload(api, books["bank"], statement_file(line("2026-02-01", -900, "Shop"))).get_json()
+    assert old["lines"][0]["status"] == "match"
+    api.post(f"/statements/{old['id']}/lines", json={"lines": [{"line_id": 1, "action": "match"}]})
+    rule(api, name="r", counter_account_id=books["food"], conditions={"max_cents": 0})
+    assert suggestion_of(api, old["id"]) is None  # matched: no suggestion
+    api.delete("/rules/1")
+    sid = upload(api, books["bank"], statement_file(line("2026-03-02", -7, "Shop"))).get_json()
+    assert suggestion_of(api, sid["id"]) is None
+
+
+def test_preview_lists_the_waiting_lines_it_would_now_file(api, books):
+    sid = upload(
+        api,
+        books["bank"],
+        statement_file(
+            line("2026-03-02", -4500, "Shell"),
+            line("2026-03-03", -100, "Bakery"),
+            line("2026-03-04", -4600, "Shell"),
+        ),
+    ).get_json()["id"]
+    api.post(f"/statements/{sid}/lines", json={"lines": [{"line_id": 3, "action": "ignore"}]})
+    body = {
+        "name": "Fuel",
+        "counter_account_id": books["fuel"],
+        "conditions": {"payee_is": "shell"},
+    }
+    got = api.post("/rules/preview", json=body)
+    assert got.status_code == 200, got.get_json()
+    assert got.get_json() == {
+        "matches": [
+            {
+                "statement_id": sid,
+                "line_id": 1,
+                "booked_on": "2026-03-02",
+                "amount_cents": -4500,
+                "payee": "Shell",
+            }
+        ]
+    }
+    assert api.get("/rules").get_json() == []  # not stored
+    # A stored rule that comes first takes the line.
+    rule(api, name="Any", priority=1, counter_account_id=books["food"], conditions={"max_cents": 0})
+    assert api.post("/rules/preview", json=body).get_json() == {"matches": []}
+    refused = api.post("/rules/preview", json={**body, "conditions": {}})
+    assert refused.status_code == 400
+
+
+def test_rules_need_the_full_tier(client):
+    assert client.get("/rules").status_code == 401
+    assert client.post("/rules/preview", json={}).status_code == 401

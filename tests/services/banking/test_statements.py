@@ -1,0 +1,295 @@
+"""Bank statements over HTTP, on both stores: the upload's refusals, the status each
+line gets (duplicate, match, new), the listing, the file as uploaded, deletion
+(docs/statements.md; docs/openapi.yaml). The file format is a stand-in (stand_in.py):
+these tests are about what the service does with what a reader found."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+import pytest
+from sqlalchemy import text
+
+from app.extensions import db
+from tests.services.banking import stand_in
+from tests.services.banking.stand_in import line, statement_file, upload
+
+
+@pytest.fixture(autouse=True)
+def reader(monkeypatch):
+    stand_in.install(monkeypatch)
+
+
+@pytest.fixture
+def books(make_account):
+    return {
+        "bank": make_account("Bank", "asset"),
+        "card": make_account("Card", "liability"),
+        "food": make_account("Food", "expense"),
+        "dues": make_account("Dues", "income"),
+    }
+
+
+def stored(app, table):
+    with app.app_context():
+        n = db.session.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()
+        db.session.rollback()
+        return n
+
+
+def test_upload_answers_the_statement_with_its_lines(api, books, clock):
+    data = statement_file(
+        line("2026-03-02", 2500, "Ann Member", "REF-1"),
+        line("2026-03-03", -1299, "Corner Shop", None, memo="card 1234"),
+        currency="EUR",
+        period_from="2026-03-01",
+        period_to="2026-03-31",
+        opening_balance_cents=10000,
+        closing_balance_cents=11201,
+        closing_balance_on="2026-03-31",
+    )
+    made = upload(api, books["bank"], data)
+    assert made.status_code == 201, made.get_json()
+    body = made.get_json()
+    assert body == {
+        "id": body["id"],
+        "account_id": books["bank"],
+        "format": "ofx",
+        "bank_account": "NL91 ABNA 0417 1643 00",
+        "currency": "EUR",
+        "period_from": "2026-03-01",
+        "period_to": "2026-03-31",
+        "opening_balance_cents": 10000,
+        "closing_balance_cents": 11201,
+        "closing_balance_on": "2026-03-31",
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "created_at": body["created_at"],
+        "lines": [
+            {
+                "line_id": 1,
+                "booked_on": "2026-03-02",
+                "amount_cents": 2500,
+                "payee": "Ann Member",
+                "memo": None,
+                "bank_ref": "REF-1",
+                "status": "new",
+                "transaction_id": None,
+                "suggestion": None,
+            },
+            {
+                "line_id": 2,
+                "booked_on": "2026-03-03",
+                "amount_cents": -1299,
+                "payee": "Corner Shop",
+                "memo": "card 1234",
+                "bank_ref": None,
+                "status": "new",
+                "transaction_id": None,
+                "suggestion": None,
+            },
+        ],
+    }
+    assert api.get(f"/statements/{body['id']}").get_json() == body
+
+
+def test_what_the_file_leaves_out_is_null(api, books):
+    body = upload(api, books["bank"], statement_file(bank_account=None)).get_json()
+    for key in (
+        "bank_account",
+        "currency",
+        "period_from",
+        "period_to",
+        "opening_balance_cents",
+        "closing_balance_cents",
+        "closing_balance_on",
+    ):
+        assert body[key] is None, key
+    assert body["lines"] == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "archived", "status"),
+    [("expense", False, 400), ("income", False, 400), ("equity", False, 400), ("asset", True, 400)],
+)
+def test_only_an_open_asset_or_liability_account_takes_a_statement(
+    app, api, make_account, kind, archived, status
+):
+    account = make_account("Somewhere", kind)
+    if archived:
+        assert api.put(f"/accounts/{account}", json={"archived": True}).status_code == 200
+    refused = upload(api, account, statement_file(line("2026-03-02", 100)))
+    assert refused.status_code == status and "error" in refused.get_json()
+    assert stored(app, "statements") == 0
+
+
+def test_unknown_account_is_404(api):
+    assert upload(api, 999, statement_file()).status_code == 404
+    assert upload(api, 2**40, statement_file()).status_code == 404
+
+
+def test_not_a_statement_is_415_and_too_large_is_413(app, api, books):
+    refused = upload(api, books["bank"], b"%PDF-1.4 not a bank statement")
+    assert refused.status_code == 415 and "error" in refused.get_json()
+    app.config["MAX_STATEMENT_BYTES"] = 64
+    big = statement_file(line("2026-03-02", 100, "x" * 100))
+    refused = upload(api, books["bank"], big)
+    assert refused.status_code == 413 and "MAX_STATEMENT_BYTES" in refused.get_json()["error"]
+    assert stored(app, "statements") == 0
+
+
+def test_a_body_far_over_the_limit_is_413_before_it_is_read(app, api, books):
+    app.config["MAX_STATEMENT_BYTES"] = 1024
+    refused = upload(api, books["bank"], stand_in.MAGIC + b" " * (200 * 1024))
+    assert refused.status_code == 413
+
+
+def test_multipart_is_required(api, books):
+    refused = api.post(f"/accounts/{books['bank']}/statements", json={"file": "x"})
+    assert refused.status_code == 415
+    empty = api.post(
+        f"/accounts/{books['bank']}/statements",
+        data=f"--{stand_in.BOUNDARY}--\r\n",
+        content_type=f"multipart/form-data; boundary={stand_in.BOUNDARY}",
+    )
+    assert empty.status_code == 400 and "'file'" in empty.get_json()["error"]
+
+
+def test_several_bank_accounts_need_bank_account(app, api, books):
+    data = stand_in.several_file(
+        {"bank_account": "NL91 ABNA 0417 1643 00", "lines": [line("2026-03-02", 100)]},
+        {"bank_account": "DE89370400440532013000", "lines": [line("2026-03-02", 200)]},
+    )
+    refused = upload(api, books["bank"], data)
+    assert refused.status_code == 400
+    assert refused.get_json()["bank_accounts"] == [
+        "NL91 ABNA 0417 1643 00",
+        "DE89370400440532013000",
+    ]
+    wrong = upload(api, books["bank"], data, bank_account="GB00")
+    assert wrong.status_code == 400 and len(wrong.get_json()["bank_accounts"]) == 2
+    assert stored(app, "statements") == 0
+    # Compared without spaces, case-insensitively.
+    made = upload(api, books["bank"], data, bank_account="de89 3704 0044 0532 0130 00")
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["bank_account"] == "DE89370400440532013000"
+    assert [x["amount_cents"] for x in made.get_json()["lines"]] == [200]
+
+
+def test_duplicate_when_the_account_already_holds_the_reference_and_amount(api, books):
+    first = upload(api, books["bank"], statement_file(line("2026-03-02", 2500, "Ann", "R1")))
+    sid = first.get_json()["id"]
+    posted = api.post(
+        f"/statements/{sid}/lines",
+        json={"lines": [{"line_id": 1, "action": "post", "account_id": books["dues"]}]},
+    )
+    assert posted.status_code == 200, posted.get_json()
+    tx_id = posted.get_json()["lines"][0]["transaction_id"]
+    again = upload(
+        api,
+        books["bank"],
+        statement_file(
+            line("2026-03-02", 2500, "Ann", "R1"),  # same ref and amount: duplicate
+            line("2026-03-02", 2600, "Ann", "R1"),  # same ref, another amount: not
+        ),
+    ).get_json()
+    assert [(x["status"], x["transaction_id"]) for x in again["lines"]] == [
+        ("duplicate", tx_id),
+        ("new", None),
+    ]
+    # Another account's statement with the same reference is not a duplicate.
+    card = upload(api, books["card"], statement_file(line("2026-03-02", 2500, "Ann", "R1")))
+    assert card.get_json()["lines"][0]["status"] == "new"
+
+
+def test_match_nearest_in_date_then_lowest_id_each_taken_once(api, books, post_tx):
+    def tx(day, cents=-1299):
+        made = post_tx(day, "by hand", (books["bank"], cents), (books["food"], -cents))
+        return made.get_json()["id"]
+
+    far = tx("2026-03-01")  # 4 days from the line: too far
+    near_b = tx("2026-03-04")  # 1 day after
+    near_a = tx("2026-03-06")  # 1 day before the second line's date... see below
+    other_amount = tx("2026-03-05", -1300)
+    body = upload(
+        api,
+        books["bank"],
+        statement_file(
+            line("2026-03-05", -1299, "Shop"),
+            line("2026-03-05", -1299, "Shop"),
+            line("2026-03-05", -1299, "Shop"),
+        ),
+    ).get_json()
+    # Both near ones are 1 day away: the lower id first, then the other, then nothing.
+    assert [(x["status"], x["transaction_id"]) for x in body["lines"]] == [
+        ("match", min(near_a, near_b)),
+        ("match", max(near_a, near_b)),
+        ("new", None),
+    ]
+    assert far not in {x["transaction_id"] for x in body["lines"]}
+    assert other_amount not in {x["transaction_id"] for x in body["lines"]}
+
+
+def test_no_match_with_a_reconciled_entry_or_one_holding_a_reference(api, books, post_tx):
+    made = post_tx("2026-03-05", "by hand", (books["bank"], -500), (books["food"], 500))
+    tx_id = made.get_json()["id"]
+    entry = api.get(f"/accounts/{books['bank']}/register").get_json()["items"][0]["entry_id"]
+    assert (
+        api.post(
+            f"/accounts/{books['bank']}/cleared", json={"entry_ids": [entry], "cleared": True}
+        ).status_code
+        == 204
+    )
+    body = upload(api, books["bank"], statement_file(line("2026-03-05", -500, "X"))).get_json()
+    assert body["lines"][0]["transaction_id"] == tx_id  # cleared is still a candidate
+    assert api.delete(f"/statements/{body['id']}").status_code == 204
+    done = api.post(
+        f"/accounts/{books['bank']}/reconciliations",
+        json={"statement_date": "2026-03-31", "closing_balance_cents": -500},
+    )
+    assert done.status_code == 201, done.get_json()
+    body = upload(api, books["bank"], statement_file(line("2026-03-05", -500, "X"))).get_json()
+    assert body["lines"][0]["status"] == "new"
+
+
+def test_listing_newest_first_without_lines_and_by_account(api, books):
+    a = upload(api, books["bank"], statement_file(line("2026-03-02", 1))).get_json()
+    b = upload(api, books["card"], statement_file(line("2026-03-02", 1))).get_json()
+    listed = api.get("/statements").get_json()
+    assert [s["id"] for s in listed] == [b["id"], a["id"]]
+    assert "lines" not in listed[0]
+    assert {k: v for k, v in a.items() if k != "lines"} == listed[1]
+    only = api.get(f"/statements?account_id={books['bank']}").get_json()
+    assert [s["id"] for s in only] == [a["id"]]
+    assert api.get("/statements?account_id=x").status_code == 400
+
+
+def test_the_file_as_uploaded_and_deletion(app, api, books):
+    data = statement_file(line("2026-03-02", 1, "Ann", "R9"))
+    sid = upload(api, books["bank"], data).get_json()["id"]
+    got = api.get(f"/statements/{sid}/file")
+    assert got.status_code == 200 and got.data == data
+    assert got.mimetype == "application/octet-stream"
+    assert got.headers["Content-Disposition"].startswith("attachment")
+    assert got.headers["X-Content-Type-Options"] == "nosniff"
+    digest = base64.b64encode(hashlib.sha256(data).digest()).decode()
+    assert got.headers["Repr-Digest"] == f"sha-256=:{digest}:"
+    assert api.delete(f"/statements/{sid}").status_code == 204
+    for path in (f"/statements/{sid}", f"/statements/{sid}/file"):
+        assert api.get(path).status_code == 404
+    assert api.delete(f"/statements/{sid}").status_code == 404
+    assert stored(app, "statement_lines") == 0
+
+
+def test_unknown_statement_is_404_everywhere(api):
+    assert api.get("/statements/5").status_code == 404
+    assert api.get("/statements/5/file").status_code == 404
+    assert api.delete("/statements/5").status_code == 404
+    assert api.post("/statements/5/lines", json={"lines": []}).status_code == 404
+    assert api.post("/statements/5/reconcile").status_code == 404
+    assert api.get(f"/statements/{2**63}").status_code == 404
+
+
+def test_statements_need_the_full_tier(client, books):
+    assert client.get("/statements").status_code == 401
+    assert client.post(f"/accounts/{books['bank']}/statements").status_code == 401
