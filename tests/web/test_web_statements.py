@@ -24,7 +24,7 @@ import pytest
 from app import store
 from tests.web import test_web_browser as browser_tests
 from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, person_at, shot, sign_in
+from tests.web.test_web_views import fits, go, person_at, shot, sign_in
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -258,12 +258,23 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     ids = seed(live)
     known_rules(live, ids)
     lines = statement_lines(40)
-    page = sign_in(treasurer, live, "/")
-    page.goto(f"{live.web}/statements?account={ids['Bank']}")
+    page = sign_in(treasurer, live, "/accounts")
+    # A bank or card account's register links its statements; other accounts' do not.
+    go(page, live, f"/register?account={ids['Food']}")
+    assert page.locator("#register-statements").is_hidden()
+    go(page, live, f"/register?account={ids['Bank']}")
+    expect(page.locator("#register-statements")).to_have_attribute(
+        "href", f"/statements?account={ids['Bank']}"
+    )
+
+    # From Accounts, the bank account's Statements.
+    go(page, live, "/accounts")
+    assert page.locator(f"tr[data-id='{ids['Food']}'] .statements-link").count() == 0
+    clicks = Clicks(page)
+    clicks.click(f"tr[data-id='{ids['Bank']}'] .statements-link")
+    page.wait_for_url(f"{live.web}/statements?account={ids['Bank']}")
     page.wait_for_selector("body[data-ready=true]")
     fits(page)
-
-    clicks = Clicks(page)
     clicks.choose_file("#stmt-file", "march.ofx", bank_file(lines, reader))
     _expect_text(page, "#upload-message", r"^Read 40 lines from march\.ofx\.$")
     assert page.locator("#bank-account-label").is_hidden()
@@ -292,7 +303,7 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
         page, "#statement-message", rf"^Reconciled Bank to 2026-03-31 at {re.escape(shown)}"
     )
     assert clicks.count <= 10, clicks.count
-    assert clicks.count == 3  # choose the file, post, reconcile
+    assert clicks.count == 4  # Statements, choose the file, post, reconcile
     fits(page)
     from app.services.ledger import register
 
