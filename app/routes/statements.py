@@ -74,4 +74,6 @@ def act_on_lines(statement_id: int):
 
 @bp.post("/statements/<int:statement_id>/reconcile")
 def reconcile(statement_id: int):
+    if request.get_data(cache=True):  # no body needed; one sent must be JSON (as a form is not)
+        json_body()
     return jsonify(statements.reconcile(statement_id, principal().user_id)), 201

@@ -297,20 +297,24 @@ def _open_accounts(ids: set[int]) -> set[int]:
     return {int(r) for r in rows.scalars()}
 
 
-def suggest(account_id: int, lines: Sequence[dict]) -> None:
+def suggest(account_id: int, lines: Sequence[dict], payee_keys: Sequence[str | None]) -> None:
     """Fill in `suggestion` on the served lines of one account's statement (new lines
-    only; null when nothing applies); see the module docstring."""
-    waiting = [line for line in lines if line["status"] == "new"]
-    for line in lines:
+    only; null when nothing applies), given each line's stored payee key; see the
+    module docstring."""
+    waiting = []
+    for line, payee in zip(lines, payee_keys, strict=True):
         line["suggestion"] = None
+        if line["status"] == "new":
+            waiting.append((line, payee))
     if not waiting:
         return
-    rules = _active_rules(account_id)
+    rules = [r for r in _active_rules(account_id) if r[3] != account_id]
+    memo_needed = any("memo_contains" in conditions for _, _, conditions, _ in rules)
     unfiled = []
-    for line in waiting:
-        payee, memo = text_key(line["payee"]), text_key(line["memo"])
+    for line, payee in waiting:
+        memo = text_key(line["memo"]) if memo_needed else None
         for rule_id, _, conditions, counter in rules:
-            if counter != account_id and holds(conditions, payee, memo, line["amount_cents"]):
+            if holds(conditions, payee, memo, line["amount_cents"]):
                 line["suggestion"] = {"account_id": counter, "source": "rule", "rule_id": rule_id}
                 break
         else:

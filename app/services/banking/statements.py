@@ -73,7 +73,7 @@ def statement_account(account_id: int) -> Account:
             f"{account.kind} account: a bank statement belongs to an asset or liability account"
         )
     if account.archived:
-        raise BadRequestError(f"account {account.id} is archived and takes no statements")
+        raise BadRequestError(f"account {account.id} is archived and takes no statement")
     return account
 
 
@@ -103,8 +103,7 @@ def choose(bank_file: BankFile, bank_account) -> BankStatement:
     if len(chosen) == 1:
         return chosen[0]
     error = BadRequestError(
-        "the file holds statements of several bank accounts: name one in the form field "
-        "'bank_account'"
+        "the file holds more than one bank account: name one in the form field 'bank_account'"
         if wanted is None
         else f"the file holds no statement of bank account {str(bank_account).strip()!r}"
     )
@@ -118,6 +117,7 @@ def audit_object(statement: dict, size: int, lines: int) -> dict:
     return {"statement": {**{k: statement[k] for k in keys}, "size": size, "lines": lines}}
 
 
+# Core, on the session's connection: one executemany, without the ORM's bulk bookkeeping.
 _INSERT_LINES = insert(StatementLine)
 
 
@@ -172,7 +172,7 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
         )
     ]
     if rows:
-        db.session.execute(_INSERT_LINES, rows)
+        db.session.connection().execute(_INSERT_LINES, rows)
     statement = get(statement_id)
     audit.record("statement.uploaded", audit_object(statement, len(data), len(rows)))
     return statement
@@ -204,6 +204,7 @@ _LINE_COLUMNS = (
     StatementLine.bank_ref,
     StatementLine.status,
     StatementLine.transaction_id,
+    StatementLine.payee_key,
 )
 _LINES = (
     select(*_LINE_COLUMNS)
@@ -269,8 +270,9 @@ def get(statement_id: int) -> dict:
     """GET /statements/{id}: the statement with its lines and their suggestions."""
     header = header_row(statement_id)
     statement = served_header(header)
-    lines = [served_line(r) for r in lines_of(statement_id)]
-    rules.suggest(statement["account_id"], lines)
+    rows = lines_of(statement_id)
+    lines = [served_line(r) for r in rows]
+    rules.suggest(statement["account_id"], lines, [r.payee_key for r in rows])
     statement["lines"] = lines
     return statement
 
@@ -325,7 +327,7 @@ def reconcile(statement_id: int, created_by: int | None) -> dict:
     if header.closing_balance_cents is None or header.closing_balance_on is None:
         raise ConflictError(
             "the statement has no closing balance with its date; reconcile the account "
-            "with POST /accounts/{id}/reconciliations instead"
+            "from its register instead"
         )
     account = accounts.get_account(header.account_id)
     closing = int(header.closing_balance_cents) * reports.sign_for(account.kind)

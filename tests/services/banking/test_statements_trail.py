@@ -1,0 +1,161 @@
+"""Statements and the audit trail, on both stores: the upload and delete events carry
+the file's sha256, `verify` passes after postings and matches from a statement and
+exits 1 when a stored statement file changes behind the service, and backup and
+restore carry statements, their files and rules across stores (docs/statements.md)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from sqlalchemy import text
+
+from app.extensions import db
+from tests.services.banking import stand_in
+from tests.services.banking.stand_in import line, statement_file, upload
+
+
+@pytest.fixture(autouse=True)
+def reader(monkeypatch):
+    stand_in.install(monkeypatch)
+
+
+@pytest.fixture
+def books(make_account):
+    return {"bank": make_account("Bank", "asset"), "food": make_account("Food", "expense")}
+
+
+def events(api, prefix):
+    items = api.get("/audit?limit=200").get_json()["items"]
+    return [e for e in reversed(items) if e["action"].startswith(prefix)]
+
+
+def tamper(app, statement, **params):
+    with app.app_context(), db.engine.begin() as conn:
+        conn.execute(text(statement), params)
+
+
+def test_upload_and_delete_are_events_carrying_the_sha256(api, books):
+    data = statement_file(line("2026-03-02", -5, "Shop"), line("2026-03-03", -6, "Shop"))
+    sid = upload(api, books["bank"], data).get_json()["id"]
+    assert api.delete(f"/statements/{sid}").status_code == 204
+    uploaded, deleted = events(api, "statement.")
+    expected = {
+        "statement": {
+            "id": sid,
+            "account_id": books["bank"],
+            "format": "ofx",
+            "bank_account": "NL91 ABNA 0417 1643 00",
+            "size": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "lines": 2,
+        }
+    }
+    assert uploaded["action"] == "statement.uploaded" and uploaded["object"] == expected
+    assert deleted["action"] == "statement.deleted" and deleted["object"] == expected
+
+
+def test_verify_follows_postings_and_matches_and_catches_a_changed_file(
+    app, api, books, post_tx, runner
+):
+    post_tx("2026-03-03", "by hand", (books["bank"], -6), (books["food"], 6))
+    data = statement_file(line("2026-03-02", -5, "Shop", "R1"), line("2026-03-03", -6, "Shop"))
+    sid = upload(api, books["bank"], data).get_json()["id"]
+    gone = upload(api, books["bank"], statement_file(line("2026-03-09", 1))).get_json()["id"]
+    assert api.delete(f"/statements/{gone}").status_code == 204
+    done = api.post(
+        f"/statements/{sid}/lines",
+        json={
+            "lines": [
+                {"line_id": 1, "action": "post", "account_id": books["food"]},
+                {"line_id": 2, "action": "match"},
+            ]
+        },
+    )
+    assert done.status_code == 200, done.get_json()
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 0, result.output
+    api.get("/audit/head")  # seal
+
+    tamper(app, "UPDATE statements SET content_bytes = :c WHERE id = :i", c=b"forged", i=sid)
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1
+    assert f"statement {sid}" in result.output and "SHA-256" in result.output
+    tamper(app, "UPDATE statements SET content_bytes = :c WHERE id = :i", c=data, i=sid)
+    assert runner.invoke(args=["verify"]).exit_code == 0
+
+    tamper(app, "UPDATE statements SET sha256 = :h WHERE id = :i", h="0" * 64, i=sid)
+    assert runner.invoke(args=["verify"]).exit_code == 1
+    tamper(
+        app,
+        "UPDATE statements SET sha256 = :h WHERE id = :i",
+        h=hashlib.sha256(data).hexdigest(),
+        i=sid,
+    )
+
+    tamper(app, "DELETE FROM statement_lines WHERE statement_id = :i", i=sid)
+    tamper(app, "DELETE FROM statements WHERE id = :i", i=sid)
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1
+    assert f"statement {sid}" in result.output and "missing" in result.output
+
+
+def test_verify_names_a_statement_added_behind_the_service(app, books, runner):
+    tamper(
+        app,
+        "INSERT INTO statements (id, account_id, format, size, sha256, created_at,"
+        " content_bytes) VALUES (77, :a, 'ofx', 1, :h, '2026-01-01 00:00:00', :c)",
+        a=books["bank"],
+        h=hashlib.sha256(b"x").hexdigest(),
+        c=b"x",
+    )
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1 and "statement 77 is in the ledger" in result.output
+
+
+# slow: a restore into a new PostgreSQL database (created, migrated, dropped) takes seconds
+@pytest.mark.parametrize("target", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def test_backup_and_restore_carry_statements_files_and_rules(
+    api, books, runner, app_config, tmp_path, target
+):
+    from app import create_app
+    from tests.support import throwaway_database
+
+    data = statement_file(line("2026-03-02", -5, "Shop", "R1"), line("2026-03-03", -6, "Bakery"))
+    sid = upload(api, books["bank"], data).get_json()["id"]
+    api.post(
+        f"/statements/{sid}/lines",
+        json={"lines": [{"line_id": 1, "action": "post", "account_id": books["food"]}]},
+    )
+    made = api.post(
+        "/rules",
+        json={
+            "name": "Bread",
+            "counter_account_id": books["food"],
+            "conditions": {"payee_is": "bakery"},
+        },
+    ).get_json()
+    before = api.get(f"/statements/{sid}").get_json()
+    assert before["lines"][1]["suggestion"]["rule_id"] == made["id"]
+    path = tmp_path / "books.backup"
+    assert runner.invoke(args=["backup", str(path)]).exit_code == 0
+    with throwaway_database(target, tmp_path, "ledger_statements_restore_") as url:
+        restored = create_app({**app_config, "DATABASE_URL": url})
+        cli = restored.test_cli_runner()
+        result = cli.invoke(args=["restore", str(path)])
+        assert result.exit_code == 0, result.output
+        verified = cli.invoke(args=["verify"])
+        assert verified.exit_code == 0, verified.output
+        client = restored.test_client()
+        headers = {"Authorization": f"Bearer {api.token}"}
+        assert client.get(f"/statements/{sid}", headers=headers).get_json() == before
+        assert client.get(f"/statements/{sid}/file", headers=headers).data == data
+        assert client.get("/rules", headers=headers).get_json() == [made]
+        # The bank reference came along on its entry.
+        with restored.app_context():
+            refs = db.session.execute(
+                text("SELECT bank_ref FROM entries WHERE bank_ref IS NOT NULL")
+            ).all()
+            assert refs == [("R1",)]
+            db.session.rollback()
+            db.engine.dispose()
