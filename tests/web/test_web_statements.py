@@ -5,10 +5,8 @@ account, match, ignore, make a rule from a line after its preview, the 409's
 difference; and a 1,000-line statement usable on a phone (nothing wider than the
 screen, no date or word broken, targets at least 24x24 px, the primary ones 44x44).
 
-Everything runs against the real API. The OFX files are real; where this build has
-no statement readers yet (they are their own package, app/services/banking/readers),
-the `reader` fixture reads each file the test wrote into the lines it was written
-from, so the page, the routes and the ledger are real and only the parsing is not.
+Everything runs against the real API, its OFX reader included: the files are OFX 1.x
+as a bank sends them.
 
 Screenshots: docs/screenshot-statements*.png with LEDGER_SCREENSHOTS=docs, otherwise
 build/screenshots/ (as tests/web/test_web_views.py).
@@ -16,7 +14,6 @@ build/screenshots/ (as tests/web/test_web_views.py).
 
 from __future__ import annotations
 
-import importlib
 import re
 
 import pytest
@@ -161,63 +158,6 @@ def ofx(lines: list[dict], opening: int = 500000, *, also: str | None = None) ->
     return text.encode("ascii")
 
 
-@pytest.fixture
-def reader(monkeypatch):
-    """None when the build reads statement files itself; otherwise a dict the test
-    fills (file bytes → BankFile) that stands in for the readers."""
-    try:
-        importlib.import_module("app.services.banking.readers")
-        return None
-    except ModuleNotFoundError:
-        pass
-    from app.services.banking import statements
-    from app.services.banking.bankfile import NotAStatement
-
-    written: dict[bytes, object] = {}
-
-    def read(data: bytes):
-        if data not in written:
-            raise NotAStatement()
-        return written[data]
-
-    monkeypatch.setattr(statements, "read_file", read)
-    return written
-
-
-def bank_file(lines: list[dict], reader, *, also: str | None = None) -> bytes:
-    """ofx(lines, also=...), known to the stand-in reader when there is one."""
-    data = ofx(lines, also=also)
-    if reader is not None:
-        import datetime as dt
-
-        from app.services.banking.bankfile import BankFile, BankLine, BankStatement
-
-        def statement(account, lines):
-            return BankStatement(
-                bank_account=account,
-                currency="EUR",
-                period_from=dt.date(2026, 3, 1),
-                period_to=dt.date(2026, 3, 31),
-                opening_balance_cents=500000,
-                closing_balance_cents=500000 + sum(line["amount_cents"] for line in lines),
-                closing_balance_on=dt.date(2026, 3, 31),
-                lines=[
-                    BankLine(
-                        booked_on=dt.date.fromisoformat(line["booked_on"]),
-                        amount_cents=line["amount_cents"],
-                        payee=line["payee"],
-                        memo=line["memo"],
-                        bank_ref=line["bank_ref"],
-                    )
-                    for line in lines
-                ],
-            )
-
-        found = [statement(also, statement_lines(1))] if also else []
-        reader[data] = BankFile(format="ofx", statements=[*found, statement("99887766", lines)])
-    return data
-
-
 def known_rules(live, ids):
     """One rule per payee, limited to the bank account (as "always file here" makes them)."""
     from app.services.banking import rules
@@ -254,7 +194,7 @@ class Clicks:
         )
 
 
-def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live, size, reader):
+def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live, size):
     ids = seed(live)
     known_rules(live, ids)
     lines = statement_lines(40)
@@ -275,7 +215,7 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     page.wait_for_url(f"{live.web}/statements?account={ids['Bank']}")
     page.wait_for_selector("body[data-ready=true]")
     fits(page)
-    clicks.choose_file("#stmt-file", "march.ofx", bank_file(lines, reader))
+    clicks.choose_file("#stmt-file", "march.ofx", ofx(lines))
     _expect_text(page, "#upload-message", r"^Read 40 lines from march\.ofx\.$")
     assert page.locator("#bank-account-label").is_hidden()
     rows = page.locator("#lines > li")
@@ -319,7 +259,7 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
         )
 
 
-def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live, size, reader):
+def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live, size):
     if size == "phone":
         pytest.skip("the single-line actions are driven at the desktop size")
     ids = seed(live, by_hand=True)
@@ -330,8 +270,15 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     page = sign_in(treasurer, live, "/")
     page.goto(f"{live.web}/statements?account={ids['Bank']}")
     page.wait_for_selector("body[data-ready=true]")
+    # A file that is no statement: the server's reason, the file field marked.
+    page.set_input_files(
+        "#stmt-file", files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"hello"}]
+    )
+    _expect_text(page, "#upload-message", r"OFX.*camt\.053.*MT940")
+    assert page.locator("#stmt-file").get_attribute("aria-invalid") == "true"
+    assert page.locator("#statement-section").is_hidden()
     # A file holding two bank accounts' statements: the page asks which one.
-    both = bank_file(lines, reader, also="55554444")
+    both = ofx(lines, also="55554444")
     page.set_input_files(
         "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": both}]
     )
@@ -450,7 +397,7 @@ BROKEN_JS = """() => {
 }"""
 
 
-def test_a_thousand_lines_on_a_phone(treasurer, live, size, reader):
+def test_a_thousand_lines_on_a_phone(treasurer, live, size):
     ids = seed(live)
     lines = statement_lines(1000, long_words=True)
     known_rules(live, ids)
@@ -459,7 +406,7 @@ def test_a_thousand_lines_on_a_phone(treasurer, live, size, reader):
     page.wait_for_selector("body[data-ready=true]")
     page.set_input_files(
         "#stmt-file",
-        files=[{"name": "year.ofx", "mimeType": "text/plain", "buffer": bank_file(lines, reader)}],
+        files=[{"name": "year.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}],
     )
     rows = page.locator("#lines > li")
     expect(rows).to_have_count(100)  # drawn 100 at a time
