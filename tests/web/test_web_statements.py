@@ -15,6 +15,7 @@ build/screenshots/ (as tests/web/test_web_views.py).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -350,6 +351,19 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     expect(page.locator("#statement-message a")).to_have_attribute(
         "href", re.compile(r"^/register\?account=\d+&statement_date=2026-03-31&closing=\d+$")
     )
+    # The account's statements: the file as uploaded, then deleted (its postings stay).
+    listed = page.locator("#statements > li[data-statement]")
+    expect(listed).to_have_count(1)
+    expect(listed.locator("a.open-statement")).to_have_text("2026-03-01 to 2026-03-31")
+    with page.expect_download() as download:
+        listed.locator("button", has_text="Download the file").click()
+    assert Path(download.value.path()).read_bytes() == both
+    listed.locator("button", has_text="Delete").click()
+    listed.locator("button", has_text="Delete it").click()
+    _expect_text(page, "#list-message", r"^Deleted the statement; what it posted or matched stays")
+    expect(listed).to_have_count(0)
+    assert page.locator("#statement-section").is_hidden()
+
     by_account = {}
     for tx in live.transactions():
         for entry in tx["entries"]:
