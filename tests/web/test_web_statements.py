@@ -246,6 +246,17 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     assert clicks.count <= 10, clicks.count
     assert clicks.count == 4  # Statements, choose the file, post, reconcile
     fits(page)
+    # The same file again: every line already imported, nothing to post.
+    page.set_input_files(
+        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
+    )
+    _expect_text(page, "#statement-counts", r"^40 lines: 40 already imported\.$")
+    expect(page.locator("#lines > li[data-line='1'] .badge")).to_have_text("Already imported")
+    expect(page.locator("#lines > li[data-line='1'] .detail")).to_have_text(
+        "Already in the books as 2026-03-01 · Corner Grocer · -23.45"
+    )
+    assert page.locator("#post-suggested").is_disabled()
+    expect(page.locator("#statements > li[data-statement]")).to_have_count(2)
     from app.services.ledger import register
 
     with live.app.app_context():
