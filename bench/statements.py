@@ -13,6 +13,9 @@ back each time, so every call meets the same books):
                                         suggestions (target: at most 1 s)
   post 1,000 lines in one request       services.banking.lines.act posting POSTED of its new
                                         lines, all or nothing (target: at most 2 s)
+  1,000 plain postings (the floor)      the same postings through
+                                        ledger.transactions.record_transaction alone, the
+                                        one write path every posting takes
 
 The file is an OFX 2 statement when the readers are installed
 (services.banking.readers); otherwise the readers' output (a BankFile) is handed to
@@ -113,6 +116,7 @@ def measure(url: str, repeat: int, seed: int) -> dict:
     from app import create_app, store
     from app.extensions import db
     from app.services.banking import bankfile, lines, statements
+    from app.services.ledger import transactions
 
     app = create_app({"DATABASE_URL": url})
     results: dict = {"timings": {}, "lines": LINES, "posted": POSTED}
@@ -170,18 +174,37 @@ def measure(url: str, repeat: int, seed: int) -> dict:
             ]
         }
         postings = []
-        try:
-            for _ in range(repeat):
-                with store.writing():
-                    start = time.perf_counter()
-                    lines.act(kept["id"], body, None)
-                    postings.append(time.perf_counter() - start)
-                    store.rollback()
-        finally:
+        for _ in range(repeat):
             with store.writing():
-                statements.remove(kept["id"])
-                store.commit()
+                start = time.perf_counter()
+                lines.act(kept["id"], body, None)
+                postings.append(time.perf_counter() - start)
+                store.rollback()
         results["timings"][f"post {len(new):,} lines in one request"] = _ms(postings)
+        # The floor: the same postings through the ledger's own write path, one call
+        # each, nothing else (what a statement's posting adds is the difference).
+        by_line = {x["line_id"]: x for x in kept["lines"]}
+        plain = []
+        for _ in range(repeat):
+            with store.writing():
+                start = time.perf_counter()
+                for line_id in new:
+                    line = by_line[line_id]
+                    transactions.record_transaction(
+                        line["booked_on"],
+                        line["payee"],
+                        [
+                            {"account_id": ACCOUNT, "amount_cents": line["amount_cents"]},
+                            {"account_id": COUNTER, "amount_cents": -line["amount_cents"]},
+                        ],
+                        None,
+                    )
+                plain.append(time.perf_counter() - start)
+                store.rollback()
+        results["timings"][f"{len(new):,} plain postings (the floor)"] = _ms(plain)
+        with store.writing():
+            statements.remove(kept["id"])
+            store.commit()
         db.engine.dispose()
     return results
 

@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { closingBalance, likeness, otherSide, searchesFor, searchWord, suggestions, words } from "../../app/web/static/js/matching.js";
+import {
+  closingBalance, confirmDuplicates, likeness, otherSide, references, repeatedLines, sameDescription, searchesFor, searchWord, suggestions, words,
+} from "../../app/web/static/js/matching.js";
 
 const BANK = 1;
 const GRANTS = 5;
@@ -62,4 +64,34 @@ test("the closing balance is the newest line's, whichever way the statement runs
   assert.deepEqual(closingBalance([...oldestFirst].reverse()), { statement_date: "2026-01-31", closing_balance_cents: 300 });
   assert.deepEqual(closingBalance([{ occurred_on: "2026-02-01", balance: null }]), { statement_date: "2026-02-01", closing_balance_cents: null });
   assert.equal(closingBalance([{ occurred_on: null, balance: 5 }]), null);
+});
+
+test("a look-alike is a duplicate only when its description says the same", () => {
+  assert.deepEqual(references("SUBS ANN REF 4411-A"), ["4411"]);
+  assert.deepEqual(references("ab12cd x9 2025"), ["ab12cd", "2025"]);
+  // Another member's subscription: same date and amount, not the same line.
+  assert.equal(sameDescription("Subscription Ann Smith", "Subscription Bob Jones"), false);
+  assert.equal(sameDescription("Subscription Ann Smith", "Subscription Ann Jones"), false); // half the words alike is not enough
+  assert.equal(sameDescription("SUBSCRIPTION ANN SMITH", "Subscription ann  smith"), true);
+  // References decide when both carry one.
+  assert.equal(sameDescription("Subs Ann REF 4411", "subs Ann ref 4412"), false);
+  assert.equal(sameDescription("TRANSFER 99812 JONES", "Jones transfer ref 99812"), true);
+  const booked = new Map([[3, { description: "Subscription Bob Jones" }], [4, { description: "Subscription Ann Smith" }]]);
+  assert.deepEqual(confirmDuplicates("Subscription Ann Smith", [3, 4, 9], booked), [4, 9]);
+  assert.deepEqual(confirmDuplicates("x", undefined, booked), []);
+});
+
+test("a line the file holds twice is flagged; two real purchases are not", () => {
+  const line = (n, description, balance = null, cents = -350) => ({ line: n, occurred_on: "2026-03-02", description, cents, balance });
+  const repeats = repeatedLines([
+    line(2, "Coffee shop", 10000),
+    line(3, "COFFEE  SHOP", 10000), // the same line again: same balance
+    line(4, "Coffee shop", 9650), // a second coffee: the balance moved
+    line(5, "Bakery"),
+    line(6, "Bakery"), // no balance column: the same date, amount and text
+    line(7, "Bakery", null, -351),
+    { line: 8, error: "bad date" },
+    { line: 9, error: "bad date" },
+  ]);
+  assert.deepEqual([...repeats], [[1, 2], [4, 5]]);
 });

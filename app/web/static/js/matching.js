@@ -98,3 +98,56 @@ export function closingBalance(lines) {
     closing_balance_cents: Number.isSafeInteger(last.balance) ? last.balance : null,
   };
 }
+
+// --- possible duplicates: the same line, not only the same date and amount ---------
+//
+// The server's look-alikes (possible_duplicates) share the date (within 3 days), the
+// accounts and the amount, nothing more: a new member's subscription looked like
+// another member's. A look-alike is kept only when its description says the same as
+// the line: the bank's reference when both carry one, else the same words.
+
+// The bank's references in a text: its tokens of 4 characters or more holding a
+// digit, lower case ("SUBS ANN REF 4411-A" → ["4411"]; "ab12cd" → ["ab12cd"]).
+export function references(text) {
+  return (text ?? "")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((token) => token.length >= 4 && /\p{N}/u.test(token));
+}
+
+// Does a stored transaction's description say the same as a statement line's? Both
+// with references: one in common. Otherwise: the same words (case, digits and
+// punctuation aside), so "Subscription Ann Smith" is not "Subscription Bob Jones".
+export function sameDescription(lineText, storedText) {
+  const mine = references(lineText);
+  const theirs = new Set(references(storedText));
+  if (mine.length && theirs.size) return mine.some((ref) => theirs.has(ref));
+  return likeness(lineText, storedText) === 1;
+}
+
+// The look-alike ids the server found for a line, kept only when the transaction's
+// description says the same (booked: Map id → transaction). An id whose transaction
+// was not read is kept: it cannot be told apart.
+export function confirmDuplicates(description, ids, booked) {
+  return (ids ?? []).filter((id) => {
+    const tx = booked.get(id);
+    return tx === undefined || sameDescription(description, tx.description);
+  });
+}
+
+// Lines that repeat an earlier line of the same file exactly (the date, the amount,
+// the description and, when the file has one, the running balance): Map(index → the
+// earlier line's `line` number). Two real purchases alike in all else differ in the
+// running balance; a line the file holds twice does not.
+export function repeatedLines(lines) {
+  const seen = new Map();
+  const repeats = new Map();
+  lines.forEach((line, index) => {
+    if (line.error) return;
+    const text = (line.description ?? "").toLowerCase().split(/\s+/u).filter(Boolean).join(" ");
+    const key = JSON.stringify([line.occurred_on, line.cents, text, line.balance ?? null]);
+    if (seen.has(key)) repeats.set(index, seen.get(key));
+    else seen.set(key, line.line);
+  });
+  return repeats;
+}

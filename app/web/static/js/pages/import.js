@@ -11,7 +11,7 @@ import { api, orSignIn, requireSession } from "../api.js";
 import { busy, byId, h, say } from "../dom.js";
 import { CsvError, guessMapping, lineTransaction, parseCsv, statementLines } from "../csv.js";
 import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
-import { closingBalance, searchesFor, suggestions } from "../matching.js";
+import { closingBalance, confirmDuplicates, repeatedLines, searchesFor, suggestions } from "../matching.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
 
@@ -26,7 +26,7 @@ const AT_ONCE = 4;
 
 const state = {
   style: "personal", accounts: null, rows: [],
-  lines: [], // [{line, occurred_on, description, cents, balance, error, counter, hint, duplicates, problem, include, chosen}]
+  lines: [], // [{line, occurred_on, description, cents, balance, error, counter, hint, duplicates, repeatOf, problem, include, chosen}]
   bank: null, checking: 0, imported: false,
 };
 
@@ -140,9 +140,23 @@ async function suggestCounters(lines, bank) {
 
 const ready = (line) => !line.error && line.counter;
 
+// The bank account's transactions around the lines the server flagged (one request
+// for the flagged lines' dates, 3 days either side): Map id → transaction, so that a
+// look-alike is kept only when its description says the same (matching.js).
+async function flaggedTransactions(lines, rows) {
+  const days = lines.filter((_, i) => (rows[i]?.possible_duplicates ?? []).length).map((line) => line.occurred_on).sort();
+  if (!days.length) return new Map();
+  const shift = (day, n) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86400000).toISOString().slice(0, 10);
+  const found = await orSignIn(api("/transactions", {
+    query: { account_id: state.bank, from: shift(days[0], -3), to: shift(days.at(-1), 3) },
+  })).catch(() => []);
+  return new Map((Array.isArray(found) ? found : []).map((tx) => [tx.id, tx]));
+}
+
 // POST /import dry_run with every line that has its other side: each answer row
-// gives that line's problem and possible duplicates. A newly flagged duplicate is
-// unticked unless the person ticked it after it was flagged.
+// gives that line's problem and possible duplicates (kept when the description says
+// the same). A newly flagged duplicate is unticked unless the person ticked it after
+// it was flagged.
 async function check() {
   const sent = state.lines.filter(ready);
   const asked = ++state.checking;
@@ -155,6 +169,8 @@ async function check() {
   }
   if (asked !== state.checking) return; // a later check is on its way
   const rows = answer.rows ?? [];
+  const booked = await flaggedTransactions(sent, rows);
+  if (asked !== state.checking) return;
   for (const line of state.lines) {
     line.problem = null;
     if (!line.error && !line.counter) line.problem = "Choose the other side.";
@@ -163,8 +179,8 @@ async function check() {
     const row = rows[i] ?? {};
     line.problem = row.error ? row.error.replace(/^row \d+: /, "") : null;
     const was = line.duplicates.join();
-    line.duplicates = row.possible_duplicates ?? [];
-    if (line.duplicates.join() !== was && !line.chosen) line.include = line.duplicates.length === 0;
+    line.duplicates = confirmDuplicates(line.description, row.possible_duplicates, booked);
+    if (line.duplicates.join() !== was && !line.chosen) line.include = line.duplicates.length === 0 && line.repeatOf === null;
   });
   renderPreview();
 }
@@ -177,7 +193,7 @@ function counterSelect(line) {
     line.counter = select.value;
     line.hint = null;
     line.chosen = false; // a new other side is a new line: checked afresh
-    line.include = true;
+    line.include = line.repeatOf === null;
     line.duplicates = [];
     check().catch((err) => say(byId("import-message"), err.message));
   });
@@ -191,8 +207,9 @@ function renderPreview() {
   const rows = state.lines.map((line) => {
     const problem = line.error ?? line.problem;
     const usable = !problem;
+    const flagged = line.duplicates.length > 0 || line.repeatOf !== null;
     if (problem) bad += 1;
-    else if (line.duplicates.length) dupes += 1;
+    else if (flagged) dupes += 1;
     if (usable && line.include) ticked += 1;
     const box = h("input", {
       type: "checkbox", class: "line-include", checked: usable && line.include, disabled: !usable,
@@ -207,10 +224,12 @@ function renderPreview() {
       ? h("span", { class: "flag" }, problem)
       : line.duplicates.length
         ? h("span", { class: "flag" }, `Possible duplicate of a transaction already in the books (#${line.duplicates.join(", #")})${line.include ? ": will be imported as well" : ": left out"}`)
-        : h("span", {}, "OK");
+        : line.repeatOf !== null
+          ? h("span", { class: "flag" }, `The same as line ${line.repeatOf} of this file${line.include ? ": will be imported as well" : ": left out"}`)
+          : h("span", {}, "OK");
     const counter = line.error ? h("span", {}, "") : h("span", { class: "line-side" }, counterSelect(line),
       line.hint ? h("span", { class: "hint" }, `as “${line.hint}”`) : null);
-    return h("tr", { "data-line": line.line, class: problem ? "invalid" : line.duplicates.length ? "duplicate" : "" },
+    return h("tr", { "data-line": line.line, class: problem ? "invalid" : flagged ? "duplicate" : "" },
       h("td", { "data-label": "Import" }, box),
       h("td", { "data-label": "Line" }, String(line.line)),
       h("td", { "data-label": "Date" }, line.occurred_on ?? ""),
@@ -252,11 +271,12 @@ byId("preview").addEventListener("click", (event) => {
   busy(event.currentTarget, async () => {
     try {
       const found = await suggestCounters(lines, bank);
+      const repeats = repeatedLines(lines);
       state.lines = lines.map((line, i) => ({
         ...line,
         counter: found.get(i) ? String(found.get(i).account_id) : fallback,
         hint: found.get(i)?.from.description ?? null,
-        duplicates: [], problem: null, include: true, chosen: false,
+        duplicates: [], repeatOf: repeats.get(i) ?? null, problem: null, include: !repeats.has(i), chosen: false,
       }));
       const missing = state.lines.filter((line) => !line.error && !line.counter).length;
       if (missing) {
