@@ -137,6 +137,9 @@ def test_wrong_encodings_are_read_or_refused_clearly():
     with pytest.raises(StatementFormatError, match="line 121, .*/Dbtr/Nm: not well-formed"):
         read(CAMT.replace(b"NAME NAME", b"NAM\xc9"))  # Latin-1 in a UTF-8 XML file
     assert read(CAMT.decode().encode("utf-16")).statements[0].lines[0].payee == "NAME NAME"
+    for declared in (b"UTF-3", b"Shift_JIS"):  # unknown; multi-byte, which expat lacks
+        with pytest.raises(StatementFormatError, match="encoding this reader does not know"):
+            read(CAMT.replace(b'encoding="UTF-8"', b'encoding="' + declared + b'"'))
     german = MT940.replace(b"KPN - DIGITENNE", b"K\xdcCHE")  # Latin-1 MT940: read as 1252
     assert "K\u00dcCHE" in read(german).statements[0].lines[0].memo
 

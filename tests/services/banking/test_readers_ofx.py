@@ -152,3 +152,8 @@ def test_a_file_with_no_statement_is_refused():
     )
     with pytest.raises(StatementFormatError, match="no bank or card statement"):
         read(data)
+
+
+def test_only_xml_entities_and_character_references_are_decoded():
+    data = ofx2({}).replace("Caf\u00e9 &amp; Co".encode(), b"A &amp;lt; B &#38; C &#x41; &copy;")
+    assert read(data).statements[0].lines[0].payee == "A &lt; B & C A &copy;"

@@ -110,6 +110,10 @@ def parse_xml(data: bytes) -> tuple[Element, str]:
     parser.CharacterDataHandler = chars
     try:
         parser.Parse(data, True)
+    except (LookupError, ValueError):  # "encoding='UTF-3'", or a multi-byte one expat lacks
+        raise StatementFormatError(
+            "line 1", "the XML declaration names an encoding this reader does not know"
+        ) from None
     except expat.ExpatError as exc:
         where = f"line {exc.lineno}"
         if stack:
