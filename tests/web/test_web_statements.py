@@ -272,8 +272,6 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
 
 
 def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live, size):
-    if size == "phone":
-        pytest.skip("the single-line actions are driven at the desktop size")
     ids = seed(live, by_hand=True)
     lines = statement_lines(6)
     # Line 5, the printing (-19.99 on 2026-03-21), was recorded by hand on 2026-03-20.
@@ -322,6 +320,7 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
         re.compile(r"^It would file 2 waiting lines now, all in this statement:$")
     )
     expect(panel.locator("ul.preview li")).to_have_count(2)
+    fits(page)
     panel.locator(".act-make-rule").click()
     _expect_text(
         page,
