@@ -7,4 +7,7 @@
 - `fuzzing`: the schemathesis run from the published description (strategies, checks,
   the leak check, the seeded ledger), used by tests/system/test_fuzz.py
   and bench/fuzz.py.
+- `statement_files`: generated bank files (mutated real ones and grammar-written ones)
+  for the statement readers' fuzzing, used by tests/services/banking/test_readers_fuzz.py
+  and bench/statements_fuzz.py.
 """

@@ -38,6 +38,7 @@ PAGES = {
     "/history": "history.html",
     "/year-end": "year-end.html",
     "/budgets": "budgets.html",
+    "/statements": "statements.html",
 }
 
 # Served types, fixed here rather than guessed from the host's mime.types:

@@ -21,10 +21,10 @@ export class ApiError extends Error {
 // when empty); rejects with ApiError for any non-2xx answer or network failure.
 /**
  * @param {string} path
- * @param {{method?: string, json?: unknown, query?: Record<string, any>, raw?: boolean}} [options]
+ * @param {{method?: string, json?: unknown, form?: FormData, query?: Record<string, any>, raw?: boolean}} [options]
  * @returns {Promise<any>} the parsed body (a Response when `raw`)
  */
-export async function api(path, { method = "GET", json, query, raw = false } = {}) {
+export async function api(path, { method = "GET", json, form, query, raw = false } = {}) {
   const url = new URL(API_ORIGIN + path);
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
@@ -35,6 +35,7 @@ export async function api(path, { method = "GET", json, query, raw = false } = {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(json);
   }
+  if (form !== undefined) init.body = form; // multipart: the browser sets the type
   let response;
   try {
     response = await fetch(url, init);

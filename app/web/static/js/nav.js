@@ -11,6 +11,7 @@ export const VIEWS = [
   ["/reports", "Reports", "reports"],
   ["/budgets", "Budgets", "budgets"],
   ["/import", "Import", "import"],
+  ["/statements", "Statements", "statements"],
   ["/history", "History", "history"],
   ["/year-end", "Year end", "year-end"],
   ["/security", "Security", "security"],

@@ -63,6 +63,9 @@ function accountRow(account) {
     const archive = h("button", { type: "button", class: "secondary" }, account.archived ? "Unarchive" : "Archive");
     archive.addEventListener("click", () => busy(archive, () => setArchived(account, !account.archived)));
     actions.replaceChildren(rename, archive);
+    if (!account.archived && (account.kind === "asset" || account.kind === "liability")) {
+      actions.append(h("a", { href: `/statements?account=${account.id}`, class: "account-link statements-link" }, "Statements"));
+    }
   };
   show();
   return h("tr", { "data-account": account.name, "data-id": account.id, class: account.archived ? "archived" : "" },

@@ -216,6 +216,8 @@ async function open(accountId) {
   state.accountId = accountId;
   state.kind = state.accounts.byId.get(accountId)?.kind ?? "asset";
   fillOther();
+  byId("register-statements").href = `/statements?account=${accountId}`; // a bank or card's own file
+  byId("register-statements").hidden = state.kind !== "asset" && state.kind !== "liability";
   state.list = startList({});
   say(byId("message"), "");
   say(message, "");

@@ -1,0 +1,196 @@
+// The statement page's rules (docs/statements.md, "The statement page"): what each
+// line's status says, which account a line goes to, the one request that files every
+// suggested line, a rule made from a line, and when the statement can be reconciled.
+// Pure, so node tests it (tests/js/bankfile.test.mjs); pages/statements.js draws it.
+import { formatCents } from "./money.js";
+
+// What the file input offers; the server reads the format from the bytes.
+export const ACCEPT = ".ofx,.qfx,.xml,.sta,.mt940,.940,.txt";
+
+// A line's status as a treasurer reads it: a short word and what it means.
+export const STATUS = {
+  new: { word: "New", means: "Not in the books yet." },
+  match: { word: "Found in the books", means: "Already recorded by hand." },
+  duplicate: { word: "Already imported", means: "From an earlier statement." },
+  posted: { word: "Posted", means: "Added to the books from this statement." },
+  matched: { word: "Matched", means: "Ticked off against the entry already in the books." },
+  ignored: { word: "Ignored", means: "Left out of the books." },
+};
+
+// Lines that still need a decision before the statement can be reconciled.
+export const WAITING = new Set(["new", "match"]);
+
+export function statusWord(status) {
+  return STATUS[status]?.word ?? status;
+}
+
+// {new: 3, match: 1, ...} for the summary line.
+export function countByStatus(lines) {
+  const counts = { new: 0, match: 0, duplicate: 0, posted: 0, matched: 0, ignored: 0 };
+  for (const line of lines) counts[line.status] = (counts[line.status] ?? 0) + 1;
+  return counts;
+}
+
+export function waitingCount(lines) {
+  return lines.reduce((n, line) => n + (WAITING.has(line.status) ? 1 : 0), 0);
+}
+
+// "38 new, 2 found in the books, 1 already imported" (statuses with none left out).
+export function summaryWords(lines) {
+  const counts = countByStatus(lines);
+  const parts = Object.keys(STATUS)
+    .filter((status) => counts[status] > 0)
+    .map((status) => `${counts[status]} ${statusWord(status).toLowerCase()}`);
+  const n = lines.length;
+  return `${n} line${n === 1 ? "" : "s"}${parts.length ? `: ${parts.join(", ")}` : ""}.`;
+}
+
+// The account a new line is filed to: the person's own choice (`choices`, a Map of
+// line_id → account id, 0 for "none"), else the suggestion's, when it is one the
+// picker offers (`offered`, a Set of account ids); null when none.
+export function chosenAccount(line, choices, offered) {
+  if (choices.has(line.line_id)) return choices.get(line.line_id) || null;
+  const id = line.suggestion?.account_id ?? null;
+  return id !== null && offered.has(id) ? id : null;
+}
+
+// The one request of "post every suggested line": every new line with an account
+// (posted to it) and every line found in the books (matched to its candidate).
+// Returns {lines, post, match}; `lines` is the body's array.
+export function bulkActions(lines, choices, offered) {
+  const out = [];
+  let post = 0;
+  let match = 0;
+  for (const line of lines) {
+    if (line.status === "new") {
+      const accountId = chosenAccount(line, choices, offered);
+      if (accountId === null) continue;
+      out.push({ line_id: line.line_id, action: "post", account_id: accountId });
+      post += 1;
+    } else if (line.status === "match") {
+      out.push({ line_id: line.line_id, action: "match" });
+      match += 1;
+    }
+  }
+  return { lines: out, post, match };
+}
+
+// The bulk button's words: "Post 38 suggested lines and match 2".
+export function bulkWords({ post, match }) {
+  const posts = `${post} suggested line${post === 1 ? "" : "s"}`;
+  if (post && match) return `Post ${posts} and match ${match}`;
+  if (post) return `Post ${posts}`;
+  if (match) return `Match ${match} line${match === 1 ? "" : "s"} found in the books`;
+  return "Nothing suggested to post";
+}
+
+// Where a suggestion comes from, in words: "by the rule “Grocer”", "as filed before".
+export function suggestionWords(suggestion, rules) {
+  if (!suggestion) return "";
+  if (suggestion.source === "rule") {
+    const rule = rules.get(suggestion.rule_id);
+    return rule ? `by the rule “${rule.name}”` : "by a rule";
+  }
+  return "as filed before";
+}
+
+const NAME_MAX = 100;
+
+// "Always file this payee here": the rule's body (for POST /rules and /rules/preview).
+// It is limited to the statement's own account and matches the payee exactly
+// (case and inner spaces aside, as the server compares).
+export function ruleFromLine(line, statementAccountId, counter) {
+  const payee = (line.payee ?? "").trim().replace(/\s+/g, " ");
+  if (!payee) return null;
+  const tail = ` → ${counter.name}`;
+  const room = NAME_MAX - tail.length;
+  const name = room >= 10 ? `${[...payee].slice(0, room).join("")}${tail}` : [...payee].slice(0, NAME_MAX).join("");
+  return {
+    name,
+    counter_account_id: counter.id,
+    account_id: statementAccountId,
+    conditions: { payee_is: payee.slice(0, 200) },
+  };
+}
+
+// Can "Reconcile" be pressed? {ready, reason}: a statement without a closing balance
+// or its date, or with lines waiting, cannot be (the server would answer 409).
+export function reconcileState(statement) {
+  const waiting = waitingCount(statement.lines ?? []);
+  if (statement.closing_balance_cents === null || statement.closing_balance_cents === undefined || !statement.closing_balance_on) {
+    return { ready: false, reason: "The file gives no closing balance and date, so this statement cannot be reconciled here: use the register." };
+  }
+  if (waiting > 0) {
+    return { ready: false, reason: `${waiting} line${waiting === 1 ? " is" : "s are"} still waiting: post, match or ignore ${waiting === 1 ? "it" : "them"} first.` };
+  }
+  return { ready: true, reason: "" };
+}
+
+// The closing balance as the account's register shows it (the register's `closing`
+// query): the bank's figure for an asset, negated for a liability (a card statement
+// showing -500.00 is a debt of 500.00).
+export function registerClosing(statement, kind) {
+  const cents = statement.closing_balance_cents;
+  if (cents === null || cents === undefined) return null;
+  return kind === "liability" ? -cents : cents;
+}
+
+// The reconcile 409 with a difference, in words.
+export function differenceWords(statement, accountName, differenceCents) {
+  return `Not reconciled: the cleared entries in ${accountName} up to ${statement.closing_balance_on} do not add up to the statement's closing balance of ${formatCents(statement.closing_balance_cents)}: the difference is ${formatCents(differenceCents)}. Nothing was changed; open the register to find the entry that differs.`;
+}
+
+// The statement's period: "2026-03-01 to 2026-03-31", "to 2026-03-31", or "".
+export function periodWords(statement) {
+  const from = statement.period_from;
+  const to = statement.period_to ?? statement.closing_balance_on;
+  if (from && to) return `${from} to ${to}`;
+  if (to) return `to ${to}`;
+  if (from) return `from ${from}`;
+  return "";
+}
+
+// "2026-03-01 → 2026-01-29": calendar days in UTC, so no time zone moves a day.
+export function addDays(day, n) {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
+// The register window holding every candidate of the lines found in the books or
+// already imported ({from, to}, or null when there are none): candidates are dated
+// at most 3 days from the line; an earlier statement's duplicate may be anywhere, so
+// those are looked for in the same window only.
+export function candidateWindow(lines) {
+  let low = null;
+  let high = null;
+  for (const line of lines) {
+    if (line.transaction_id === null || line.transaction_id === undefined) continue;
+    if (line.status !== "match" && line.status !== "duplicate") continue;
+    if (low === null || line.booked_on < low) low = line.booked_on;
+    if (high === null || line.booked_on > high) high = line.booked_on;
+  }
+  return low === null ? null : { from: addDays(low, -3), to: addDays(high, 3) };
+}
+
+// A candidate transaction, as the line shows it: "2026-03-02 · Hall rent · -450.00"
+// (`item`: a register item of the statement's account).
+export function candidateWords(item) {
+  return `${item.occurred_on} · ${item.description} · ${formatCents(item.amount_cents)}`;
+}
+
+// The lines whose drawing changed between two answers (by line_id), so a page of
+// many lines redraws only those.
+export function changedLines(before, after) {
+  const old = new Map(before.map((line) => [line.line_id, JSON.stringify(line)]));
+  return after.filter((line) => old.get(line.line_id) !== JSON.stringify(line)).map((line) => line.line_id);
+}
+
+// The rule preview's answer in words: "It would file 5 waiting lines now (3 in this statement)."
+export function previewWords(matches, statementId) {
+  const n = matches.length;
+  if (n === 0) return "It would file no waiting line now; it applies to the lines of later statements.";
+  const here = matches.filter((m) => m.statement_id === statementId).length;
+  const where = here === n ? (n === 1 ? " (in this statement)" : ", all in this statement") : ` (${here} in this statement)`;
+  return `It would file ${n} waiting line${n === 1 ? "" : "s"} now${where}:`;
+}

@@ -1,0 +1,499 @@
+// A bank or card account's statements (docs/statements.md, "The statement page"):
+// read the bank's file, file its lines (each with its suggested account preselected,
+// all of them in one request), match or ignore, make a rule from a line, and
+// reconcile with the statement's closing balance. The rules are static/js/bankfile.js.
+import { api, ApiError, orSignIn, requireSession } from "../api.js";
+import { busy, byId, clearMessagesOnAction, formatWhen, h, say } from "../dom.js";
+import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
+import { formatCents } from "../money.js";
+import { renderNav } from "../nav.js";
+import { saveBlob } from "../download.js";
+import {
+  ACCEPT, bulkActions, bulkWords, candidateWindow, candidateWords, changedLines, chosenAccount,
+  differenceWords, periodWords, previewWords, reconcileState, registerClosing, ruleFromLine,
+  STATUS, statusWord, suggestionWords, summaryWords,
+} from "../bankfile.js";
+
+const LINES_PAGE = 100; // lines drawn at a time: a 1,000-line file stays quick on a phone
+const FORMATS = { ofx: "OFX", "camt.053": "camt.053", mt940: "MT940" };
+
+const state = {
+  style: "personal", accounts: null, accountId: null,
+  statement: null, statements: [], rules: new Map(),
+  choices: new Map(), // line_id → account id the person picked (0: none)
+  offered: new Set(), // account ids the line pickers offer
+  candidates: new Map(), // transaction id → register item (found / already imported lines)
+  picker: null, // a <select> of the offered accounts, cloned for each line
+  shown: LINES_PAGE, nodes: new Map(), pendingFile: null,
+};
+const message = () => byId("statement-message");
+const account = () => state.accounts.byId.get(state.accountId);
+
+function remember() {
+  const url = new URL(window.location.href);
+  url.searchParams.set("account", String(state.accountId));
+  if (state.statement) url.searchParams.set("statement", String(state.statement.id));
+  else url.searchParams.delete("statement");
+  window.history.replaceState(null, "", url.pathname + url.search);
+}
+
+// ---- one line ----
+
+function statusDetail(line) {
+  if (line.status === "new") {
+    return line.suggestion ? `Suggested ${suggestionWords(line.suggestion, state.rules)}.` : "Nothing suggested: choose the account.";
+  }
+  if (line.status === "match" || line.status === "duplicate") {
+    const item = state.candidates.get(line.transaction_id);
+    const what = item ? candidateWords(item) : `transaction ${line.transaction_id}`;
+    return line.status === "match" ? `In the books as ${what}` : `Already in the books as ${what}`;
+  }
+  return STATUS[line.status]?.means ?? "";
+}
+
+// "Corner Grocer, 2026-03-01, -23.45": which line a button acts on, for screen readers.
+const about = (line) => `${line.payee || line.memo || "the line"}, ${line.booked_on}, ${formatCents(line.amount_cents)}`;
+
+function picker(line) {
+  const select = state.picker.cloneNode(true);
+  const chosen = chosenAccount(line, state.choices, state.offered);
+  select.value = chosen === null ? "" : String(chosen);
+  select.setAttribute("aria-label", `Account for ${about(line)}`);
+  select.addEventListener("change", () => state.choices.set(line.line_id, Number(select.value) || 0));
+  // The bulk button's count follows the pickers.
+  select.addEventListener("change", renderHead);
+  return select;
+}
+
+function lineActions(line, node) {
+  if (line.status === "new") {
+    const select = picker(line);
+    const post = h("button", { type: "button", class: "act-post", "aria-label": `Post ${about(line)}` }, "Post");
+    post.addEventListener("click", () => {
+      const accountId = chosenAccount(line, state.choices, state.offered);
+      if (accountId === null) return say(message(), "Choose the account this line goes to.", "error", select);
+      busy(post, async () => {
+        if (await act([{ line_id: line.line_id, action: "post", account_id: accountId }])) focusAfter(line.line_id);
+      });
+    });
+    const ignore = ignoreButton(line);
+    const parts = [select, post, ignore];
+    if (line.payee && line.payee.trim()) {
+      const always = h("button", { type: "button", class: "secondary act-rule", "aria-label": `Always file this payee here: ${line.payee.trim()}` }, "Always file this payee here");
+      always.addEventListener("click", () => openRule(line, node, select));
+      parts.push(always);
+    }
+    return h("div", { class: "do" }, parts);
+  }
+  if (line.status === "match") {
+    const match = h("button", { type: "button", class: "act-match", "aria-label": `Match ${about(line)}` }, "Match");
+    match.addEventListener("click", () => busy(match, async () => {
+      if (await act([{ line_id: line.line_id, action: "match" }])) focusAfter(line.line_id);
+    }));
+    return h("div", { class: "do" }, match, ignoreButton(line));
+  }
+  return null;
+}
+
+function ignoreButton(line) {
+  const ignore = h("button", { type: "button", class: "secondary act-ignore", "aria-label": `Ignore ${about(line)}` }, "Ignore");
+  ignore.addEventListener("click", () => busy(ignore, async () => {
+    if (await act([{ line_id: line.line_id, action: "ignore" }])) focusAfter(line.line_id);
+  }));
+  return ignore;
+}
+
+function lineNode(line) {
+  const node = h("li", { class: `line s-${line.status}`, "data-line": line.line_id, "data-status": line.status });
+  const payee = line.payee || line.memo || "(no payee)";
+  node.append(
+    h("span", { class: "when" }, line.booked_on),
+    h("span", { class: "who" },
+      h("span", { class: "payee" }, payee),
+      line.payee && line.memo ? h("span", { class: "memo" }, line.memo) : null),
+    h("span", { class: `amt num${line.amount_cents > 0 ? " amount-pos" : ""}` }, formatCents(line.amount_cents)),
+    h("span", { class: "state" },
+      h("span", { class: `badge status status-${line.status}` }, statusWord(line.status)), " ",
+      h("span", { class: "detail" }, statusDetail(line))),
+  );
+  const actions = lineActions(line, node);
+  if (actions) node.append(actions);
+  return node;
+}
+
+// ---- "always file this payee here" ----
+
+function openRule(line, node, select) {
+  say(message(), "");
+  node.querySelector(".rule-panel")?.remove();
+  const accountId = chosenAccount(line, state.choices, state.offered);
+  if (accountId === null) return say(message(), "Choose the account first: the rule files this payee there.", "error", select);
+  const counter = state.accounts.byId.get(accountId);
+  const body = ruleFromLine(line, state.accountId, counter);
+  const found = h("p", { class: "hint", role: "status" }, "Looking for the lines it would file…");
+  const list = h("ul", { class: "preview" });
+  const make = h("button", { type: "button", class: "act-make-rule", disabled: true }, "Make the rule");
+  const cancel = h("button", { type: "button", class: "secondary" }, "Cancel");
+  const panel = h("div", { class: "rule-panel" },
+    h("p", {}, `From now on, lines from “${body.conditions.payee_is}” in ${account().name} are suggested for ${counter.name}.`),
+    found, list, h("div", { class: "actions" }, make, cancel));
+  node.append(panel);
+  cancel.addEventListener("click", () => panel.remove());
+  make.addEventListener("click", () => busy(make, async () => {
+    try {
+      const rule = await orSignIn(api("/rules", { method: "POST", json: body }));
+      state.rules.set(rule.id, rule);
+      panel.remove();
+      await reloadStatement();
+      const now = state.statement.lines.filter((l) => l.status === "new" && l.suggestion?.rule_id === rule.id).length;
+      say(message(), `Made the rule “${rule.name}”: ${now} waiting line${now === 1 ? "" : "s"} of this statement now suggested for ${counter.name}.`, "info");
+    } catch (err) {
+      say(message(), err.message);
+    }
+  }));
+  orSignIn(api("/rules/preview", { method: "POST", json: body })).then((answer) => {
+    const matches = answer.matches ?? [];
+    found.textContent = previewWords(matches, state.statement.id);
+    list.replaceChildren(...matches.slice(0, 10).map((m) => h("li", {}, `${m.booked_on} · ${m.payee ?? ""} · ${formatCents(m.amount_cents)}`)));
+    if (matches.length > 10) list.append(h("li", { class: "hint" }, `and ${matches.length - 10} more`));
+    make.disabled = false;
+    make.focus();
+  }).catch((err) => {
+    panel.remove();
+    say(message(), err.message);
+  });
+}
+
+// ---- the statement ----
+
+function renderHead() {
+  const s = state.statement;
+  if (!s) return;
+  const bulk = bulkActions(s.lines, state.choices, state.offered);
+  const post = byId("post-suggested");
+  post.textContent = bulkWords(bulk);
+  post.disabled = bulk.lines.length === 0;
+  byId("statement-counts").textContent = summaryWords(s.lines);
+  const ready = reconcileState(s);
+  const rec = byId("reconcile");
+  rec.textContent = s.closing_balance_on && s.closing_balance_cents !== null
+    ? `Reconcile to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}` : "Reconcile";
+  rec.disabled = !ready.ready;
+  byId("reconcile-hint").textContent = ready.reason;
+}
+
+function renderFacts() {
+  const s = state.statement;
+  const period = periodWords(s);
+  byId("statement-title").textContent = `${account().name}: statement${period ? ` ${period}` : ""}`;
+  const facts = [
+    `${FORMATS[s.format] ?? s.format} file`,
+    s.bank_account ? `account ${s.bank_account}` : null,
+    s.currency,
+    s.opening_balance_cents !== null ? `opening balance ${formatCents(s.opening_balance_cents)}` : null,
+    s.closing_balance_cents !== null ? `closing balance ${formatCents(s.closing_balance_cents)}${s.closing_balance_on ? ` on ${s.closing_balance_on}` : ""}` : "no closing balance",
+  ].filter(Boolean);
+  byId("statement-facts").textContent = `${facts.join(", ")}.`;
+}
+
+function renderLines() {
+  const s = state.statement;
+  const shown = s.lines.slice(0, state.shown);
+  state.nodes = new Map();
+  const fragment = document.createDocumentFragment();
+  for (const line of shown) {
+    const node = lineNode(line);
+    state.nodes.set(line.line_id, node);
+    fragment.append(node);
+  }
+  byId("lines").replaceChildren(fragment);
+  renderMore();
+}
+
+function renderMore() {
+  const total = state.statement.lines.length;
+  const n = Math.min(state.shown, total);
+  byId("lines-more").hidden = n >= total;
+  byId("lines-more").textContent = `Show ${Math.min(LINES_PAGE, total - n)} more lines`;
+  byId("lines-count").textContent = n >= total ? "" : `Showing lines 1 to ${n} of ${total}.`;
+}
+
+function renderStatement() {
+  byId("statement-section").hidden = !state.statement;
+  if (!state.statement) return;
+  state.shown = LINES_PAGE;
+  renderFacts();
+  renderHead();
+  renderLines();
+}
+
+// A newer answer for the same statement: redraw only the lines that changed.
+function apply(statement) {
+  const before = state.statement;
+  state.statement = statement;
+  if (!before || before.id !== statement.id) return renderStatement();
+  for (const id of changedLines(before.lines, statement.lines)) {
+    const old = state.nodes.get(id);
+    if (!old) continue;
+    const node = lineNode(statement.lines.find((l) => l.line_id === id));
+    old.replaceWith(node);
+    state.nodes.set(id, node);
+  }
+  renderHead();
+}
+
+// After one line is done, the keyboard goes on to the next line waiting (or Reconcile).
+function focusAfter(lineId) {
+  const next = state.statement.lines.find((l) => l.line_id > lineId && (l.status === "new" || l.status === "match"));
+  const control = next && state.nodes.get(next.line_id)?.querySelector("select, button");
+  if (control) control.focus();
+  else if (!byId("reconcile").disabled) byId("reconcile").focus();
+}
+
+async function act(lines) {
+  say(message(), "");
+  try {
+    apply(await orSignIn(api(`/statements/${state.statement.id}/lines`, { method: "POST", json: { lines } })));
+    await loadCandidates();
+    return true;
+  } catch (err) {
+    say(message(), err.message);
+    return false;
+  }
+}
+
+async function reloadStatement() {
+  apply(await orSignIn(api(`/statements/${state.statement.id}`)));
+}
+
+// The transactions the found and already-imported lines stand for, from the
+// account's register around their dates, so each shows its date, description, amount.
+async function loadCandidates() {
+  const s = state.statement;
+  const window_ = candidateWindow(s.lines.filter((l) => !state.candidates.has(l.transaction_id)));
+  if (!window_) return;
+  let cursor = null;
+  for (let page = 0; page < 10; page += 1) {
+    const answer = await orSignIn(api(`/accounts/${state.accountId}/register`, {
+      query: { ...window_, limit: "500", ...(cursor ? { cursor } : {}) },
+    }));
+    for (const item of answer.items) if (!state.candidates.has(item.transaction_id)) state.candidates.set(item.transaction_id, item);
+    cursor = answer.next_cursor;
+    if (!cursor) break;
+  }
+  if (state.statement !== s) return;
+  for (const line of s.lines) {
+    if ((line.status !== "match" && line.status !== "duplicate") || !state.nodes.has(line.line_id)) continue;
+    const detail = state.nodes.get(line.line_id).querySelector(".detail");
+    if (detail) detail.textContent = statusDetail(line);
+  }
+}
+
+async function openStatement(id) {
+  say(message(), "");
+  state.choices = new Map();
+  state.statement = null;
+  apply(await orSignIn(api(`/statements/${id}`)));
+  remember();
+  renderList();
+  await loadCandidates();
+}
+
+byId("post-suggested").addEventListener("click", (event) => {
+  const bulk = bulkActions(state.statement.lines, state.choices, state.offered);
+  if (bulk.lines.length === 0) return;
+  busy(event.currentTarget, async () => {
+    if (await act(bulk.lines)) {
+      const parts = [bulk.post ? `posted ${bulk.post}` : null, bulk.match ? `matched ${bulk.match}` : null].filter(Boolean);
+      say(message(), `Done: ${parts.join(" and ")} line${bulk.post + bulk.match === 1 ? "" : "s"}.`, "info");
+    }
+  });
+});
+
+byId("reconcile").addEventListener("click", (event) => {
+  const s = state.statement;
+  say(message(), "");
+  busy(event.currentTarget, async () => {
+    try {
+      const done = await orSignIn(api(`/statements/${s.id}/reconcile`, { method: "POST" }));
+      const n = Array.isArray(done.entries) ? done.entries.length : done.entries;
+      say(message(), `Reconciled ${account().name} to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}${Number.isSafeInteger(n) ? `: ${n} entr${n === 1 ? "y" : "ies"} now locked` : ""}.`, "info");
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409 && Number.isSafeInteger(err.body?.difference_cents)) {
+        say(message(), differenceWords(s, account().name, err.body.difference_cents));
+        const closing = registerClosing(s, account().kind);
+        message().append(" ", h("a", { href: `/register?account=${state.accountId}&statement_date=${s.closing_balance_on}&closing=${closing}`, class: "account-link" }, "Open the register"));
+      } else {
+        say(message(), err.message);
+      }
+    }
+  });
+});
+
+byId("lines-more").addEventListener("click", () => {
+  const s = state.statement;
+  const from = state.shown;
+  state.shown += LINES_PAGE;
+  const fragment = document.createDocumentFragment();
+  for (const line of s.lines.slice(from, state.shown)) {
+    const node = lineNode(line);
+    state.nodes.set(line.line_id, node);
+    fragment.append(node);
+  }
+  byId("lines").append(fragment);
+  renderMore();
+});
+
+// ---- reading a file ----
+
+async function upload(file, bankAccount = "") {
+  const out = byId("upload-message");
+  say(out, "");
+  const form = new FormData();
+  form.append("file", file, file.name || "statement");
+  if (bankAccount) form.append("bank_account", bankAccount);
+  try {
+    const statement = await orSignIn(api(`/accounts/${state.accountId}/statements`, { method: "POST", form }));
+    state.pendingFile = null;
+    byId("bank-account-label").hidden = true;
+    byId("upload-again").hidden = true;
+    byId("stmt-file").value = "";
+    state.choices = new Map();
+    state.statement = null;
+    apply(statement);
+    remember();
+    await loadList();
+    say(out, `Read ${statement.lines.length} line${statement.lines.length === 1 ? "" : "s"} from ${file.name || "the file"}.`, "info");
+    await loadCandidates();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400 && Array.isArray(err.body?.bank_accounts)) {
+      state.pendingFile = file;
+      byId("bank-account").replaceChildren(...err.body.bank_accounts.map((id) => h("option", { value: id }, id)));
+      byId("bank-account-label").hidden = false;
+      byId("upload-again").hidden = false;
+      say(out, `This file holds statements of ${err.body.bank_accounts.length} bank accounts: choose the one that is ${account().name}.`, "error", byId("bank-account"));
+    } else {
+      say(out, err.message, "error", byId("stmt-file"));
+    }
+  }
+}
+
+byId("stmt-file").setAttribute("accept", ACCEPT);
+byId("stmt-file").addEventListener("change", (event) => {
+  const file = event.currentTarget.files?.[0];
+  if (file) busy(event.currentTarget, () => upload(file));
+});
+byId("upload-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (state.pendingFile) busy(byId("upload-again"), () => upload(state.pendingFile, byId("bank-account").value));
+});
+
+// ---- the account's statements ----
+
+function statementItem(s) {
+  const period = periodWords(s) || `read ${formatWhen(s.created_at)}`;
+  const open = h("a", { href: `/statements?account=${state.accountId}&statement=${s.id}`, class: "account-link open-statement", "aria-current": state.statement?.id === s.id ? "true" : false }, period);
+  open.addEventListener("click", (event) => {
+    event.preventDefault();
+    openStatement(s.id).catch((err) => say(byId("list-message"), err.message));
+  });
+  const facts = [FORMATS[s.format] ?? s.format, s.bank_account, s.closing_balance_cents !== null ? `closing ${formatCents(s.closing_balance_cents)}` : null].filter(Boolean).join(", ");
+  const download = h("button", { type: "button", class: "secondary" }, "Download the file");
+  download.addEventListener("click", () => busy(download, async () => {
+    try {
+      const response = await orSignIn(api(`/statements/${s.id}/file`, { raw: true }));
+      saveBlob(await response.blob(), `statement-${s.id}.${s.format === "camt.053" ? "xml" : s.format === "ofx" ? "ofx" : "sta"}`);
+    } catch (err) {
+      say(byId("list-message"), err.message);
+    }
+  }));
+  const actions = h("span", { class: "row-actions" });
+  const remove = h("button", { type: "button", class: "secondary" }, "Delete");
+  const restore = () => actions.replaceChildren(download, remove);
+  remove.addEventListener("click", () => {
+    const yes = h("button", { type: "button", class: "danger" }, "Delete it");
+    const keep = h("button", { type: "button", class: "secondary" }, "Keep");
+    keep.addEventListener("click", restore);
+    yes.addEventListener("click", () => busy(yes, async () => {
+      try {
+        await orSignIn(api(`/statements/${s.id}`, { method: "DELETE" }));
+        if (state.statement?.id === s.id) {
+          state.statement = null;
+          renderStatement();
+          remember();
+        }
+        await loadList();
+        say(byId("list-message"), "Deleted the statement; what it posted or matched stays in the books.", "info");
+      } catch (err) {
+        say(byId("list-message"), err.message);
+      }
+    }));
+    actions.replaceChildren(h("span", { class: "confirm" }, "Delete this statement? Its postings stay."), yes, keep);
+  });
+  restore();
+  return h("li", { class: "wrap", "data-statement": s.id },
+    h("span", { class: "name" }, open), h("span", { class: "hint" }, facts), actions);
+}
+
+function renderList() {
+  byId("list-title").textContent = `Statements of ${account().name}`;
+  byId("statements").replaceChildren(...state.statements.map(statementItem));
+  if (state.statements.length === 0) byId("statements").append(h("li", { class: "hint" }, "None read yet."));
+  byId("list-section").hidden = false;
+}
+
+async function loadList() {
+  state.statements = await orSignIn(api("/statements", { query: { account_id: state.accountId } }));
+  renderList();
+}
+
+// ---- the account ----
+
+async function openAccount(id, statementId = null) {
+  state.accountId = id;
+  state.statement = null;
+  state.candidates = new Map();
+  say(byId("message"), "");
+  const others = state.accounts.open.filter((a) => a.id !== id);
+  state.offered = new Set(others.map((a) => a.id));
+  state.picker = h("select", { class: "line-account" }, accountOptions(others, { style: state.style, empty: "Choose an account…" }));
+  byId("stmt-title").textContent = `Bank statements: ${account().name}`;
+  byId("upload-section").hidden = false;
+  renderStatement();
+  remember();
+  await loadList();
+  const wanted = statementId ?? state.statements[0]?.id ?? null;
+  if (wanted) await openStatement(wanted);
+}
+
+byId("stmt-account").addEventListener("change", (event) => {
+  const id = Number(event.currentTarget.value);
+  if (id) openAccount(id).catch((err) => say(byId("message"), err.message));
+});
+
+async function main() {
+  const me = await requireSession();
+  renderNav("statements", me.email);
+  clearMessagesOnAction(document.querySelector("main"));
+  state.style = await loadStyle();
+  const [accounts, rules] = await Promise.all([loadAccounts(), orSignIn(api("/rules"))]);
+  state.accounts = accounts;
+  state.rules = new Map(rules.map((rule) => [rule.id, rule]));
+  const banks = accounts.open.filter((a) => a.kind === "asset" || a.kind === "liability");
+  const params = new URLSearchParams(window.location.search);
+  let wanted = Number(params.get("account")) || null;
+  if (!wanted && banks.length === 1) wanted = banks[0].id;
+  byId("stmt-account").replaceChildren(...accountOptions(banks, { kinds: ["asset", "liability"], chosen: wanted, style: state.style }));
+  if (wanted && banks.some((a) => a.id === wanted)) {
+    try {
+      await openAccount(wanted, Number(params.get("statement")) || null);
+    } catch (err) {
+      say(byId("message"), err instanceof ApiError && err.status === 404 ? "That statement does not exist (any more)." : err.message);
+    }
+  } else if (banks.length === 0) {
+    say(byId("message"), "No bank or card account yet: create one (an asset or a liability) under Accounts first.", "info");
+  }
+  document.body.dataset.ready = "true";
+}
+
+main().catch((err) => say(byId("message"), err.message));

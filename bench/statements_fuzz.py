@@ -1,0 +1,71 @@
+"""Fuzz and read figures for the bank statement readers (app/services/banking/readers).
+
+    python -m bench.statements_fuzz                  # 10,000 generated files per format
+    python -m bench.statements_fuzz --count 500 --seed 7 --no-memory
+
+For each format: the files run, read, refused by kind, the unexpected (anything but the
+two refusals; each with its case number to replay through harness.statement_files.cases),
+the longest time one file took and the peak memory one file's read allocated (tracemalloc).
+Then the time to read one 5,000-line statement of each format (best of --repeat).
+Exit status 1 on any unexpected exception.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from harness import statement_files
+
+
+def read_times(lines: int, repeat: int) -> dict:
+    from app.services.banking.readers import read
+
+    figures = {}
+    for kind in statement_files.FORMATS:
+        data = statement_files.statement(kind, lines)
+        best = float("inf")
+        for _ in range(repeat):
+            started = time.perf_counter()
+            bank = read(data)
+            best = min(best, time.perf_counter() - started)
+        assert len(bank.statements[0].lines) == lines
+        figures[kind] = {"bytes": len(data), "lines": lines, "best_ms": round(best * 1000, 1)}
+    return figures
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m bench.statements_fuzz", description=__doc__.splitlines()[0]
+    )
+    p.add_argument("--count", type=int, default=10_000, help="generated files per format")
+    p.add_argument("--seed", type=int, default=statement_files.SEED)
+    p.add_argument("--no-memory", action="store_true", help="skip tracemalloc (faster)")
+    p.add_argument("--lines", type=int, default=5_000, help="lines of the read benchmark")
+    p.add_argument("--repeat", type=int, default=5)
+    args = p.parse_args(argv)
+    report: dict = {"seed": args.seed, "fuzz": {}, "read": {}}
+    unexpected = 0
+    for kind in statement_files.FORMATS:
+        started = time.perf_counter()
+        result = statement_files.run(kind, args.count, args.seed, not args.no_memory)
+        unexpected += len(result.unexpected)
+        report["fuzz"][kind] = {
+            "run": result.run,
+            "read": result.read,
+            "refused": dict(sorted(result.refusals.items())),
+            "unexpected": len(result.unexpected),
+            "unexpected_cases": result.unexpected[:20],
+            "max_ms_per_file": round(result.max_seconds * 1000, 1),
+            "peak_kib_per_file": None if args.no_memory else result.peak_bytes // 1024,
+            "seconds": round(time.perf_counter() - started, 1),
+        }
+    report["read"] = read_times(args.lines, args.repeat)
+    print(json.dumps(report, indent=2))
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

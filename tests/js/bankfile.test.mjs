@@ -1,0 +1,144 @@
+// The statement page's rules (static/js/bankfile.js): status words, the account a
+// line goes to, the one "post every suggested line" request, a rule from a line,
+// when reconciling can be pressed.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import {
+  ACCEPT, bulkActions, bulkWords, candidateWindow, candidateWords, changedLines, chosenAccount,
+  differenceWords, periodWords, previewWords, reconcileState, registerClosing, ruleFromLine,
+  statusWord, suggestionWords, summaryWords, waitingCount,
+} from "../../app/web/static/js/bankfile.js";
+
+const line = (line_id, status, extra = {}) => ({
+  line_id, status, booked_on: "2026-03-10", amount_cents: -1250, payee: "Grocer", memo: null,
+  bank_ref: `R${line_id}`, transaction_id: null, suggestion: null, ...extra,
+});
+const rule = (account_id) => ({ account_id, source: "rule", rule_id: 7 });
+
+test("the file input offers every format the server reads", () => {
+  for (const ext of [".ofx", ".qfx", ".xml", ".sta", ".mt940", ".940", ".txt"]) assert.ok(ACCEPT.split(",").includes(ext));
+});
+
+test("statuses in a treasurer's words", () => {
+  assert.deepEqual(["new", "match", "duplicate", "posted", "matched", "ignored"].map(statusWord),
+    ["New", "Found in the books", "Already imported", "Posted", "Matched", "Ignored"]);
+  const lines = [line(1, "new"), line(2, "new"), line(3, "match"), line(4, "posted")];
+  assert.equal(summaryWords(lines), "4 lines: 2 new, 1 found in the books, 1 posted.");
+  assert.equal(summaryWords([]), "0 lines.");
+  assert.equal(waitingCount(lines), 3);
+});
+
+test("a line's account: the person's choice, else the suggestion the picker offers", () => {
+  const offered = new Set([5, 6]);
+  const choices = new Map();
+  assert.equal(chosenAccount(line(1, "new", { suggestion: rule(5) }), choices, offered), 5);
+  assert.equal(chosenAccount(line(1, "new"), choices, offered), null);
+  // An archived (not offered) suggestion is no choice.
+  assert.equal(chosenAccount(line(1, "new", { suggestion: rule(9) }), choices, offered), null);
+  choices.set(1, 6);
+  assert.equal(chosenAccount(line(1, "new", { suggestion: rule(5) }), choices, offered), 6);
+  choices.set(1, 0); // "Choose…" picked on purpose
+  assert.equal(chosenAccount(line(1, "new", { suggestion: rule(5) }), choices, offered), null);
+});
+
+test("post every suggested line: one body, new lines with an account posted, found ones matched", () => {
+  const lines = [
+    line(1, "new", { suggestion: rule(5) }),
+    line(2, "new"), // nothing suggested: left for the person
+    line(3, "match", { transaction_id: 40 }),
+    line(4, "duplicate", { transaction_id: 41 }),
+    line(5, "posted", { suggestion: rule(5) }),
+    line(6, "new", { suggestion: rule(5) }),
+    line(7, "ignored"),
+  ];
+  const choices = new Map([[6, 6], [2, 0]]);
+  const bulk = bulkActions(lines, choices, new Set([5, 6]));
+  assert.deepEqual(bulk.lines, [
+    { line_id: 1, action: "post", account_id: 5 },
+    { line_id: 3, action: "match" },
+    { line_id: 6, action: "post", account_id: 6 },
+  ]);
+  assert.equal(bulk.post, 2);
+  assert.equal(bulk.match, 1);
+  assert.equal(bulkWords(bulk), "Post 2 suggested lines and match 1");
+  assert.equal(bulkWords({ post: 1, match: 0 }), "Post 1 suggested line");
+  assert.equal(bulkWords({ post: 0, match: 2 }), "Match 2 lines found in the books");
+  assert.equal(bulkWords({ post: 0, match: 0 }), "Nothing suggested to post");
+});
+
+test("where a suggestion comes from", () => {
+  const rules = new Map([[7, { id: 7, name: "Grocer → Food" }]]);
+  assert.equal(suggestionWords(rule(5), rules), "by the rule “Grocer → Food”");
+  assert.equal(suggestionWords({ account_id: 5, source: "rule", rule_id: 8 }, rules), "by a rule");
+  assert.equal(suggestionWords({ account_id: 5, source: "history", rule_id: null }, rules), "as filed before");
+  assert.equal(suggestionWords(null, rules), "");
+});
+
+test("always file this payee here: payee_is, limited to the statement's account", () => {
+  const body = ruleFromLine(line(1, "new", { payee: "  Corner   Grocer " }), 3, { id: 5, name: "Food" });
+  assert.deepEqual(body, {
+    name: "Corner Grocer → Food", counter_account_id: 5, account_id: 3, conditions: { payee_is: "Corner Grocer" },
+  });
+  assert.equal(ruleFromLine(line(1, "new", { payee: null }), 3, { id: 5, name: "Food" }), null);
+  assert.equal(ruleFromLine(line(1, "new", { payee: "  " }), 3, { id: 5, name: "Food" }), null);
+  const long = ruleFromLine(line(1, "new", { payee: "x".repeat(300) }), 3, { id: 5, name: "Food" });
+  assert.equal(long.name.length, 100);
+  assert.ok(long.name.endsWith(" → Food"));
+  assert.equal(long.conditions.payee_is.length, 200);
+});
+
+test("reconcile only with a closing balance and nothing waiting", () => {
+  const statement = { closing_balance_cents: 206667, closing_balance_on: "2026-03-31", lines: [line(1, "posted"), line(2, "ignored"), line(3, "duplicate")] };
+  assert.deepEqual(reconcileState(statement), { ready: true, reason: "" });
+  assert.equal(reconcileState({ ...statement, lines: [line(1, "new"), line(2, "match")] }).reason,
+    "2 lines are still waiting: post, match or ignore them first.");
+  assert.equal(reconcileState({ ...statement, lines: [line(1, "new")] }).reason,
+    "1 line is still waiting: post, match or ignore it first.");
+  assert.equal(reconcileState({ ...statement, closing_balance_cents: null }).ready, false);
+  assert.equal(reconcileState({ ...statement, closing_balance_on: null }).ready, false);
+  // 0.00 is a closing balance.
+  assert.equal(reconcileState({ ...statement, closing_balance_cents: 0 }).ready, true);
+});
+
+test("the register's closing figure: a card's debt is positive there", () => {
+  assert.equal(registerClosing({ closing_balance_cents: 206667 }, "asset"), 206667);
+  assert.equal(registerClosing({ closing_balance_cents: -50000 }, "liability"), 50000);
+  assert.equal(registerClosing({ closing_balance_cents: null }, "asset"), null);
+});
+
+test("the difference, said plainly", () => {
+  const text = differenceWords({ closing_balance_on: "2026-03-31", closing_balance_cents: 206667 }, "Bank", -1250);
+  assert.match(text, /^Not reconciled: the cleared entries in Bank up to 2026-03-31 do not add up to the statement's closing balance of 2,066\.67: the difference is -12\.50\./);
+});
+
+test("period words", () => {
+  assert.equal(periodWords({ period_from: "2026-03-01", period_to: "2026-03-31" }), "2026-03-01 to 2026-03-31");
+  assert.equal(periodWords({ period_from: null, period_to: null, closing_balance_on: "2026-03-31" }), "to 2026-03-31");
+  assert.equal(periodWords({ period_from: null, period_to: null, closing_balance_on: null }), "");
+});
+
+test("candidates are looked for 3 days either side of the lines found in the books", () => {
+  const lines = [
+    line(1, "new", { booked_on: "2026-01-01" }),
+    line(2, "match", { booked_on: "2026-03-02", transaction_id: 4 }),
+    line(3, "duplicate", { booked_on: "2026-02-27", transaction_id: 5 }),
+    line(4, "matched", { booked_on: "2026-12-01", transaction_id: 6 }),
+  ];
+  assert.deepEqual(candidateWindow(lines), { from: "2026-02-24", to: "2026-03-05" });
+  assert.equal(candidateWindow([line(1, "new")]), null);
+  assert.equal(candidateWords({ occurred_on: "2026-03-02", description: "Hall rent", amount_cents: -45000 }), "2026-03-02 · Hall rent · -450.00");
+});
+
+test("only changed lines are redrawn", () => {
+  const before = [line(1, "new"), line(2, "new"), line(3, "match")];
+  const after = [line(1, "posted"), line(2, "new"), line(3, "match", { transaction_id: 9 })];
+  assert.deepEqual(changedLines(before, after), [1, 3]);
+});
+
+test("the rule preview in words", () => {
+  assert.match(previewWords([], 1), /no waiting line/);
+  assert.equal(previewWords([{ statement_id: 1 }], 1), "It would file 1 waiting line now (in this statement):");
+  assert.equal(previewWords([{ statement_id: 1 }, { statement_id: 1 }], 1), "It would file 2 waiting lines now, all in this statement:");
+  assert.equal(previewWords([{ statement_id: 1 }, { statement_id: 2 }], 1), "It would file 2 waiting lines now (1 in this statement):");
+});

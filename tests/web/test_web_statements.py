@@ -1,0 +1,462 @@
+"""The statement page in headless Chromium, at 1280x800 and on a 390x844 phone
+(docs/statements.md, "The statement page"): read a real OFX file, file its 40 lines
+whose payees the rules know and reconcile, counting the clicks; change a line's
+account, match, ignore, make a rule from a line after its preview, the 409's
+difference; and a 1,000-line statement usable on a phone (nothing wider than the
+screen, no date or word broken, targets at least 24x24 px, the primary ones 44x44).
+
+Everything runs against the real API, its OFX reader included: the files are OFX 1.x
+as a bank sends them.
+
+Screenshots: docs/screenshot-statements*.png with LEDGER_SCREENSHOTS=docs, otherwise
+build/screenshots/ (as tests/web/test_web_views.py).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app import store
+from tests.web import test_web_browser as browser_tests
+from tests.web.test_web_browser import _expect_text, expect
+from tests.web.test_web_views import fits, go, person_at, shot, sign_in
+
+pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
+
+browser = browser_tests.browser
+live = browser_tests.live
+
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+# Payee → expense or income account; the rules file each payee there.
+PAYEES = [
+    ("Corner Grocer", "Food", -2345),
+    ("City Power Company", "Utilities", -8800),
+    ("Hall Hire Ltd", "Hall", -15000),
+    ("Member subscription", "Dues", 2500),
+    ("Printing Shop", "Printing", -1999),
+]
+
+
+@pytest.fixture(params=sorted(SIZES))
+def size(request):
+    return request.param
+
+
+@pytest.fixture
+def treasurer(browser, live, size):
+    someone = person_at(browser, live, SIZES[size])
+    yield someone
+    someone.close()
+
+
+def seed(live, *, by_hand: bool = False) -> dict:
+    """A club's bank account with an opening balance reconciled at the end of February,
+    the accounts its lines go to and, `by_hand`, the printing of 2026-03-20 recorded by
+    hand before the statement came (ids["by_hand"]: that transaction)."""
+    from app.services.ledger import accounts, reconciliation, register, transactions
+
+    with live.app.app_context():
+        ids = {
+            name: accounts.create_account(name, kind)["id"]
+            for name, kind in [
+                ("Bank", "asset"),
+                ("Opening", "equity"),
+                ("Food", "expense"),
+                ("Utilities", "expense"),
+                ("Hall", "expense"),
+                ("Printing", "expense"),
+                ("Dues", "income"),
+                ("Sundries", "expense"),
+            ]
+        }
+        transactions.record_transaction(
+            "2026-02-28",
+            "Opening balance",
+            [
+                {"account_id": ids["Bank"], "amount_cents": 500000},
+                {"account_id": ids["Opening"], "amount_cents": -500000},
+            ],
+            created_by=None,
+        )
+        opening = register.register(ids["Bank"], None, None, 1, None)["items"][0]["entry_id"]
+        reconciliation.set_cleared(ids["Bank"], [opening], True)
+        reconciliation.reconcile(ids["Bank"], "2026-02-28", 500000, None)
+        if by_hand:
+            ids["by_hand"] = transactions.record_transaction(
+                "2026-03-20",
+                "Printing of newsletters",
+                [
+                    {"account_id": ids["Printing"], "amount_cents": 1999},
+                    {"account_id": ids["Bank"], "amount_cents": -1999},
+                ],
+                created_by=None,
+            )  # its id
+        store.commit()
+    return ids
+
+
+def statement_lines(count: int, *, long_words: bool = False) -> list[dict]:
+    """`count` lines in March 2026, the payees in turn (amounts varied a little)."""
+    lines = []
+    for n in range(count):
+        payee, _, cents = PAYEES[n % len(PAYEES)]
+        if long_words and n % 7 == 3:
+            payee = "SUPERMARKETCHAINOUTLETNORTHSIDE 0042"
+        lines.append(
+            {
+                "booked_on": f"2026-03-{1 + n * 30 // max(count, 1):02d}",
+                "amount_cents": cents - (n % 4),
+                "payee": payee,
+                "memo": f"Card payment {n + 1} reference {1000 + n}",
+                "bank_ref": f"FIT{n + 1:05d}",
+            }
+        )
+    return lines
+
+
+def ofx(lines: list[dict], opening: int = 500000, *, also: str | None = None) -> bytes:
+    """An OFX 1.x (SGML) statement of bank account 99887766 holding `lines`, closing at
+    opening + their sum; `also`: a second account's statement (one line) in the file."""
+
+    def money(cents: int) -> str:
+        sign = "-" if cents < 0 else ""
+        return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+    def statement(account: str, lines: list[dict]) -> str:
+        closing = opening + sum(line["amount_cents"] for line in lines)
+        body = "".join(
+            "<STMTTRN>\n"
+            f"<TRNTYPE>{'CREDIT' if line['amount_cents'] > 0 else 'DEBIT'}\n"
+            f"<DTPOSTED>{line['booked_on'].replace('-', '')}120000\n"
+            f"<TRNAMT>{money(line['amount_cents'])}\n"
+            f"<FITID>{line['bank_ref']}\n"
+            f"<NAME>{line['payee']}\n"
+            f"<MEMO>{line['memo']}\n"
+            "</STMTTRN>\n"
+            for line in lines
+        )
+        return (
+            "<STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS>\n"
+            f"<STMTRS><CURDEF>EUR<BANKACCTFROM><BANKID>12345<ACCTID>{account}<ACCTTYPE>CHECKING"
+            "</BANKACCTFROM>\n<BANKTRANLIST><DTSTART>20260301<DTEND>20260331\n"
+            f"{body}</BANKTRANLIST>\n"
+            f"<LEDGERBAL><BALAMT>{money(closing)}<DTASOF>20260331</LEDGERBAL>\n"
+            "</STMTRS></STMTTRNRS>\n"
+        )
+
+    other = statement(also, statement_lines(1)) if also else ""
+    text = (
+        "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\n"
+        "CHARSET:1252\nCOMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n"
+        "<OFX>\n<SIGNONMSGSRSV1><SONRS><STATUS><CODE>0<SEVERITY>INFO</STATUS>"
+        "<DTSERVER>20260401<LANGUAGE>ENG</SONRS></SIGNONMSGSRSV1>\n"
+        f"<BANKMSGSRSV1>{other}{statement('99887766', lines)}</BANKMSGSRSV1>\n</OFX>\n"
+    )
+    return text.encode("ascii")
+
+
+def known_rules(live, ids):
+    """One rule per payee, limited to the bank account (as "always file here" makes them)."""
+    from app.services.banking import rules
+
+    with live.app.app_context():
+        for payee, account, _ in PAYEES:
+            rules.create_rule(
+                {
+                    "name": f"{payee} → {account}",
+                    "counter_account_id": ids[account],
+                    "account_id": ids["Bank"],
+                    "conditions": {"payee_is": payee},
+                }
+            )
+        store.commit()
+
+
+class Clicks:
+    """Every click the treasurer makes goes through here, so the test counts them."""
+
+    def __init__(self, page):
+        self.page, self.count = page, 0
+
+    def click(self, selector):
+        self.count += 1
+        self.page.click(selector)
+
+    def choose_file(self, selector, name, data):
+        self.count += 1
+        with self.page.expect_file_chooser() as chooser:
+            self.page.click(selector)
+        chooser.value.set_files(
+            {"name": name, "mimeType": "application/octet-stream", "buffer": data}
+        )
+
+
+def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live, size):
+    ids = seed(live)
+    known_rules(live, ids)
+    lines = statement_lines(40)
+    page = sign_in(treasurer, live, "/accounts")
+    # A bank or card account's register links its statements; other accounts' do not.
+    go(page, live, f"/register?account={ids['Food']}")
+    assert page.locator("#register-statements").is_hidden()
+    go(page, live, f"/register?account={ids['Bank']}")
+    expect(page.locator("#register-statements")).to_have_attribute(
+        "href", f"/statements?account={ids['Bank']}"
+    )
+
+    # From Accounts, the bank account's Statements.
+    go(page, live, "/accounts")
+    assert page.locator(f"tr[data-id='{ids['Food']}'] .statements-link").count() == 0
+    clicks = Clicks(page)
+    clicks.click(f"tr[data-id='{ids['Bank']}'] .statements-link")
+    page.wait_for_url(f"{live.web}/statements?account={ids['Bank']}")
+    page.wait_for_selector("body[data-ready=true]")
+    fits(page)
+    clicks.choose_file("#stmt-file", "march.ofx", ofx(lines))
+    _expect_text(page, "#upload-message", r"^Read 40 lines from march\.ofx\.$")
+    assert page.locator("#bank-account-label").is_hidden()
+    rows = page.locator("#lines > li")
+    expect(rows).to_have_count(40)
+    _expect_text(page, "#statement-counts", r"^40 lines: 40 new\.$")
+    # Each line's account is preselected from its rule.
+    first = page.locator("#lines > li[data-line='1']")
+    assert first.locator("select").input_value() == str(ids["Food"])
+    expect(first.locator(".detail")).to_have_text("Suggested by the rule “Corner Grocer → Food”.")
+    _expect_text(page, "#post-suggested", r"^Post 40 suggested lines$")
+    assert page.locator("#reconcile").is_disabled()
+    _expect_text(page, "#reconcile-hint", r"^40 lines are still waiting")
+    fits(page)
+    page.evaluate("document.getElementById('statement-section').scrollIntoView()")
+    shot(page, "statements", size)
+
+    clicks.click("#post-suggested")
+    _expect_text(page, "#statement-counts", r"^40 lines: 40 posted\.$")
+    expect(page.locator("#lines > li[data-status=posted]")).to_have_count(40)
+    closing = 500000 + sum(line["amount_cents"] for line in lines)
+    shown = f"{closing // 100:,}.{closing % 100:02d}"
+    _expect_text(page, "#reconcile", rf"^Reconcile to 2026-03-31 at {re.escape(shown)}$")
+    clicks.click("#reconcile")
+    _expect_text(
+        page, "#statement-message", rf"^Reconciled Bank to 2026-03-31 at {re.escape(shown)}"
+    )
+    assert clicks.count <= 10, clicks.count
+    assert clicks.count == 4  # Statements, choose the file, post, reconcile
+    fits(page)
+    # The same file again: every line already imported, nothing to post.
+    page.set_input_files(
+        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
+    )
+    _expect_text(page, "#statement-counts", r"^40 lines: 40 already imported\.$")
+    expect(page.locator("#lines > li[data-line='1'] .badge")).to_have_text("Already imported")
+    expect(page.locator("#lines > li[data-line='1'] .detail")).to_have_text(
+        "Already in the books as 2026-03-01 · Corner Grocer · -23.45"
+    )
+    assert page.locator("#post-suggested").is_disabled()
+    expect(page.locator("#statements > li[data-statement]")).to_have_count(2)
+    from app.services.ledger import register
+
+    with live.app.app_context():
+        page_of = register.register(ids["Bank"], None, None, 100, None)
+    assert page_of["balance_cents"] == closing
+    assert len(page_of["items"]) == 41
+    assert all(item["reconciled"] for item in page_of["items"])  # 40 lines and the opening
+    for payee, account, _ in PAYEES:  # each line on its payee's account
+        filed = [tx for tx in live.transactions() if tx["description"] == payee]
+        assert filed and all(
+            {e["account_id"] for e in tx["entries"]} == {ids["Bank"], ids[account]} for tx in filed
+        )
+
+
+def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live, size):
+    ids = seed(live, by_hand=True)
+    lines = statement_lines(6)
+    # Line 5, the printing (-19.99 on 2026-03-21), was recorded by hand on 2026-03-20.
+    assert lines[4]["amount_cents"] == -1999 and lines[4]["booked_on"] == "2026-03-21"
+    # Line 3 (-150.02) will be ignored: the books then differ from the bank by it.
+    page = sign_in(treasurer, live, "/")
+    page.goto(f"{live.web}/statements?account={ids['Bank']}")
+    page.wait_for_selector("body[data-ready=true]")
+    # A file that is no statement: the server's reason, the file field marked.
+    page.set_input_files(
+        "#stmt-file", files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"hello"}]
+    )
+    _expect_text(page, "#upload-message", r"OFX.*camt\.053.*MT940")
+    assert page.locator("#stmt-file").get_attribute("aria-invalid") == "true"
+    assert page.locator("#statement-section").is_hidden()
+    # A file holding two bank accounts' statements: the page asks which one.
+    both = ofx(lines, also="55554444")
+    page.set_input_files(
+        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": both}]
+    )
+    _expect_text(
+        page, "#upload-message", r"^This file holds statements of 2 bank accounts: choose the one"
+    )
+    page.select_option("#bank-account", "99887766")
+    page.click("#upload-again")
+    _expect_text(page, "#upload-message", r"^Read 6 lines from march\.ofx\.$")
+    assert page.locator("#bank-account-label").is_hidden()
+    expect(page.locator("#lines > li")).to_have_count(6)
+    _expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 found in the books\.$")
+    # The line found in the books shows that transaction.
+    found = page.locator("#lines > li[data-line='5']")
+    expect(found.locator(".badge")).to_have_text("Found in the books")
+    expect(found.locator(".detail")).to_have_text(
+        "In the books as 2026-03-20 · Printing of newsletters · -19.99"
+    )
+    _expect_text(page, "#post-suggested", r"^Match 1 line found in the books$")
+    line = page.locator("#lines > li[data-line='1']")
+    expect(line.locator(".detail")).to_have_text("Nothing suggested: choose the account.")
+
+    # "Always file this payee here" shows what the rule would catch before making it.
+    line.locator("select").select_option(str(ids["Food"]))
+    _expect_text(page, "#post-suggested", r"^Post 1 suggested line and match 1$")
+    line.locator(".act-rule").click()
+    panel = line.locator(".rule-panel")
+    expect(panel.locator("[role=status]")).to_have_text(
+        re.compile(r"^It would file 2 waiting lines now, all in this statement:$")
+    )
+    expect(panel.locator("ul.preview li")).to_have_count(2)
+    fits(page)
+    panel.locator(".act-make-rule").click()
+    _expect_text(
+        page,
+        "#statement-message",
+        r"^Made the rule “Corner Grocer → Food”: 2 waiting lines of this statement "
+        r"now suggested for Food\.$",
+    )
+    expect(page.locator("#lines > li[data-line='6'] .detail")).to_have_text(
+        "Suggested by the rule “Corner Grocer → Food”."
+    )
+    _expect_text(page, "#post-suggested", r"^Post 2 suggested lines and match 1$")
+
+    # One line to another account, one ignored, one refused until its account is chosen.
+    page.locator("#lines > li[data-line='2'] select").select_option(str(ids["Sundries"]))
+    page.locator("#lines > li[data-line='2'] .act-post").click()
+    expect(page.locator("#lines > li[data-line='2']")).to_have_attribute("data-status", "posted")
+    page.locator("#lines > li[data-line='3'] .act-ignore").click()
+    expect(page.locator("#lines > li[data-line='3']")).to_have_attribute("data-status", "ignored")
+    expect(page.locator("#lines > li[data-line='3'] .badge")).to_have_text("Ignored")
+    # The keyboard goes on to the next line waiting.
+    expect(page.locator("#lines > li[data-line='4'] select")).to_be_focused()
+    page.locator("#lines > li[data-line='4'] .act-post").click()
+    _expect_text(page, "#statement-message", r"^Choose the account this line goes to\.$")
+    assert page.locator("#lines > li[data-line='4'] select").get_attribute("aria-invalid") == "true"
+    page.locator("#lines > li[data-line='4'] select").select_option(str(ids["Dues"]))
+    _expect_text(page, "#post-suggested", r"^Post 3 suggested lines and match 1$")
+    page.click("#post-suggested")
+    _expect_text(page, "#statement-counts", r"^6 lines: 4 posted, 1 matched, 1 ignored\.$")
+    expect(page.locator("#lines > li[data-line='5'] .badge")).to_have_text("Matched")
+    # The books now differ from the bank by the ignored line: said plainly, with the register.
+    page.click("#reconcile")
+    _expect_text(
+        page,
+        "#statement-message",
+        r"^Not reconciled: the cleared entries in Bank up to 2026-03-31 do not add up to "
+        r"the statement's closing balance of [\d,]+\.\d\d: the difference is -150\.02\.",
+    )
+    expect(page.locator("#statement-message a")).to_have_attribute(
+        "href", re.compile(r"^/register\?account=\d+&statement_date=2026-03-31&closing=\d+$")
+    )
+    # The account's statements: the file as uploaded, then deleted (its postings stay).
+    listed = page.locator("#statements > li[data-statement]")
+    expect(listed).to_have_count(1)
+    expect(listed.locator("a.open-statement")).to_have_text("2026-03-01 to 2026-03-31")
+    with page.expect_download() as download:
+        listed.locator("button", has_text="Download the file").click()
+    assert Path(download.value.path()).read_bytes() == both
+    listed.locator("button", has_text="Delete").click()
+    listed.locator("button", has_text="Delete it").click()
+    _expect_text(page, "#list-message", r"^Deleted the statement; what it posted or matched stays")
+    expect(listed).to_have_count(0)
+    assert page.locator("#statement-section").is_hidden()
+
+    by_account = {}
+    for tx in live.transactions():
+        for entry in tx["entries"]:
+            by_account.setdefault(entry["account_id"], []).append(entry["amount_cents"])
+    assert sorted(by_account[ids["Food"]]) == [2345, 2346]  # lines 1 and 6
+    assert by_account[ids["Sundries"]] == [8801]
+    assert by_account[ids["Dues"]] == [-2497]
+    assert by_account[ids["Printing"]] == [1999]  # matched: no second printing
+    assert ids["Hall"] not in by_account  # ignored
+
+
+# Every control's box, primary ones at 44 px; dates and amounts on one line; no word
+# of a line's text broken across lines.
+TARGETS_JS = """() => {
+  const bad = [];
+  for (const el of document.querySelectorAll("main button, main select, main input, main a")) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    const need = el.matches(".primary, #stmt-file") ? 44 : 24;
+    const name = el.id || el.className || el.tagName;
+    if (box.width < need || box.height < need) bad.push(`${name} ${box.width}x${box.height}`);
+  }
+  return bad.slice(0, 10);
+}"""
+
+BROKEN_JS = """() => {
+  const bad = [];
+  const lines = (node) => new Set([...node.getClientRects()].map((r) => Math.round(r.top))).size;
+  for (const el of document.querySelectorAll("#lines .when, #lines .amt, #lines .badge")) {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    if (lines(range) > 1) bad.push(`${el.className}: ${el.textContent}`);
+  }
+  for (const el of document.querySelectorAll("#lines .payee, #lines .memo, #lines .detail")) {
+    const text = el.firstChild;
+    if (!text || text.nodeType !== 3) continue;
+    for (const m of text.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(text, m.index);
+      range.setEnd(text, m.index + m[0].length);
+      if (lines(range) > 1) bad.push(`${el.className}: ${m[0]}`);
+    }
+  }
+  return bad.slice(0, 10);
+}"""
+
+
+def test_a_thousand_lines_on_a_phone(treasurer, live, size):
+    ids = seed(live)
+    lines = statement_lines(1000, long_words=True)
+    known_rules(live, ids)
+    page = sign_in(treasurer, live, "/")
+    page.goto(f"{live.web}/statements?account={ids['Bank']}")
+    page.wait_for_selector("body[data-ready=true]")
+    page.set_input_files(
+        "#stmt-file",
+        files=[{"name": "year.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}],
+    )
+    rows = page.locator("#lines > li")
+    expect(rows).to_have_count(100)  # drawn 100 at a time
+    _expect_text(page, "#lines-count", r"^Showing lines 1 to 100 of 1000\.$")
+    known = sum(1 for line in lines if not line["payee"].startswith("SUPERMARKET"))
+    _expect_text(
+        page, "#post-suggested", rf"^Post {known} suggested lines$"
+    )  # the long payees have no rule
+    fits(page)
+    assert page.evaluate(TARGETS_JS) == []
+    assert page.evaluate(BROKEN_JS) == []
+    page.click("#lines-more")
+    expect(rows).to_have_count(200)
+    page.locator("#lines > li[data-line='200']").scroll_into_view_if_needed()
+    fits(page)
+    assert page.evaluate(BROKEN_JS) == []
+    # All 858 in one request, whether drawn or not.
+    page.click("#post-suggested")
+    _expect_text(
+        page,
+        "#statement-counts",
+        rf"^1000 lines: {1000 - known} new, {known} posted\.$",
+        timeout=30_000,
+    )
+    expect(page.locator("#lines > li[data-line='1']")).to_have_attribute("data-status", "posted")
+    fits(page)
+    assert page.evaluate(TARGETS_JS) == []
+    if size == "phone":
+        page.evaluate("window.scrollTo(0, 0)")
