@@ -19,7 +19,6 @@ suggestions: rules.py.
 from __future__ import annotations
 
 import hashlib
-import importlib
 from collections.abc import Sequence
 
 import orjson
@@ -32,7 +31,7 @@ from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError
 from ..ledger import accounts, audit, reconciliation, reports, validate
-from . import rules, status
+from . import readers, rules, status
 from .bankfile import BankFile, BankStatement
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
@@ -56,12 +55,8 @@ def too_large(limit: int | None = None) -> PayloadTooLargeError:
 
 
 def read_file(data: bytes) -> BankFile:
-    """The readers' BankFile of these bytes (NotAStatement 415, StatementFormatError 400).
-
-    Looked up when called: the readers are their own package (readers/), and the
-    service depends on nothing of them but `read`.
-    """
-    return importlib.import_module(f"{__package__}.readers").read(data)
+    """The readers' BankFile of these bytes (NotAStatement 415, StatementFormatError 400)."""
+    return readers.read(data)
 
 
 def statement_account(account_id: int) -> Account:
