@@ -58,14 +58,11 @@ class Element:
         return f"line {self.line}, {'/'.join(reversed(parts))}"
 
 
-def _local(tag: str) -> tuple[str, str]:
-    namespace, _, local = tag.rpartition(" ")
-    return namespace, local
-
-
 def parse_xml(data: bytes) -> tuple[Element, str]:
     """The root element and its namespace. A declaration or broken XML: 400."""
-    parser = expat.ParserCreate(namespace_separator=" ")
+    # No namespace processing (a third of the parse's time): names are read without their
+    # prefix, and the root's namespace from its xmlns attribute.
+    parser = expat.ParserCreate()
     parser.buffer_text = True
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     stack: list[Element] = []
@@ -79,10 +76,11 @@ def parse_xml(data: bytes) -> tuple[Element, str]:
         )
 
     def start(tag: str, attrs: dict) -> None:
-        namespace, local = _local(tag)
+        prefix, _, local = tag.rpartition(":")
         parent = stack[-1] if stack else None
         element = Element(local, parent, parser.CurrentLineNumber, attrs)
         if parent is None:
+            namespace = attrs.get(f"xmlns:{prefix}" if prefix else "xmlns", "")
             found.append((element, namespace))
             if local != "Document" or not namespace.startswith(NAMESPACE_PREFIX):
                 raise NotAStatement()
