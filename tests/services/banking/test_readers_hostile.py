@@ -153,6 +153,7 @@ FIVE_MIB_LINES = {
     "mt940 86": MT940.replace(b":86:GIRO", b":86:" + b"?2" * (5 * MIB // 2)),
     "mt940 61": MT940.replace(b":61:1105240524D9,", b":61:1105240524D" + b"9" * 5 * MIB),
     "mt940 blocks": b":20:x\n:25:" + b"{4:" * (5 * MIB // 3),
+    "mt940 long block": MT940 + b"{1:F01" + b"\xd3" * 5 * MIB + b"}{4:\r\n" + MT940,
 }
 
 
