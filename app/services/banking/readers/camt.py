@@ -14,7 +14,7 @@ from typing import TypeVar
 from xml.parsers import expat
 
 from ..bankfile import BankFile, BankLine, BankStatement, NotAStatement, StatementFormatError
-from .common import amount_cents, clean, iso_date
+from .common import MAX_DEPTH, MAX_ELEMENTS, amount_cents, clean, iso_date
 
 T = TypeVar("T")
 NAMESPACE_PREFIX = "urn:iso:std:iso:20022:tech:xsd:camt.053.001."
@@ -68,6 +68,7 @@ def parse_xml(data: bytes) -> tuple[Element, str]:
     stack: list[Element] = []
     texts: list[list[str]] = []  # the character data of each open element, joined at its end
     found: list[tuple[Element, str]] = []
+    count = [0]
 
     def refuse(*_args: object) -> int:
         raise StatementFormatError(
@@ -76,6 +77,14 @@ def parse_xml(data: bytes) -> tuple[Element, str]:
         )
 
     def start(tag: str, attrs: dict) -> None:
+        count[0] += 1
+        if count[0] > MAX_ELEMENTS or len(stack) >= MAX_DEPTH:
+            what = (
+                f"more than {MAX_ELEMENTS:,} elements"
+                if count[0] > MAX_ELEMENTS
+                else (f"elements nested over {MAX_DEPTH} deep")
+            )
+            raise StatementFormatError(f"line {parser.CurrentLineNumber}", what)
         prefix, _, local = tag.rpartition(":")
         parent = stack[-1] if stack else None
         element = Element(local, parent, parser.CurrentLineNumber, attrs)
