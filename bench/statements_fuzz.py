@@ -43,12 +43,15 @@ def main(argv=None) -> int:
     p.add_argument("--count", type=int, default=10_000, help="generated files per format")
     p.add_argument("--seed", type=int, default=statement_files.SEED)
     p.add_argument("--no-memory", action="store_true", help="skip tracemalloc (faster)")
+    p.add_argument(
+        "--format", choices=statement_files.FORMATS, action="append", help="default: all three"
+    )
     p.add_argument("--lines", type=int, default=5_000, help="lines of the read benchmark")
     p.add_argument("--repeat", type=int, default=5)
     args = p.parse_args(argv)
     report: dict = {"seed": args.seed, "fuzz": {}, "read": {}}
     unexpected = 0
-    for kind in statement_files.FORMATS:
+    for kind in args.format or statement_files.FORMATS:
         started = time.perf_counter()
         result = statement_files.run(kind, args.count, args.seed, not args.no_memory)
         unexpected += len(result.unexpected)

@@ -117,3 +117,12 @@ def test_any_version_reads_and_another_message_is_not_a_statement():
     camt052 = camt(entry()).replace(b"camt.053.001.04", b"camt.052.001.04")
     with pytest.raises(NotAStatement):
         read(camt052)
+
+
+def test_a_prefixed_namespace_reads_the_same():
+    data = camt(entry()).replace(b"<", b"<c:").replace(b"<c:/", b"</c:").replace(b"<c:?", b"<?")
+    data = data.replace(b'xmlns="', b'xmlns:c="')
+    [line] = read(data).statements[0].lines
+    assert (line.amount_cents, line.payee) == (-1000, "Payee 1")
+    with pytest.raises(NotAStatement):  # the prefix bound elsewhere: not camt.053
+        read(data.replace(b'xmlns:c="', b'xmlns:c="urn:other" xmlns:d="'))

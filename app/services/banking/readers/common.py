@@ -20,6 +20,12 @@ MAX_WHOLE_DIGITS = 12
 # How much of a refused value an error repeats (a 5 MiB "amount" is quoted cut short).
 QUOTE_CHARS = 40
 
+# Elements one XML or SGML file may hold, and how deep: a 5 MiB statement of real entries
+# has about 300,000 (17 to 60 per entry); a file of empty tags would have 1.3 million,
+# each a Python object, so the tree of a hostile file stays under about 100 MiB.
+MAX_ELEMENTS = 400_000
+MAX_DEPTH = 64
+
 _AMOUNT = re.compile(r"([+-]?)(\d*)(?:[.,](\d*))?")
 
 

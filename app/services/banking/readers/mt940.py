@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 from ..bankfile import BankFile, BankLine, BankStatement, StatementFormatError
 from .common import amount_cents, clean, decode_text, make_date, quote, two_digit_year
 
-_BLOCK = re.compile(r"\{[1235]:(?:[^{}]|\{[^{}]*\})*\}")
+# A SWIFT block, with blocks nested one deep ({3:{108:...}}); written as an unrolled loop,
+# so that a long block costs no memory per character (an alternation repeated per
+# character, (?:[^{}]|{...})*, made the regex engine keep ~130 bytes for each one).
+_BLOCK = re.compile(r"\{[1235]:[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 _TAG = re.compile(r":(\d{2}[A-Z]?):")
 _BALANCE = re.compile(r"([CD])(\d{2})(\d{2})(\d{2})([A-Z]{3})(\d[\d,.]*)")
 _ENTRY = re.compile(r"(\d{2})(\d{2})(\d{2})(\d{4}| {4})?(RC|RD|C|D)([A-Z])?(\d[\d,.]*)(.*)")

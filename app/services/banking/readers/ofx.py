@@ -15,9 +15,8 @@ import re
 from collections.abc import Iterator
 
 from ..bankfile import BankFile, BankLine, BankStatement, StatementFormatError
-from .common import amount_cents, clean, decode_text, make_date, quote
+from .common import MAX_DEPTH, MAX_ELEMENTS, amount_cents, clean, decode_text, make_date, quote
 
-MAX_DEPTH = 64
 _NAME = r"[A-Za-z][A-Za-z0-9._:-]*"
 _TAG = re.compile(rf"<(/?)({_NAME})(\s[^<>]*)?>")
 _XML_DECL_ENCODING = re.compile(r"""<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
@@ -91,6 +90,7 @@ def parse(text: str, start: int) -> Node:
     root = Node("#document", 1)
     stack = [root]
     just_closed_leaf: str | None = None
+    elements = 0
     pos, end = start, len(text)
     while pos < end:
         lt = text.find("<", pos)
@@ -151,6 +151,9 @@ def parse(text: str, start: int) -> Node:
             just_closed_leaf = None
             continue
         just_closed_leaf = None
+        elements += 1
+        if elements > MAX_ELEMENTS:
+            raise StatementFormatError(f"line {line}", f"more than {MAX_ELEMENTS:,} elements")
         node = Node(name, line)
         stack[-1].children.append(node)
         if rest.rstrip().endswith("/"):
