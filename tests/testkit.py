@@ -355,12 +355,19 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + b"\x00" * 32
 BOUNDARY = "----receipts-test-boundary"
 
 
-def multipart(data: bytes, filename: str, content_type: str, name: str = "file") -> bytes:
-    """A multipart/form-data body of one part (boundary BOUNDARY), built by hand (the
-    test client spools large form bodies to a file it never closes)."""
+def multipart(
+    data: bytes, filename: str, content_type: str, name: str = "file", fields: dict | None = None
+) -> bytes:
+    """A multipart/form-data body (boundary BOUNDARY) of plain `fields` then one file
+    part, built by hand (the test client spools large form bodies to a file it never
+    closes)."""
     quoted = filename.replace("\\", "\\\\").replace('"', '\\"')
+    plain = "".join(
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'
+        for key, value in (fields or {}).items()
+    )
     head = (
-        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; '
+        f'{plain}--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; '
         f'filename="{quoted}"\r\nContent-Type: {content_type}\r\n\r\n'
     )
     return head.encode() + data + f"\r\n--{BOUNDARY}--\r\n".encode()

@@ -22,14 +22,12 @@ import pytest
 from app import store
 from tests.web import test_web_browser as browser_tests
 from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, go, person_at, shot, sign_in
+from tests.web.test_web_views import fits, go, shot, sign_in
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 browser = browser_tests.browser
 live = browser_tests.live
-
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 # Payee → expense or income account; the rules file each payee there.
 PAYEES = [
@@ -39,18 +37,6 @@ PAYEES = [
     ("Member subscription", "Dues", 2500),
     ("Printing Shop", "Printing", -1999),
 ]
-
-
-@pytest.fixture(params=sorted(SIZES))
-def size(request):
-    return request.param
-
-
-@pytest.fixture
-def treasurer(browser, live, size):
-    someone = person_at(browser, live, SIZES[size])
-    yield someone
-    someone.close()
 
 
 def seed(live, *, by_hand: bool = False) -> dict:

@@ -12,9 +12,9 @@ import json
 
 from app.services.banking import statements
 from app.services.banking.bankfile import BankFile, BankLine, BankStatement, NotAStatement
+from tests.testkit import BOUNDARY, multipart
 
 MAGIC = b"STAND-IN\n"
-BOUNDARY = "----statements-test-boundary"
 
 
 def _day(value):
@@ -76,22 +76,10 @@ def several_file(*statements_) -> bytes:
     return MAGIC + json.dumps({"format": "camt.053", "statements": list(statements_)}).encode()
 
 
-def multipart(data: bytes, fields: dict | None = None) -> bytes:
-    out = b""
-    for name, value in (fields or {}).items():
-        out += (
-            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
-        ).encode()
-    out += (
-        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; '
-        'filename="statement.ofx"\r\nContent-Type: application/octet-stream\r\n\r\n'
-    ).encode()
-    return out + data + f"\r\n--{BOUNDARY}--\r\n".encode()
-
-
-def upload(api, account_id, data: bytes, **fields):
+def upload_statement(api, account_id, data: bytes, **fields):
+    """POST /accounts/{account_id}/statements with the file (and form `fields`)."""
     return api.post(
         f"/accounts/{account_id}/statements",
-        data=multipart(data, fields),
+        data=multipart(data, "statement.ofx", "application/octet-stream", fields=fields),
         content_type=f"multipart/form-data; boundary={BOUNDARY}",
     )

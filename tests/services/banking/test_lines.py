@@ -8,7 +8,7 @@ from sqlalchemy import text
 
 from app.extensions import db
 from tests.services.banking import stand_in
-from tests.services.banking.stand_in import line, statement_file, upload
+from tests.services.banking.stand_in import line, statement_file, upload_statement
 
 
 @pytest.fixture(autouse=True)
@@ -58,7 +58,7 @@ def bank_entries(api, account):
 
 
 def test_post_makes_one_transaction_cleared_with_the_bank_ref(app, api, books):
-    sid = upload(
+    sid = upload_statement(
         api,
         books["bank"],
         statement_file(
@@ -97,14 +97,16 @@ def test_post_makes_one_transaction_cleared_with_the_bank_ref(app, api, books):
 
 
 def test_the_description_is_cut_to_the_limit(api, books):
-    sid = upload(api, books["bank"], statement_file(line("2026-03-02", 1, "p" * 2500))).get_json()
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", 1, "p" * 2500))
+    ).get_json()
     done = act(api, sid["id"], {"line_id": 1, "action": "post", "account_id": books["dues"]})
     tx_id = done.get_json()["lines"][0]["transaction_id"]
     assert len(transaction(api, tx_id)["description"]) == 2000
 
 
 def test_one_bad_line_changes_nothing(app, api, books):
-    sid = upload(
+    sid = upload_statement(
         api,
         books["bank"],
         statement_file(line("2026-03-02", 2500, "Ann"), line("2026-03-03", -100, "Shop")),
@@ -130,7 +132,7 @@ def test_one_bad_line_changes_nothing(app, api, books):
 
 
 def test_the_lock_date_and_an_archived_account_refuse_the_whole_request(app, api, books):
-    sid = upload(
+    sid = upload_statement(
         api,
         books["bank"],
         statement_file(line("2026-03-02", 2500, "Ann"), line("2026-01-03", -100, "Shop")),
@@ -156,7 +158,7 @@ def test_match_the_candidate_or_a_named_transaction(api, books, post_tx):
     by_hand = post_tx("2026-03-04", "shop", (books["bank"], -1299), (books["food"], 1299))
     other = post_tx("2026-03-06", "shop 2", (books["bank"], -1299), (books["food"], 1299))
     a, b = by_hand.get_json()["id"], other.get_json()["id"]
-    body = upload(
+    body = upload_statement(
         api,
         books["bank"],
         statement_file(line("2026-03-05", -1299, "Shop", "R1"), line("2026-03-05", -1299, "S")),
@@ -196,7 +198,9 @@ def test_a_named_transaction_must_qualify(api, books, post_tx):
     wrong_amount = tx("2026-03-05", -1300)
     too_far = tx("2026-03-10", -1299)
     other_account = tx("2026-03-05", -1299, "card")
-    sid = upload(api, books["bank"], statement_file(line("2026-03-05", -1299, "S"))).get_json()
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-05", -1299, "S"))
+    ).get_json()
     assert sid["lines"][0]["status"] == "new"
     for tx_id in (wrong_amount, too_far, other_account):
         refused = act(api, sid["id"], {"line_id": 1, "action": "match", "transaction_id": tx_id})
@@ -207,22 +211,24 @@ def test_a_named_transaction_must_qualify(api, books, post_tx):
 
 def test_a_duplicate_or_a_reference_now_held_is_409(api, books):
     data = statement_file(line("2026-03-02", 2500, "Ann", "R1"))
-    first = upload(api, books["bank"], data).get_json()["id"]
-    second = upload(api, books["bank"], data).get_json()["id"]  # both new for now
+    first = upload_statement(api, books["bank"], data).get_json()["id"]
+    second = upload_statement(api, books["bank"], data).get_json()["id"]  # both new for now
     assert (
         act(api, first, {"line_id": 1, "action": "post", "account_id": books["dues"]}).status_code
         == 200
     )
     refused = act(api, second, {"line_id": 1, "action": "post", "account_id": books["dues"]})
     assert refused.status_code == 409 and "line 1" in refused.get_json()["error"]
-    third = upload(api, books["bank"], data).get_json()
+    third = upload_statement(api, books["bank"], data).get_json()
     assert third["lines"][0]["status"] == "duplicate"
     refused = act(api, third["id"], {"line_id": 1, "action": "ignore"})
     assert refused.status_code == 409
 
 
 def test_ignore_then_post_later(api, books):
-    sid = upload(api, books["bank"], statement_file(line("2026-03-02", 5, "A"))).get_json()["id"]
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", 5, "A"))
+    ).get_json()["id"]
     ignored = act(api, sid, {"line_id": 1, "action": "ignore"}).get_json()
     assert ignored["lines"][0]["status"] == "ignored"
     assert api.get("/transactions").get_json() == []
@@ -231,7 +237,9 @@ def test_ignore_then_post_later(api, books):
 
 
 def test_deleting_the_statement_keeps_what_it_posted(api, books):
-    sid = upload(api, books["bank"], statement_file(line("2026-03-02", 5, "A", "R"))).get_json()
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", 5, "A", "R"))
+    ).get_json()
     tx_id = act(api, sid["id"], {"line_id": 1, "action": "post", "account_id": books["dues"]})
     tx_id = tx_id.get_json()["lines"][0]["transaction_id"]
     assert api.delete(f"/statements/{sid['id']}").status_code == 204
@@ -239,7 +247,7 @@ def test_deleting_the_statement_keeps_what_it_posted(api, books):
 
 
 def reconcilable(api, books, account, cents, closing, **header):
-    return upload(
+    return upload_statement(
         api,
         books[account],
         statement_file(
@@ -275,7 +283,9 @@ def test_reconcile_answers_the_difference(app, api, books):
 
 
 def test_reconcile_needs_a_closing_balance_and_its_date(api, books):
-    sid = upload(api, books["bank"], statement_file(line("2026-03-02", 1, "A"))).get_json()["id"]
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", 1, "A"))
+    ).get_json()["id"]
     act(api, sid, {"line_id": 1, "action": "ignore"})
     refused = api.post(f"/statements/{sid}/reconcile")
     assert refused.status_code == 409 and "closing balance" in refused.get_json()["error"]

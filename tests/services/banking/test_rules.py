@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.services.banking import stand_in
-from tests.services.banking.stand_in import line, statement_file, upload
+from tests.services.banking.stand_in import line, statement_file, upload_statement
 
 
 @pytest.fixture(autouse=True)
@@ -128,7 +128,7 @@ def suggestion_of(api, sid, line_id=1):
 
 
 def test_the_first_rule_by_priority_then_id_whose_every_condition_holds(api, books):
-    sid = upload(
+    sid = upload_statement(
         api, books["bank"], statement_file(line("2026-03-02", -4500, "SHELL  Station 12"))
     ).get_json()["id"]
     assert suggestion_of(api, sid) is None
@@ -165,7 +165,7 @@ def test_the_first_rule_by_priority_then_id_whose_every_condition_holds(api, boo
 
 
 def test_history_the_newest_two_entry_posting_with_the_same_payee(api, books):
-    old = upload(
+    old = upload_statement(
         api,
         books["bank"],
         statement_file(
@@ -181,7 +181,7 @@ def test_history_the_newest_two_entry_posting_with_the_same_payee(api, books):
             ]
         },
     )
-    sid = upload(
+    sid = upload_statement(
         api,
         books["bank"],
         statement_file(line("2026-03-02", -700, " CORNER shop "), line("2026-03-02", -7, "Other")),
@@ -201,25 +201,31 @@ def test_history_the_newest_two_entry_posting_with_the_same_payee(api, books):
         "rule_id": made.get_json()["id"],
     }
     # The card's lines do not learn from the bank's history.
-    card = upload(api, books["card"], statement_file(line("2026-03-02", -700, "Corner Shop")))
+    card = upload_statement(
+        api, books["card"], statement_file(line("2026-03-02", -700, "Corner Shop"))
+    )
     api.delete(f"/rules/{made.get_json()['id']}")
     assert suggestion_of(api, card.get_json()["id"]) is None
 
 
 def test_matched_lines_teach_no_history_and_only_new_lines_get_a_suggestion(api, books, post_tx):
     post_tx("2026-02-01", "by hand", (books["bank"], -900), (books["fuel"], 900))
-    old = upload(api, books["bank"], statement_file(line("2026-02-01", -900, "Shop"))).get_json()
+    old = upload_statement(
+        api, books["bank"], statement_file(line("2026-02-01", -900, "Shop"))
+    ).get_json()
     assert old["lines"][0]["status"] == "match"
     api.post(f"/statements/{old['id']}/lines", json={"lines": [{"line_id": 1, "action": "match"}]})
     rule(api, name="r", counter_account_id=books["food"], conditions={"max_cents": 0})
     assert suggestion_of(api, old["id"]) is None  # matched: no suggestion
     api.delete("/rules/1")
-    sid = upload(api, books["bank"], statement_file(line("2026-03-02", -7, "Shop"))).get_json()
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -7, "Shop"))
+    ).get_json()
     assert suggestion_of(api, sid["id"]) is None
 
 
 def test_preview_lists_the_waiting_lines_it_would_now_file(api, books):
-    sid = upload(
+    sid = upload_statement(
         api,
         books["bank"],
         statement_file(

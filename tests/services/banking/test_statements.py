@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from app.extensions import db
 from tests.services.banking import stand_in
-from tests.services.banking.stand_in import line, statement_file, upload
+from tests.services.banking.stand_in import line, statement_file, upload_statement
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +49,7 @@ def test_upload_answers_the_statement_with_its_lines(api, books, clock):
         closing_balance_cents=11201,
         closing_balance_on="2026-03-31",
     )
-    made = upload(api, books["bank"], data)
+    made = upload_statement(api, books["bank"], data)
     assert made.status_code == 201, made.get_json()
     body = made.get_json()
     assert body == {
@@ -94,7 +94,7 @@ def test_upload_answers_the_statement_with_its_lines(api, books, clock):
 
 
 def test_what_the_file_leaves_out_is_null(api, books):
-    body = upload(api, books["bank"], statement_file(bank_account=None)).get_json()
+    body = upload_statement(api, books["bank"], statement_file(bank_account=None)).get_json()
     for key in (
         "bank_account",
         "currency",
@@ -118,29 +118,29 @@ def test_only_an_open_asset_or_liability_account_takes_a_statement(
     account = make_account("Somewhere", kind)
     if archived:
         assert api.put(f"/accounts/{account}", json={"archived": True}).status_code == 200
-    refused = upload(api, account, statement_file(line("2026-03-02", 100)))
+    refused = upload_statement(api, account, statement_file(line("2026-03-02", 100)))
     assert refused.status_code == status and "error" in refused.get_json()
     assert stored(app, "statements") == 0
 
 
 def test_unknown_account_is_404(api):
-    assert upload(api, 999, statement_file()).status_code == 404
-    assert upload(api, 2**40, statement_file()).status_code == 404
+    assert upload_statement(api, 999, statement_file()).status_code == 404
+    assert upload_statement(api, 2**40, statement_file()).status_code == 404
 
 
 def test_not_a_statement_is_415_and_too_large_is_413(app, api, books):
-    refused = upload(api, books["bank"], b"%PDF-1.4 not a bank statement")
+    refused = upload_statement(api, books["bank"], b"%PDF-1.4 not a bank statement")
     assert refused.status_code == 415 and "error" in refused.get_json()
     app.config["MAX_STATEMENT_BYTES"] = 64
     big = statement_file(line("2026-03-02", 100, "x" * 100))
-    refused = upload(api, books["bank"], big)
+    refused = upload_statement(api, books["bank"], big)
     assert refused.status_code == 413 and "MAX_STATEMENT_BYTES" in refused.get_json()["error"]
     assert stored(app, "statements") == 0
 
 
 def test_a_body_far_over_the_limit_is_413_before_it_is_read(app, api, books):
     app.config["MAX_STATEMENT_BYTES"] = 1024
-    refused = upload(api, books["bank"], stand_in.MAGIC + b" " * (200 * 1024))
+    refused = upload_statement(api, books["bank"], stand_in.MAGIC + b" " * (200 * 1024))
     assert refused.status_code == 413
 
 
@@ -160,24 +160,26 @@ def test_several_bank_accounts_need_bank_account(app, api, books):
         {"bank_account": "NL91 ABNA 0417 1643 00", "lines": [line("2026-03-02", 100)]},
         {"bank_account": "DE89370400440532013000", "lines": [line("2026-03-02", 200)]},
     )
-    refused = upload(api, books["bank"], data)
+    refused = upload_statement(api, books["bank"], data)
     assert refused.status_code == 400
     assert refused.get_json()["bank_accounts"] == [
         "NL91 ABNA 0417 1643 00",
         "DE89370400440532013000",
     ]
-    wrong = upload(api, books["bank"], data, bank_account="GB00")
+    wrong = upload_statement(api, books["bank"], data, bank_account="GB00")
     assert wrong.status_code == 400 and len(wrong.get_json()["bank_accounts"]) == 2
     assert stored(app, "statements") == 0
     # Compared without spaces, case-insensitively.
-    made = upload(api, books["bank"], data, bank_account="de89 3704 0044 0532 0130 00")
+    made = upload_statement(api, books["bank"], data, bank_account="de89 3704 0044 0532 0130 00")
     assert made.status_code == 201, made.get_json()
     assert made.get_json()["bank_account"] == "DE89370400440532013000"
     assert [x["amount_cents"] for x in made.get_json()["lines"]] == [200]
 
 
 def test_duplicate_when_the_account_already_holds_the_reference_and_amount(api, books):
-    first = upload(api, books["bank"], statement_file(line("2026-03-02", 2500, "Ann", "R1")))
+    first = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", 2500, "Ann", "R1"))
+    )
     sid = first.get_json()["id"]
     posted = api.post(
         f"/statements/{sid}/lines",
@@ -185,7 +187,7 @@ def test_duplicate_when_the_account_already_holds_the_reference_and_amount(api, 
     )
     assert posted.status_code == 200, posted.get_json()
     tx_id = posted.get_json()["lines"][0]["transaction_id"]
-    again = upload(
+    again = upload_statement(
         api,
         books["bank"],
         statement_file(
@@ -198,7 +200,9 @@ def test_duplicate_when_the_account_already_holds_the_reference_and_amount(api, 
         ("new", None),
     ]
     # Another account's statement with the same reference is not a duplicate.
-    card = upload(api, books["card"], statement_file(line("2026-03-02", 2500, "Ann", "R1")))
+    card = upload_statement(
+        api, books["card"], statement_file(line("2026-03-02", 2500, "Ann", "R1"))
+    )
     assert card.get_json()["lines"][0]["status"] == "new"
 
 
@@ -211,7 +215,7 @@ def test_match_nearest_in_date_then_lowest_id_each_taken_once(api, books, post_t
     near_b = tx("2026-03-04")  # 1 day after
     near_a = tx("2026-03-06")  # 1 day before the second line's date... see below
     other_amount = tx("2026-03-05", -1300)
-    body = upload(
+    body = upload_statement(
         api,
         books["bank"],
         statement_file(
@@ -240,7 +244,9 @@ def test_no_match_with_a_reconciled_entry_or_one_holding_a_reference(api, books,
         ).status_code
         == 204
     )
-    body = upload(api, books["bank"], statement_file(line("2026-03-05", -500, "X"))).get_json()
+    body = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-05", -500, "X"))
+    ).get_json()
     assert body["lines"][0]["transaction_id"] == tx_id  # cleared is still a candidate
     assert api.delete(f"/statements/{body['id']}").status_code == 204
     done = api.post(
@@ -248,13 +254,15 @@ def test_no_match_with_a_reconciled_entry_or_one_holding_a_reference(api, books,
         json={"statement_date": "2026-03-31", "closing_balance_cents": -500},
     )
     assert done.status_code == 201, done.get_json()
-    body = upload(api, books["bank"], statement_file(line("2026-03-05", -500, "X"))).get_json()
+    body = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-05", -500, "X"))
+    ).get_json()
     assert body["lines"][0]["status"] == "new"
 
 
 def test_listing_newest_first_without_lines_and_by_account(api, books):
-    a = upload(api, books["bank"], statement_file(line("2026-03-02", 1))).get_json()
-    b = upload(api, books["card"], statement_file(line("2026-03-02", 1))).get_json()
+    a = upload_statement(api, books["bank"], statement_file(line("2026-03-02", 1))).get_json()
+    b = upload_statement(api, books["card"], statement_file(line("2026-03-02", 1))).get_json()
     listed = api.get("/statements").get_json()
     assert [s["id"] for s in listed] == [b["id"], a["id"]]
     assert "lines" not in listed[0]
@@ -268,7 +276,7 @@ def test_listing_newest_first_without_lines_and_by_account(api, books):
 
 def test_the_file_as_uploaded_and_deletion(app, api, books):
     data = statement_file(line("2026-03-02", 1, "Ann", "R9"))
-    sid = upload(api, books["bank"], data).get_json()["id"]
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
     got = api.get(f"/statements/{sid}/file")
     assert got.status_code == 200 and got.data == data
     assert got.mimetype == "application/octet-stream"

@@ -12,7 +12,8 @@ from sqlalchemy import text
 
 from app.extensions import db
 from tests.services.banking import stand_in
-from tests.services.banking.stand_in import line, statement_file, upload
+from tests.services.banking.stand_in import line, statement_file, upload_statement
+from tests.testkit import events
 
 
 @pytest.fixture(autouse=True)
@@ -25,9 +26,9 @@ def books(make_account):
     return {"bank": make_account("Bank", "asset"), "food": make_account("Food", "expense")}
 
 
-def events(api, prefix):
-    items = api.get("/audit?limit=200").get_json()["items"]
-    return [e for e in reversed(items) if e["action"].startswith(prefix)]
+def events_of(api, prefix):
+    """The trail's events whose action starts with `prefix`, oldest first."""
+    return [e for e in events(api, oldest_first=True) if e["action"].startswith(prefix)]
 
 
 def tamper(app, statement, **params):
@@ -37,9 +38,9 @@ def tamper(app, statement, **params):
 
 def test_upload_and_delete_are_events_carrying_the_sha256(api, books):
     data = statement_file(line("2026-03-02", -5, "Shop"), line("2026-03-03", -6, "Shop"))
-    sid = upload(api, books["bank"], data).get_json()["id"]
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
     assert api.delete(f"/statements/{sid}").status_code == 204
-    uploaded, deleted = events(api, "statement.")
+    uploaded, deleted = events_of(api, "statement.")
     expected = {
         "statement": {
             "id": sid,
@@ -60,8 +61,10 @@ def test_verify_follows_postings_and_matches_and_catches_a_changed_file(
 ):
     post_tx("2026-03-03", "by hand", (books["bank"], -6), (books["food"], 6))
     data = statement_file(line("2026-03-02", -5, "Shop", "R1"), line("2026-03-03", -6, "Shop"))
-    sid = upload(api, books["bank"], data).get_json()["id"]
-    gone = upload(api, books["bank"], statement_file(line("2026-03-09", 1))).get_json()["id"]
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    gone = upload_statement(api, books["bank"], statement_file(line("2026-03-09", 1))).get_json()[
+        "id"
+    ]
     assert api.delete(f"/statements/{gone}").status_code == 204
     done = api.post(
         f"/statements/{sid}/lines",
@@ -122,7 +125,7 @@ def test_backup_and_restore_carry_statements_files_and_rules(
     from tests.support import throwaway_database
 
     data = statement_file(line("2026-03-02", -5, "Shop", "R1"), line("2026-03-03", -6, "Bakery"))
-    sid = upload(api, books["bank"], data).get_json()["id"]
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
     api.post(
         f"/statements/{sid}/lines",
         json={"lines": [{"line_id": 1, "action": "post", "account_id": books["food"]}]},
