@@ -25,6 +25,17 @@ from .support import json_body, principal
 bp = Blueprint("documents", __name__)
 
 MULTIPART_ALLOWANCE = 64 * 1024  # boundaries and part headers around the file
+# Werkzeug's own bounds on a multipart body (it refuses either with its 413, which is
+# answered as what it is: too many parts, not a size).
+MAX_PARTS = 1000
+MAX_FIELD_BYTES = 500_000
+
+
+def too_many_parts() -> BadRequestError:
+    return BadRequestError(
+        f"the multipart body has too many parts (at most {MAX_PARTS}) or a form field "
+        f"over {MAX_FIELD_BYTES} bytes: send one part named 'file' holding the document"
+    )
 
 
 @bp.post("/transactions/<int:tx_id>/documents")
@@ -36,13 +47,19 @@ def upload(tx_id: int):
         )
     limit = documents.max_bytes()
     request.max_content_length = limit + MULTIPART_ALLOWANCE
+    request.max_form_parts = MAX_PARTS
+    request.max_form_memory_size = MAX_FIELD_BYTES
     try:
         if (request.content_length or 0) > limit + MULTIPART_ALLOWANCE:
             raise documents.too_large(limit)  # before reading a byte of it
         try:
             part = request.files.get("file")
         except RequestEntityTooLarge:
-            raise documents.too_large(limit) from None
+            # The body's length was checked above when it was declared; an undeclared
+            # one (chunked) went past it when the stream ran out at its maximum.
+            if request.content_length is None and getattr(request.stream, "is_exhausted", False):
+                raise documents.too_large(limit) from None
+            raise too_many_parts() from None
         except (ClientDisconnected, ValueError):
             raise BadRequestError("the multipart body could not be read") from None
         doc = store.run_unit(

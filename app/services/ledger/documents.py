@@ -50,6 +50,15 @@ from . import audit, cursors, lock, validate
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 CHUNK = 1024 * 1024
 ACCEPTED = ("application/pdf", "image/jpeg", "image/png", "image/webp", "image/heic")
+# The extension a stored filename ends in, by the type read from the bytes; the others
+# that count as right for it (any letter case).
+EXTENSIONS = {
+    "application/pdf": ("pdf",),
+    "image/jpeg": ("jpg", "jpeg"),
+    "image/png": ("png",),
+    "image/webp": ("webp",),
+    "image/heic": ("heic",),
+}
 HEIC_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1"})
 FALLBACK_NAME = "document"
 # Character categories removed from filenames: control, format (bidi overrides,
@@ -114,6 +123,19 @@ def clean_filename(raw: str | None) -> str:
         else:
             name = name[:FILENAME_MAX]
     return name or FALLBACK_NAME
+
+
+def with_extension(name: str, kind: str) -> str:
+    """The cleaned name ending in the extension of the type read from the bytes: a
+    different or missing one (the text after the last dot, when that dot is not the
+    first character) is replaced or added, the stem cut so the whole fits FILENAME_MAX."""
+    right = EXTENSIONS[kind]
+    dot = name.rfind(".")
+    stem = name[:dot] if dot > 0 else name
+    if dot > 0 and name[dot + 1 :].lower() in right:
+        return name
+    ending = "." + right[0]
+    return stem[: FILENAME_MAX - len(ending)].rstrip() + ending
 
 
 def _measure(stream: IO[bytes], limit: int) -> tuple[int, str, str]:
@@ -341,7 +363,7 @@ def upload(
     sqlite = dialect.is_sqlite(connection)
     values = {
         "transaction_id": tx_id,
-        "filename": clean_filename(filename),
+        "filename": with_extension(clean_filename(filename), kind),
         "content_type": kind,
         "size": size,
         "sha256": sha256,

@@ -92,7 +92,8 @@ def test_each_accepted_type_is_read_from_the_bytes(api, tx, data, kind):
     assert doc["transaction_id"] == tx_id
     assert doc["size"] == len(data)
     assert doc["sha256"] == hashlib.sha256(data).hexdigest()
-    assert doc["filename"] == "photo.bin"
+    # The name ends in the extension of the type the bytes are.
+    assert doc["filename"] == "photo." + {"image/jpeg": "jpg"}.get(kind, kind.split("/")[1])
     assert doc["uploaded_by_email"] == "alice@example.com"
     assert doc["uploaded_at"].endswith("Z")
     assert set(doc) == {
@@ -197,10 +198,12 @@ def test_too_large_is_413_naming_the_limit(app, api, tx):
         ("in\u202evoice\u200b.pdf", "invoice.pdf"),
         ("tab\there\x7f.pdf", "tabhere.pdf"),
         ("reçu d'achat.pdf", "reçu d'achat.pdf"),
-        ("a/b/", "document"),
-        ("..", "document"),
-        ("\x01\x02", "document"),
-        ("x" * 300 + ".jpeg", "x" * 195 + ".jpeg"),
+        ("a/b/", "document.pdf"),
+        ("..", "document.pdf"),
+        ("\x01\x02", "document.pdf"),
+        ("x" * 300 + ".pdf", "x" * 196 + ".pdf"),
+        ("x" * 300 + ".jpeg", "x" * 195 + ".pdf"),  # cut keeping .jpeg, then replaced
+        ("x" * 250, "x" * 196 + ".pdf"),
     ],
 )
 def test_filenames_lose_paths_and_control_characters(api, tx, given, stored):
@@ -208,6 +211,55 @@ def test_filenames_lose_paths_and_control_characters(api, tx, given, stored):
     assert made.status_code == 201, made.get_json()
     assert made.get_json()["filename"] == stored
     assert len(made.get_json()["filename"]) <= 200
+
+
+@pytest.mark.parametrize(
+    ("data", "given", "stored"),
+    [
+        (JPEG, "receipt.html", "receipt.jpg"),
+        (PNG, "scan.svg", "scan.png"),
+        (PNG, "document", "document.png"),
+        (PNG, "", "document.png"),
+        (JPEG, "photo.JPEG", "photo.JPEG"),
+        (JPEG, "photo.jpeg", "photo.jpeg"),
+        (JPEG, "photo.Jpg", "photo.Jpg"),
+        (PDF, "invoice.PDF", "invoice.PDF"),
+        (WEBP, "a.b.png", "a.b.webp"),
+        (HEIC, "IMG_0001.heif", "IMG_0001.heic"),
+        (PDF, ".pdf", ".pdf.pdf"),
+        (PDF, "trailing.", "trailing.pdf"),
+        (PDF, "../x.html/invoice", "invoice.pdf"),
+    ],
+)
+def test_the_stored_name_ends_in_the_extension_of_the_bytes(api, tx, data, given, stored):
+    """`receipt.html` holding a JPEG is stored (served, downloaded, packed) as
+    `receipt.jpg`; `.jpeg` and any letter case count as right; a dot that opens the
+    name starts no extension."""
+    made = upload(api, tx(), data, given)
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["filename"] == stored
+    got = api.get(f"/documents/{made.get_json()['id']}")
+    assert f"filename*=UTF-8''{stored}" in got.headers["Content-Disposition"]
+
+
+def test_a_body_of_too_many_parts_is_400_saying_so(app, api, tx):
+    """5,000 small form fields are not "larger than 10 MiB": 400 naming the parts."""
+    tx_id = tx()
+    fields = "".join(
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="f{n}"\r\n\r\nx\r\n'
+        for n in range(5000)
+    )
+    body = fields.encode() + multipart(PDF, "a.pdf", "application/pdf")
+    assert len(body) < 1024 * 1024
+    refused = api.post(
+        f"/transactions/{tx_id}/documents",
+        data=body,
+        content_type=f"multipart/form-data; boundary={BOUNDARY}",
+    )
+    assert refused.status_code == 400, refused.get_json()
+    message = refused.get_json()["error"]
+    assert "too many parts" in message and "larger" not in message and "MiB" not in message
+    assert stored_count(app) == 0
 
 
 def test_download_is_the_bytes_with_safe_headers(api, tx):
