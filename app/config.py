@@ -23,6 +23,8 @@ ENV_KEYS = (
     "TRUSTED_PROXIES",
     "MAX_BODY_BYTES",
     "MAX_DOCUMENT_BYTES",
+    "MAX_DOCUMENTS_PER_TRANSACTION",
+    "MAX_DOCUMENT_STORE_BYTES",
     "WORKERS",
 )
 
@@ -43,6 +45,10 @@ DEFAULTS = {
     "MAX_BODY_BYTES": 1024 * 1024,
     # Largest document (receipt) a POST /transactions/{id}/documents accepts (413 above).
     "MAX_DOCUMENT_BYTES": 10 * 1024 * 1024,
+    # The most documents one transaction may have (409 past it), and the most bytes
+    # of documents stored in all (507 past it).
+    "MAX_DOCUMENTS_PER_TRANSACTION": 50,
+    "MAX_DOCUMENT_STORE_BYTES": 2 * 1024 * 1024 * 1024,
     # Serving processes started by `serve` (checked there: 1 to 64).
     "WORKERS": 1,
     # Tests may set a callable returning an aware UTC datetime (an injectable clock).
@@ -102,6 +108,8 @@ def load(app, test_config=None) -> None:
     cfg["TRUSTED_PROXIES"] = int(cfg["TRUSTED_PROXIES"])
     cfg["MAX_CONTENT_LENGTH"] = int(cfg["MAX_BODY_BYTES"])
     cfg["MAX_DOCUMENT_BYTES"] = int(cfg["MAX_DOCUMENT_BYTES"])
+    cfg["MAX_DOCUMENTS_PER_TRANSACTION"] = int(cfg["MAX_DOCUMENTS_PER_TRANSACTION"])
+    cfg["MAX_DOCUMENT_STORE_BYTES"] = int(cfg["MAX_DOCUMENT_STORE_BYTES"])
     for switch in ("OAUTH_CLIENT_COMPAT", "OAUTH_CIMD_ALLOW_PRIVATE"):
         if isinstance(cfg[switch], str):
             cfg[switch] = cfg[switch].strip().lower() in TRUE_WORDS

@@ -14,7 +14,7 @@ types        column types shared by the models (UTCDateTime)
 from .audit import AuditEvent, AuditHead, AuditPending
 from .budgets import MONTH_COLUMNS, Budget, BudgetLine
 from .derived import AccountDayBalance, AccountMonthBalance
-from .documents import Document
+from .documents import Document, DocumentChunk
 from .idempotency import IdempotencyKey
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
 from .ledger import (
@@ -58,6 +58,7 @@ __all__ = [
     "DeviceStart",
     "DocumentFailure",
     "Document",
+    "DocumentChunk",
     "Entry",
     "IdempotencyKey",
     "LoginThrottle",

@@ -18,7 +18,7 @@ from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
 from .. import store
 from ..services.errors import BadRequestError, UnsupportedMediaTypeError
-from ..services.ledger import documents
+from ..services.ledger import document_rules, documents
 from .boundary import steps
 from .support import json_body, principal
 
@@ -45,20 +45,20 @@ def upload(tx_id: int):
         raise UnsupportedMediaTypeError(
             "send the document as multipart/form-data with one part named 'file'"
         )
-    limit = documents.max_bytes()
+    limit = document_rules.max_bytes()
     request.max_content_length = limit + MULTIPART_ALLOWANCE
     request.max_form_parts = MAX_PARTS
     request.max_form_memory_size = MAX_FIELD_BYTES
     try:
         if (request.content_length or 0) > limit + MULTIPART_ALLOWANCE:
-            raise documents.too_large(limit)  # before reading a byte of it
+            raise document_rules.too_large(limit)  # before reading a byte of it
         try:
             part = request.files.get("file")
         except RequestEntityTooLarge:
             # The body's length was checked above when it was declared; an undeclared
             # one (chunked) went past it when the stream ran out at its maximum.
             if request.content_length is None and getattr(request.stream, "is_exhausted", False):
-                raise documents.too_large(limit) from None
+                raise document_rules.too_large(limit) from None
             raise too_many_parts() from None
         except (ClientDisconnected, ValueError):
             raise BadRequestError("the multipart body could not be read") from None

@@ -113,15 +113,15 @@ def add_documents(url: str, tx_id: int, count: int, size: int) -> None:
     from sqlalchemy import create_engine, insert
 
     from app.config import normalise_database_url
-    from app.models import Document
+    from app.models import Document, DocumentChunk
 
     engine = create_engine(normalise_database_url(url))
     try:
         with engine.begin() as conn:
             for n in range(count):
                 data = b"%PDF-1.4\n" + os.urandom(size - 9)
-                conn.execute(
-                    insert(Document),
+                doc_id = conn.execute(
+                    insert(Document).returning(Document.id),
                     {
                         "transaction_id": tx_id,
                         "filename": f"r{n}.pdf",
@@ -129,8 +129,10 @@ def add_documents(url: str, tx_id: int, count: int, size: int) -> None:
                         "size": size,
                         "sha256": hashlib.sha256(data).hexdigest(),
                         "uploaded_at": datetime(2026, 3, 1, tzinfo=UTC),
-                        "content_bytes": data,
                     },
+                ).scalar_one()
+                conn.execute(
+                    insert(DocumentChunk), {"document_id": doc_id, "seq": 0, "content": data}
                 )
     finally:
         engine.dispose()

@@ -18,6 +18,8 @@ lookalikes        look_alikes: the look-alike hint served as possible_duplicates
                   (record_transaction's result, the import preview)
 idempotency       Idempotency-Key / idempotency_key: a keyed write answered once, replayed
 documents         receipts: upload, list (paged), move, delete, document_count, bytes
+document_rules    what a document is held to before it is stored: the limits, the type
+                  read from the bytes, the stored name
 budgets           twelve-month plans: the exact annual split, approval, the statement
 derived           the per-day and per-month balance tables: kept, checked, rebuilt
 audit/            the hash-chained audit trail (a package: actor, hashing, objects,

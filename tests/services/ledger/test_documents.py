@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import os
 
 import pytest
 from sqlalchemy import text
@@ -386,11 +387,12 @@ def test_verify_names_a_document_changed_behind_the_service(app, api, tx, runner
         with app.app_context(), db.engine.begin() as conn:
             conn.execute(text(statement), params)
 
-    tamper("UPDATE documents SET content_bytes = :c WHERE id = :i", c=b"%PDF-forged", i=doc["id"])
+    swap = "UPDATE document_chunks SET content = :c WHERE document_id = :i"
+    tamper(swap, c=b"%PDF-forged", i=doc["id"])
     result = runner.invoke(args=["verify"])
     assert result.exit_code == 1
     assert f"document {doc['id']}" in result.output and "SHA-256" in result.output
-    tamper("UPDATE documents SET content_bytes = :c WHERE id = :i", c=PDF, i=doc["id"])
+    tamper(swap, c=PDF, i=doc["id"])
     assert runner.invoke(args=["verify"]).exit_code == 0
 
     tamper("UPDATE documents SET transaction_id = :t WHERE id = :i", t=b, i=doc["id"])
@@ -410,10 +412,14 @@ def test_verify_names_a_document_added_behind_the_service(app, api, tx, runner):
         conn.execute(
             text(
                 "INSERT INTO documents (id, transaction_id, filename, content_type, size,"
-                " sha256, uploaded_at, content_bytes) VALUES (77, :t, 'x.pdf', 'application/pdf',"
-                " 5, :h, '2026-01-01 00:00:00', :c)"
+                " sha256, uploaded_at) VALUES (77, :t, 'x.pdf', 'application/pdf',"
+                " 5, :h, '2026-01-01 00:00:00')"
             ),
-            {"t": tx_id, "h": hashlib.sha256(b"%PDF-").hexdigest(), "c": b"%PDF-"},
+            {"t": tx_id, "h": hashlib.sha256(b"%PDF-").hexdigest()},
+        )
+        conn.execute(
+            text("INSERT INTO document_chunks (document_id, seq, content) VALUES (77, 0, :c)"),
+            {"c": b"%PDF-"},
         )
     result = runner.invoke(args=["verify"])
     assert result.exit_code == 1 and "document 77 is in the ledger" in result.output
@@ -601,3 +607,87 @@ def test_an_empty_or_bad_paging_parameter_is_400_naming_it(api, query):
     response = api.get(f"/documents?{query}")
     assert response.status_code == 400
     assert f"'{query.split('=')[0]}'" in response.get_json()["error"]
+
+
+def test_at_most_max_documents_per_transaction(app, api, tx):
+    """MAX_DOCUMENTS_PER_TRANSACTION: an upload or a move past it is 409, nothing
+    changed; other transactions are not held to the first one's count."""
+    app.config["MAX_DOCUMENTS_PER_TRANSACTION"] = 2
+    full, other = tx(), tx()
+    kept = [upload(api, full, PDF, f"{n}.pdf").get_json() for n in range(2)]
+    refused = upload(api, full, PNG, "third.png")
+    assert refused.status_code == 409, refused.get_json()
+    message = refused.get_json()["error"]
+    assert "MAX_DOCUMENTS_PER_TRANSACTION" in message and "2" in message
+    assert stored_count(app) == 2
+    assert len(events(api, "document.uploaded")) == 2
+    elsewhere = upload(api, other, PNG, "b.png").get_json()
+    moved = api.put(f"/documents/{elsewhere['id']}", json={"transaction_id": full})
+    assert moved.status_code == 409, moved.get_json()
+    assert api.get(f"/documents/{elsewhere['id']}").status_code == 200
+    assert [d["id"] for d in api.get(f"/transactions/{other}/documents").get_json()] == [
+        elsewhere["id"]
+    ]
+    assert events(api, "document.moved") == []
+    assert api.get(f"/transactions/{full}/documents").get_json() == kept
+    # One removed: room for one again.
+    assert api.delete(f"/documents/{kept[0]['id']}").status_code == 204
+    assert upload(api, full, PNG, "third.png").status_code == 201
+
+
+def test_at_most_max_document_store_bytes_in_all(app, api, tx):
+    """MAX_DOCUMENT_STORE_BYTES: the document that would pass it is 507, nothing
+    stored; detached documents count (they are stored); a deletion makes room."""
+    app.config["MAX_DOCUMENT_STORE_BYTES"] = 2 * len(PDF) + len(PNG) - 1
+    a, b = tx(), tx()
+    first = upload(api, a, PDF, "a.pdf").get_json()
+    upload(api, b, PDF, "b.pdf")
+    assert api.delete(f"/transactions/{b}").status_code == 204  # detached, still stored
+    refused = upload(api, a, PNG, "c.png")
+    assert refused.status_code == 507, refused.get_json()
+    message = refused.get_json()["error"]
+    assert "MAX_DOCUMENT_STORE_BYTES" in message and "nothing was stored" in message
+    assert stored_count(app) == 2
+    assert len(events(api, "document.uploaded")) == 2
+    assert upload(api, a, PNG[: len(PNG) - 1], "d.png").status_code == 201  # just fits
+    assert api.delete(f"/documents/{first['id']}").status_code == 204
+    assert upload(api, a, PNG, "c.png").status_code == 201
+
+
+def test_storing_a_document_writes_each_byte_once(app, api, tx):
+    """The bytes go to the store as chunk rows, each sent once: the statements of an
+    upload carry the document's size in bytes parameters, no more (appending to one
+    column sent each chunk once too, but rewrote the column: no UPDATE is sent
+    either), and the rows read back are the document, a megabyte at most each."""
+    from sqlalchemy import event
+
+    data = PDF + os.urandom(2 * 1024 * 1024 + 12345)
+    tx_id = tx()
+    sent: list[tuple[str, int]] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        values = parameters.values() if isinstance(parameters, dict) else parameters or ()
+        values = [getattr(v, "obj", v) for v in values]  # psycopg's Binary wraps bytes
+        size = sum(len(v) for v in values if isinstance(v, (bytes, bytearray, memoryview)))
+        sent.append((statement, size))
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        made = upload(api, tx_id, data, "big.pdf")
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert made.status_code == 201, made.get_json()
+    assert sum(size for _, size in sent) == len(data)
+    assert not [s for s, _ in sent if s.lstrip().upper().startswith("UPDATE DOCUMENT")]
+    with app.app_context():
+        rows = db.session.execute(
+            text("SELECT seq, content FROM document_chunks WHERE document_id = :d ORDER BY seq"),
+            {"d": made.get_json()["id"]},
+        ).all()
+        db.session.rollback()
+    assert [seq for seq, _ in rows] == [0, 1, 2]
+    assert [len(c) for _, c in rows] == [1024 * 1024, 1024 * 1024, len(data) - 2 * 1024 * 1024]
+    assert b"".join(bytes(c) for _, c in rows) == data
+    assert api.get(f"/documents/{made.get_json()['id']}").data == data
