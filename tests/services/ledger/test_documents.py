@@ -9,6 +9,7 @@ import base64
 import hashlib
 import io
 import os
+import re
 
 import pytest
 from sqlalchemy import text
@@ -67,6 +68,12 @@ def stored_count(app) -> int:
         n = db.session.execute(text("SELECT count(*) FROM documents")).scalar_one()
         db.session.rollback()
         return n
+
+
+def summary_count(output: str, what: str) -> int:
+    """The number verify's summary gives for `what` (exactly: `11 documents` is 11)."""
+    [found] = re.findall(rf"(?<![\w.])(\d+) {what}\b", output)
+    return int(found)
 
 
 def events(api, action):
@@ -406,6 +413,32 @@ def test_verify_names_a_document_changed_behind_the_service(app, api, tx, runner
     assert f"document {other['id']}" in result.output and "missing" in result.output
 
 
+@pytest.mark.parametrize(
+    ("column", "value", "named"),
+    [
+        ("size", 12345, "its size is 12345 in the ledger"),
+        ("sha256", "0" * 64, f"its sha256 is {'0' * 64} in the ledger"),
+        ("filename", "receipt.html", "its filename is 'receipt.html' in the ledger"),
+        ("content_type", "text/html", "its content_type is 'text/html' in the ledger"),
+    ],
+)
+def test_verify_names_a_document_whose_description_changed(
+    app, api, tx, runner, column, value, named
+):
+    """The bytes unchanged, one column of the document's row changed behind the
+    service: verify exits 1 naming the document and the column against the trail."""
+    doc = upload(api, tx(), JPEG, "receipt.jpg").get_json()
+    assert runner.invoke(args=["verify"]).exit_code == 0
+    with app.app_context(), db.engine.begin() as conn:
+        conn.execute(
+            text(f"UPDATE documents SET {column} = :v WHERE id = :i"), {"v": value, "i": doc["id"]}
+        )
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1, result.output
+    assert f"verify: FAILED: document {doc['id']}: {named}" in result.output
+    assert "in event seq" in result.output
+
+
 def test_verify_names_a_document_added_behind_the_service(app, api, tx, runner):
     tx_id = tx()
     with app.app_context(), db.engine.begin() as conn:
@@ -431,7 +464,7 @@ def test_verify_follows_a_transaction_deletion_that_detached(api, tx, runner):
     assert api.delete(f"/transactions/{tx_id}").status_code == 204
     result = runner.invoke(args=["verify"])
     assert result.exit_code == 0, result.output
-    assert "1 documents" in result.output
+    assert summary_count(result.output, "documents") == 1
 
 
 # slow: a restore into a new PostgreSQL database (created, migrated, dropped) takes seconds
@@ -458,7 +491,8 @@ def test_backup_and_restore_carry_documents_byte_for_byte(
         result = cli.invoke(args=["restore", str(path)])
         assert result.exit_code == 0, result.output
         verified = cli.invoke(args=["verify"])
-        assert verified.exit_code == 0 and "3 documents" in verified.output, verified.output
+        assert verified.exit_code == 0, verified.output
+        assert summary_count(verified.output, "documents") == 3
         client = restored.test_client()
         headers = {"Authorization": f"Bearer {api.token}"}
         for doc, data in zip(docs, (PDF, photo, PNG), strict=True):
@@ -582,22 +616,34 @@ def test_a_correction_moves_the_originals_documents_to_its_replacement(app, api,
 
 
 def test_a_refused_correction_leaves_the_documents_where_they_were(app, api, tx):
+    """The correction is refused after its first document has moved (the second one
+    would pass MAX_DOCUMENTS_PER_TRANSACTION, lowered since the upload): the whole unit
+    is undone, the replacement, the first move and its event with it."""
     original = tx()
-    doc = upload(api, original).get_json()
+    docs = [upload(api, original, PDF, f"{n}.pdf").get_json() for n in range(2)]
+    app.config["MAX_DOCUMENTS_PER_TRANSACTION"] = 1
+    entries = [
+        {"account_id": e["account_id"], "amount_cents": e["amount_cents"] * 2}
+        for t in api.get("/transactions").get_json()
+        if t["id"] == original
+        for e in t["entries"]
+    ]
     made = api.post(
         "/transactions",
         json={
             "occurred_on": "2026-03-01",
-            "description": "unbalanced",
-            "entries": [{"account_id": 1, "amount_cents": 5}],
+            "description": "corrected",
+            "entries": entries,
             "replaces": original,
         },
     )
-    assert made.status_code == 400
-    assert api.get(f"/documents/{doc['id']}").status_code == 200
+    assert made.status_code == 409, made.get_json()
+    assert "MAX_DOCUMENTS_PER_TRANSACTION" in made.get_json()["error"]
+    assert [t["id"] for t in api.get("/transactions").get_json()] == [original]
     listed = api.get(f"/transactions/{original}/documents").get_json()
-    assert [d["id"] for d in listed] == [doc["id"]]
+    assert listed == docs
     assert events(api, "document.moved") == []
+    assert events(api, "transaction.posted")[-1]["object"]["transaction"]["id"] == original
 
 
 @pytest.mark.parametrize("query", ["attached=", "limit=", "attached=yes", "limit=0"])
