@@ -18,6 +18,8 @@ time: PostgreSQL's advisory lock; SQLite's writes are one at a time already).
 from __future__ import annotations
 
 import hashlib
+import sqlite3
+import typing
 from collections.abc import Iterator
 from typing import IO
 
@@ -66,8 +68,14 @@ def write(connection, doc_id: int, stream: IO[bytes]) -> tuple[int, str]:
 
 
 def read(connection, doc_id: int, piece: int = CHUNK_BYTES) -> Iterator[bytes]:
-    """Document doc_id's bytes in order, in slices of at most `piece` bytes, one
-    statement a slice: never more than one slice in memory."""
+    """Document doc_id's bytes in order, in slices of at most `piece` bytes: never
+    more than one slice in memory. PostgreSQL: one substr() of a chunk row a
+    statement (the server reads only the slice's part of the stored value); SQLite:
+    its incremental blob I/O on the chunk row (substr() would load the whole row's
+    value for each slice)."""
+    if dialect.is_sqlite(connection):
+        yield from _read_sqlite(connection, doc_id, piece)
+        return
     lengths = connection.execute(_LENGTHS, {"id": doc_id}).all()
     for seq, length in lengths:
         start = 1
@@ -79,6 +87,18 @@ def read(connection, doc_id: int, piece: int = CHUNK_BYTES) -> Iterator[bytes]:
                 break
             yield bytes(data)
             start += len(data)
+
+
+_ROWIDS_SQLITE = text("SELECT rowid FROM document_chunks WHERE document_id = :id ORDER BY seq")
+
+
+def _read_sqlite(connection, doc_id: int, piece: int) -> Iterator[bytes]:
+    rowids = connection.execute(_ROWIDS_SQLITE, {"id": doc_id}).scalars().all()
+    raw = typing.cast(sqlite3.Connection, connection.connection.driver_connection)
+    for rowid in rowids:
+        with raw.blobopen("document_chunks", "content", rowid, readonly=True) as blob:
+            while data := blob.read(piece):
+                yield data
 
 
 def counts(connection, tx_ids: list[int]) -> dict[int, int]:
