@@ -24,7 +24,10 @@ budgets           twelve-month plans: the exact annual split, approval, the stat
 derived           the per-day and per-month balance tables: kept, checked, rebuilt
 audit/            the hash-chained audit trail (a package: actor, hashing, objects,
                   writing, reading); record() one event per change
-verify            `ledger-service verify`: the trail re-walked and replayed
+verify            `ledger-service verify`: the trail re-walked and replayed; runs the checks
+verify_trail      verify's chain walk, head and pending events, and the replay's state
+verify_transactions  verify's exact comparison of the stored transactions with the trail
+verify_books      verify's accounts, entry flags, settings, balance tables and budgets
 verify_documents  verify's check of every document's bytes and link against the trail
 
 May call: services.errors, services.clock, models, extensions. No other service package.

@@ -9,7 +9,7 @@ document at a time, and their SHA-256 recomputed: a document whose bytes, stored
 sha256, size, filename, type, link or very existence differ from what the trail says
 is named (verify.Disagreement).
 
-The chain itself (seq and hashes) is checked by verify.walk_chain; this check only
+The chain itself (seq and hashes) is checked by verify_trail.walk_chain; this check only
 reads the events' objects.
 """
 

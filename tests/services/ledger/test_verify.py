@@ -11,7 +11,7 @@ from sqlalchemy import text
 
 from app import create_app, store
 from app.extensions import db
-from app.services.ledger import audit, verify
+from app.services.ledger import audit, verify, verify_transactions
 
 
 @pytest.fixture
@@ -183,7 +183,7 @@ def test_compensating_edits_inside_one_block_of_ids_are_named(runner, app, books
     monkeypatch.setattr(verify, "MODULUS", 2**8, raising=False)
     changed, other = books["tx"][2], books["tx"][0]
     with app.app_context():
-        stored = {tx["id"]: tx for tx in verify._stored_transactions()}
+        stored = {tx["id"]: tx for tx in verify_transactions._stored_transactions()}
         db.session.rollback()
     doubled = {
         **stored[changed],
@@ -219,7 +219,7 @@ def test_a_deletion_appended_with_a_valid_hash_must_match_a_posting(runner, app,
     event posted it is named."""
     tx = books["tx"][0]
     with app.app_context():
-        stored = {t["id"]: t for t in verify._stored_transactions()}[tx]
+        stored = {t["id"]: t for t in verify_transactions._stored_transactions()}[tx]
         db.session.rollback()
     forged = {**stored, "description": "something else"}
     head = audit_head(app)
