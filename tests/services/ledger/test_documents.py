@@ -737,3 +737,26 @@ def test_storing_a_document_writes_each_byte_once(app, api, tx):
     assert [len(c) for _, c in rows] == [1024 * 1024, 1024 * 1024, len(data) - 2 * 1024 * 1024]
     assert b"".join(bytes(c) for _, c in rows) == data
     assert api.get(f"/documents/{made.get_json()['id']}").data == data
+
+
+def test_concurrent_uploads_never_pass_the_count(app, api, tx):
+    """Eight uploads at once onto a transaction with room for three: exactly three are
+    stored (PostgreSQL: the quota is read under the store's lock, so no two uploads
+    both take the last place; SQLite writes one at a time)."""
+    from tests.services.oauth.test_races import race
+
+    app.config["MAX_DOCUMENTS_PER_TRANSACTION"] = 3
+    tx_id = tx()
+    body = multipart(PDF, "a.pdf", "application/pdf")
+
+    def send(client, i):
+        return client.post(
+            f"/transactions/{tx_id}/documents",
+            data=body,
+            content_type=f"multipart/form-data; boundary={BOUNDARY}",
+            headers={"Authorization": f"Bearer {api.token}"},
+        )
+
+    statuses = sorted(status for status, _ in race(app, send=send, threads=8))
+    assert statuses == [201] * 3 + [409] * 5, statuses
+    assert stored_count(app) == 3
