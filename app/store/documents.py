@@ -5,8 +5,8 @@ CHUNK_BYTES each (models/documents.py). write() inserts them from a stream, one
 statement a chunk, so each byte is written once on either store and the document is
 never whole in memory (until migration 0019 the bytes were one column appended to,
 which PostgreSQL rewrote whole on every append). read() gives them back in slices of
-at most the size asked for: one substr() of one chunk row a statement, the same SQL
-on both stores.
+at most the size asked for: PostgreSQL one substr() of a chunk row a statement,
+SQLite through its incremental blob I/O on the chunk row.
 
 Also what services/ledger/documents.py asks of the dialect, answered here once:
 counts() (a page's document counts: PostgreSQL gets the ids as one array literal,
@@ -70,7 +70,7 @@ def write(connection, doc_id: int, stream: IO[bytes]) -> tuple[int, str]:
 def read(connection, doc_id: int, piece: int = CHUNK_BYTES) -> Iterator[bytes]:
     """Document doc_id's bytes in order, in slices of at most `piece` bytes: never
     more than one slice in memory. PostgreSQL: one substr() of a chunk row a
-    statement (the server reads only the slice's part of the stored value); SQLite:
+    statement (the server sends only the slice); SQLite:
     its incremental blob I/O on the chunk row (substr() would load the whole row's
     value for each slice)."""
     if dialect.is_sqlite(connection):
