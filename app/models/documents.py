@@ -4,7 +4,7 @@ A document's bytes live in the database (bytea on PostgreSQL, BLOB on SQLite), s
 backup, a restore and a move between stores carry them with the books, and `verify`
 can recompute their SHA-256 against the audit trail (docs/ledger.md, "Receipts").
 
-The bytes are rows of document_chunks, (document_id, seq, content) of at most
+The bytes are rows of document_chunks, (document_id, seq, chunk_bytes) of at most
 CHUNK_BYTES each, written once per chunk and read a slice at a time (app/store/
 documents.py): storing a document writes each byte once (until migration 0019 it was
 one column appended to a megabyte at a time, which PostgreSQL rewrote whole on each
@@ -67,7 +67,7 @@ class DocumentChunk(Model):
         BigId, ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True
     )
     seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    content: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    chunk_bytes: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
 
     # Rows of up to CHUNK_BYTES: read and written one at a time by backup and restore.
     __table_args__ = ({"info": {"large_rows": True}},)

@@ -1,6 +1,6 @@
 """Documents' bytes in the store: chunk rows written once, read a slice at a time.
 
-A document's bytes are rows of document_chunks (document_id, seq, content), at most
+A document's bytes are rows of document_chunks (document_id, seq, chunk_bytes), at most
 CHUNK_BYTES each (models/documents.py). write() inserts them from a stream, one
 statement a chunk, so each byte is written once on either store and the document is
 never whole in memory (until migration 0019 the bytes were one column appended to,
@@ -35,13 +35,13 @@ QUOTA_LOCK = 0x646F6373
 
 _INSERT = insert(DocumentChunk)
 _LENGTHS = (
-    select(DocumentChunk.seq, func.length(DocumentChunk.content))
+    select(DocumentChunk.seq, func.length(DocumentChunk.chunk_bytes))
     .where(DocumentChunk.document_id == bindparam("id"))
     .order_by(DocumentChunk.seq)
 )
-_SLICE = select(func.substr(DocumentChunk.content, bindparam("start"), bindparam("count"))).where(
-    DocumentChunk.document_id == bindparam("id"), DocumentChunk.seq == bindparam("seq")
-)
+_SLICE = select(
+    func.substr(DocumentChunk.chunk_bytes, bindparam("start"), bindparam("count"))
+).where(DocumentChunk.document_id == bindparam("id"), DocumentChunk.seq == bindparam("seq"))
 _COUNTS = (
     select(Document.transaction_id, func.count())
     .where(Document.transaction_id.in_(bindparam("ids", expanding=True)))
@@ -62,7 +62,7 @@ def write(connection, doc_id: int, stream: IO[bytes]) -> tuple[int, str]:
     while chunk := stream.read(CHUNK_BYTES):
         hasher.update(chunk)
         size += len(chunk)
-        connection.execute(_INSERT, {"document_id": doc_id, "seq": seq, "content": chunk})
+        connection.execute(_INSERT, {"document_id": doc_id, "seq": seq, "chunk_bytes": chunk})
         seq += 1
     return size, hasher.hexdigest()
 
@@ -96,7 +96,7 @@ def _read_sqlite(connection, doc_id: int, piece: int) -> Iterator[bytes]:
     rowids = connection.execute(_ROWIDS_SQLITE, {"id": doc_id}).scalars().all()
     raw = typing.cast(sqlite3.Connection, connection.connection.driver_connection)
     for rowid in rowids:
-        with raw.blobopen("document_chunks", "content", rowid, readonly=True) as blob:
+        with raw.blobopen("document_chunks", "chunk_bytes", rowid, readonly=True) as blob:
             while data := blob.read(piece):
                 yield data
 

@@ -3,7 +3,7 @@
 Until now a document's bytes were one column, documents.content_bytes, filled a
 megabyte at a time; on PostgreSQL each `content_bytes || chunk` wrote the whole value
 again (a 10 MiB upload grew the database by about 57 MiB and wrote about 74 MiB of
-WAL). Now they are rows of `document_chunks` (document_id, seq, content), at most
+WAL). Now they are rows of `document_chunks` (document_id, seq, chunk_bytes), at most
 1 MiB each, each written once (app/store/documents.py).
 
 Upgrade: the table, every stored document's bytes cut into it (in the database, one
@@ -29,13 +29,13 @@ CHUNK = 1024 * 1024
 
 _CUT = {
     "postgresql": (
-        "INSERT INTO document_chunks (document_id, seq, content)"
+        "INSERT INTO document_chunks (document_id, seq, chunk_bytes)"
         " SELECT d.id, n, substring(d.content_bytes FROM n * {chunk} + 1 FOR {chunk})"
         " FROM documents d CROSS JOIN LATERAL"
         " generate_series(0, (length(d.content_bytes) - 1) / {chunk}) AS n"
     ),
     "sqlite": (
-        "INSERT INTO document_chunks (document_id, seq, content)"
+        "INSERT INTO document_chunks (document_id, seq, chunk_bytes)"
         " WITH RECURSIVE pieces(document_id, seq) AS ("
         " SELECT id, 0 FROM documents WHERE length(content_bytes) > 0"
         " UNION ALL SELECT p.document_id, p.seq + 1 FROM pieces p"
@@ -57,7 +57,7 @@ def upgrade():
             primary_key=True,
         ),
         sa.Column("seq", sa.Integer(), primary_key=True, autoincrement=False),
-        sa.Column("content", sa.LargeBinary(), nullable=False),
+        sa.Column("chunk_bytes", sa.LargeBinary(), nullable=False),
     )
     dialect = op.get_bind().dialect.name
     op.execute(_CUT["postgresql" if dialect == "postgresql" else "sqlite"].format(chunk=CHUNK))
@@ -74,7 +74,7 @@ def downgrade():
     ids = [row[0] for row in bind.execute(sa.text("SELECT id FROM documents ORDER BY id"))]
     for doc_id in ids:  # one document's bytes in memory at a time
         pieces = bind.execute(
-            sa.text("SELECT content FROM document_chunks WHERE document_id = :d ORDER BY seq"),
+            sa.text("SELECT chunk_bytes FROM document_chunks WHERE document_id = :d ORDER BY seq"),
             {"d": doc_id},
         )
         joined = b"".join(bytes(piece) for (piece,) in pieces)

@@ -167,7 +167,7 @@ def add_documents(url: str, tx_id: int, count: int, size: int) -> None:
                     },
                 ).scalar_one()
                 conn.execute(
-                    insert(DocumentChunk), {"document_id": doc_id, "seq": 0, "content": data}
+                    insert(DocumentChunk), {"document_id": doc_id, "seq": 0, "chunk_bytes": data}
                 )
     finally:
         engine.dispose()

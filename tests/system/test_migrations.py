@@ -391,7 +391,7 @@ def test_0019_cuts_every_document_into_chunks_and_joins_them_again(scratch_datab
         assert "content_bytes" not in columns
         with db.engine.connect() as conn:
             rows = conn.execute(
-                text("SELECT document_id, seq, content FROM document_chunks ORDER BY 1, 2")
+                text("SELECT document_id, seq, chunk_bytes FROM document_chunks ORDER BY 1, 2")
             ).all()
         assert [(d, s, len(c)) for d, s, c in rows] == [
             (1, 0, mib),

@@ -144,7 +144,7 @@ def test_a_thousand_documents_stream_in_bounded_memory(app, api, books):
             db.session.execute(
                 insert(DocumentChunk),
                 [
-                    {"document_id": i, "seq": 0, "content": data}
+                    {"document_id": i, "seq": 0, "chunk_bytes": data}
                     for i, data in zip(ids, contents, strict=True)
                 ],
             )

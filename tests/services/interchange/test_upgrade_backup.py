@@ -107,7 +107,7 @@ def _document_bytes(conn) -> dict[int, bytes]:
         return {int(i): bytes(c) for i, c in rows}
     found: dict[int, bytes] = {}
     for doc_id, content in conn.execute(
-        text("SELECT document_id, content FROM document_chunks ORDER BY document_id, seq")
+        text("SELECT document_id, chunk_bytes FROM document_chunks ORDER BY document_id, seq")
     ):
         found[int(doc_id)] = found.get(int(doc_id), b"") + bytes(content)
     return found

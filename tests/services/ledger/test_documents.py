@@ -394,7 +394,7 @@ def test_verify_names_a_document_changed_behind_the_service(app, api, tx, runner
         with app.app_context(), db.engine.begin() as conn:
             conn.execute(text(statement), params)
 
-    swap = "UPDATE document_chunks SET content = :c WHERE document_id = :i"
+    swap = "UPDATE document_chunks SET chunk_bytes = :c WHERE document_id = :i"
     tamper(swap, c=b"%PDF-forged", i=doc["id"])
     result = runner.invoke(args=["verify"])
     assert result.exit_code == 1
@@ -451,7 +451,7 @@ def test_verify_names_a_document_added_behind_the_service(app, api, tx, runner):
             {"t": tx_id, "h": hashlib.sha256(b"%PDF-").hexdigest()},
         )
         conn.execute(
-            text("INSERT INTO document_chunks (document_id, seq, content) VALUES (77, 0, :c)"),
+            text("INSERT INTO document_chunks (document_id, seq, chunk_bytes) VALUES (77, 0, :c)"),
             {"c": b"%PDF-"},
         )
     result = runner.invoke(args=["verify"])
@@ -729,7 +729,9 @@ def test_storing_a_document_writes_each_byte_once(app, api, tx):
     assert not [s for s, _ in sent if s.lstrip().upper().startswith("UPDATE DOCUMENT")]
     with app.app_context():
         rows = db.session.execute(
-            text("SELECT seq, content FROM document_chunks WHERE document_id = :d ORDER BY seq"),
+            text(
+                "SELECT seq, chunk_bytes FROM document_chunks WHERE document_id = :d ORDER BY seq"
+            ),
             {"d": made.get_json()["id"]},
         ).all()
         db.session.rollback()
