@@ -25,6 +25,8 @@ ENV_KEYS = (
     "MAX_DOCUMENT_BYTES",
     "MAX_STATEMENT_BYTES",
     "REQUEST_TIMEOUT_SECONDS",
+    "MAX_DOCUMENTS_PER_TRANSACTION",
+    "MAX_DOCUMENT_STORE_BYTES",
     "WORKERS",
 )
 
@@ -50,6 +52,10 @@ DEFAULTS = {
     # The embedded server drops a connection idle, or a request not received whole,
     # for this many seconds (app/cli/limits.py; docs/deploy.md "Limits").
     "REQUEST_TIMEOUT_SECONDS": 30,
+    # The most documents one transaction may have (409 past it), and the most bytes
+    # of documents stored in all (507 past it).
+    "MAX_DOCUMENTS_PER_TRANSACTION": 50,
+    "MAX_DOCUMENT_STORE_BYTES": 2 * 1024 * 1024 * 1024,
     # Serving processes started by `serve` (checked there: 1 to 64).
     "WORKERS": 1,
     # Tests may set a callable returning an aware UTC datetime (an injectable clock).
@@ -122,6 +128,8 @@ def load(app, test_config=None) -> None:
     cfg["MAX_DOCUMENT_BYTES"] = int(cfg["MAX_DOCUMENT_BYTES"])
     cfg["MAX_STATEMENT_BYTES"] = int(cfg["MAX_STATEMENT_BYTES"])
     cfg["REQUEST_TIMEOUT_SECONDS"] = max(1, int(cfg["REQUEST_TIMEOUT_SECONDS"]))
+    cfg["MAX_DOCUMENTS_PER_TRANSACTION"] = int(cfg["MAX_DOCUMENTS_PER_TRANSACTION"])
+    cfg["MAX_DOCUMENT_STORE_BYTES"] = int(cfg["MAX_DOCUMENT_STORE_BYTES"])
     for switch in ("OAUTH_CLIENT_COMPAT", "OAUTH_CIMD_ALLOW_PRIVATE"):
         if isinstance(cfg[switch], str):
             cfg[switch] = cfg[switch].strip().lower() in TRUE_WORDS

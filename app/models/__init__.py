@@ -16,7 +16,7 @@ from .audit import AuditEvent, AuditHead, AuditPending
 from .banking import LINE_STATUSES, Rule, Statement, StatementLine
 from .budgets import MONTH_COLUMNS, Budget, BudgetLine
 from .derived import AccountDayBalance, AccountMonthBalance
-from .documents import Document
+from .documents import Document, DocumentChunk
 from .idempotency import IdempotencyKey
 from .identity import LoginThrottle, Passkey, Session, User, WebAuthnChallenge
 from .ledger import (
@@ -60,6 +60,7 @@ __all__ = [
     "DeviceStart",
     "DocumentFailure",
     "Document",
+    "DocumentChunk",
     "Entry",
     "IdempotencyKey",
     "LINE_STATUSES",

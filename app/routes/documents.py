@@ -15,7 +15,7 @@ from urllib.parse import quote
 from flask import Blueprint, current_app, jsonify, request, stream_with_context
 
 from .. import store
-from ..services.ledger import documents
+from ..services.ledger import document_rules, documents
 from .boundary import steps
 from .support import json_body, principal
 from .uploads import file_part
@@ -26,8 +26,8 @@ bp = Blueprint("documents", __name__)
 @bp.post("/transactions/<int:tx_id>/documents")
 @steps  # the body is read (spooled) before the unit; the upload is one unit of its own
 def upload(tx_id: int):
-    limit = documents.max_bytes()
-    with file_part("document", limit, documents.too_large) as part:
+    limit = document_rules.max_bytes()
+    with file_part("document", limit, document_rules.too_large) as part:
         doc = store.run_unit(
             documents.upload,
             tx_id,

@@ -20,6 +20,17 @@ from .. import config
 from ..services.errors import BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError
 
 MULTIPART_ALLOWANCE = config.MULTIPART_ALLOWANCE  # one value: the server's body limit uses it
+# Werkzeug's own bounds on a multipart body (it refuses either with its 413, which is
+# answered as what it is: too many parts, not a size).
+MAX_PARTS = 1000
+MAX_FIELD_BYTES = 500_000
+
+
+def too_many_parts(what: str) -> BadRequestError:
+    return BadRequestError(
+        f"the multipart body has too many parts (at most {MAX_PARTS}) or a form field "
+        f"over {MAX_FIELD_BYTES} bytes: send one part named 'file' holding the {what}"
+    )
 
 
 @contextmanager
@@ -34,13 +45,19 @@ def file_part(
             f"send the {what} as multipart/form-data with one part named 'file'"
         )
     request.max_content_length = limit + MULTIPART_ALLOWANCE
+    request.max_form_parts = MAX_PARTS
+    request.max_form_memory_size = MAX_FIELD_BYTES
     try:
         if (request.content_length or 0) > limit + MULTIPART_ALLOWANCE:
             raise too_large(limit)  # before reading a byte of it
         try:
             part = request.files.get("file")
         except RequestEntityTooLarge:
-            raise too_large(limit) from None
+            # The body's length was checked above when it was declared; an undeclared
+            # one (chunked) went past it when the stream ran out at its maximum.
+            if request.content_length is None and getattr(request.stream, "is_exhausted", False):
+                raise too_large(limit) from None
+            raise too_many_parts(what) from None
         except (ClientDisconnected, ValueError):
             raise BadRequestError("the multipart body could not be read") from None
         yield part

@@ -64,6 +64,12 @@ class UnprocessableError(ServiceError):
     status = 422
 
 
+class InsufficientStorageError(ServiceError):
+    """507: what the store is allowed to hold is full (MAX_DOCUMENT_STORE_BYTES)."""
+
+    status = 507
+
+
 class BooksLocked(ConflictError):
     """Something dated on or before the lock date: 409 over HTTP, -32602 over MCP."""
 

@@ -19,6 +19,8 @@ postgresql.py   a unit's BEGIN sent with its first statement (one round trip);
                 (the audit trail's seal); on_its_own(): a statement that is a
                 transaction of its own (the token lookup; a declared sole write)
 writer_lock.py  WriterLock: a thread lock, then a file lock across processes
+documents.py    documents' bytes as chunk rows: write() each byte once, read() in
+                slices; counts(); lock_quota() (services/ledger/documents.py asks)
 
 May call: services.errors (to name a refusal), extensions, models. Called by
 routes, mcp, cli; services ask it dialect questions (store.dialect, never

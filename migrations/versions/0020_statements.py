@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0020_statements"
-down_revision = "0018_posting_triggers"
+down_revision = "0019_document_chunks"
 branch_labels = None
 depends_on = None
 

@@ -354,3 +354,58 @@ def test_0017_batches_the_sqlite_index_and_goes_down_and_up(
         exact(48)
         db.session.remove()
         db.engine.dispose()
+
+
+def test_0019_cuts_every_document_into_chunks_and_joins_them_again(scratch_database_url):
+    """0019 moves each stored document's bytes (documents.content_bytes) into
+    document_chunks, 1 MiB a row in order, and drops the column; its downgrade joins
+    them back byte for byte. A document of 2.5 MiB, one of exactly 1 MiB, a small one."""
+    import os
+
+    from sqlalchemy import text
+
+    from app import create_app, store
+
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+    mib = 1024 * 1024
+    contents = {
+        1: b"%PDF-" + os.urandom(2 * mib + mib // 2 - 5),
+        2: b"\x89PNG" + os.urandom(mib - 4),
+        3: b"%PDF-1.4 small",
+    }
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0018_posting_triggers")
+        with db.engine.begin() as conn:
+            for doc_id, data in contents.items():
+                conn.execute(
+                    text(
+                        "INSERT INTO documents (id, filename, content_type, size, sha256,"
+                        " uploaded_at, content_bytes) VALUES (:i, 'a.pdf', 'application/pdf',"
+                        " :n, 'x', '2026-01-01 00:00:00', :c)"
+                    ),
+                    {"i": doc_id, "n": len(data), "c": data},
+                )
+        upgrade(revision="0019_document_chunks")
+        columns = [c["name"] for c in db.inspect(db.engine).get_columns("documents")]
+        assert "content_bytes" not in columns
+        with db.engine.connect() as conn:
+            rows = conn.execute(
+                text("SELECT document_id, seq, chunk_bytes FROM document_chunks ORDER BY 1, 2")
+            ).all()
+        assert [(d, s, len(c)) for d, s, c in rows] == [
+            (1, 0, mib),
+            (1, 1, mib),
+            (1, 2, mib // 2),
+            (2, 0, mib),
+            (3, 0, len(contents[3])),
+        ]
+        for doc_id, data in contents.items():
+            assert b"".join(bytes(c) for d, _, c in rows if d == doc_id) == data
+        downgrade(revision="0018_posting_triggers")
+        assert "document_chunks" not in db.inspect(db.engine).get_table_names()
+        with db.engine.connect() as conn:
+            back = dict(conn.execute(text("SELECT id, content_bytes FROM documents")).all())
+        assert {i: bytes(c) for i, c in back.items()} == contents
+        upgrade()
+        db.engine.dispose()

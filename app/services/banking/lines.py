@@ -129,7 +129,7 @@ _MARK_ENTRIES_POSTGRESQL = text(
 def _mark(connection, marks: list[dict]) -> None:
     """Each entry cleared and holding its line's bank reference."""
     if dialect.is_postgresql(connection):
-        ids = "{" + ",".join(str(int(m["e_id"])) for m in marks) + "}"
+        ids = dialect.int_array(m["e_id"] for m in marks)
         connection.execute(
             _MARK_ENTRIES_POSTGRESQL, {"ids": ids, "refs": [m["ref"] for m in marks]}
         )

@@ -18,13 +18,18 @@ lookalikes        look_alikes: the look-alike hint served as possible_duplicates
                   (record_transaction's result, the import preview)
 idempotency       Idempotency-Key / idempotency_key: a keyed write answered once, replayed
 documents         receipts: upload, list (paged), move, delete, document_count, bytes
+document_rules    what a document is held to before it is stored: the limits, the type
+                  read from the bytes, the stored name
 budgets           twelve-month plans: the exact annual split, lines, approval (frozen)
 budget_actuals    a plan against actuals: its twelve months, last year's actuals, the
                   income statement against a budget
 derived           the per-day and per-month balance tables: kept, checked, rebuilt
 audit/            the hash-chained audit trail (a package: actor, hashing, objects,
                   writing, reading); record() one event per change
-verify            `ledger-service verify`: the trail re-walked and replayed
+verify            `ledger-service verify`: the trail re-walked and replayed; runs the checks
+verify_trail      verify's chain walk, head and pending events, and the replay's state
+verify_transactions  verify's exact comparison of the stored transactions with the trail
+verify_books      verify's accounts, entry flags, settings, balance tables and budgets
 verify_documents  verify's check of every document's bytes and link against the trail
 
 May call: services.errors, services.clock, models, extensions. No other service package.

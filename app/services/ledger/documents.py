@@ -9,9 +9,14 @@ web app (through HTTP), the CLI (verify, the audit pack) and the corrections flo
   PNG, WebP and HEIC/HEIF (sniff). Anything else is 415; so is HTML or SVG dressed
   up as an image.
 - At most max_bytes() bytes (MAX_DOCUMENT_BYTES): 413 naming the limit. Empty: 400.
+- At most MAX_DOCUMENTS_PER_TRANSACTION documents on a transaction (409, an upload or a
+  move past it) and MAX_DOCUMENT_STORE_BYTES of documents in all (507): checked and
+  the document stored under the store's quota lock, so concurrent uploads cannot both
+  pass the last place.
 - The filename keeps only its last path component, loses control and format
   characters and is cut to FILENAME_MAX characters keeping its extension
-  (clean_filename); `document` when nothing is left.
+  (clean_filename); `document` when nothing is left; then it ends in the extension
+  of the type the bytes are (with_extension).
 - Uploads, moves and deletions are audit events carrying the document's sha256,
   size, filename and transaction_id (audit_object), so `verify` can recompute every
   document's hash against the trail (verify_documents.py).
@@ -22,124 +27,32 @@ web app (through HTTP), the CLI (verify, the audit pack) and the corrections flo
   NULL); the replay in verify_documents.py applies the same rule.
 
 Memory: an upload is hashed from its spooled temporary file a chunk at a time, then
-written into its row a chunk at a time (_write_content), so it is never whole in the
-process's memory; documents are always read one at a time.
+written as chunk rows a chunk at a time (store/documents.py: each byte written once),
+so it is never whole in the process's memory; documents are read a slice at a time.
 """
 
 from __future__ import annotations
 
-import hashlib
-import sqlite3
-import typing
-import unicodedata
 from collections.abc import Iterator
-from pathlib import PurePath
 from typing import IO, BinaryIO
 
-from flask import current_app, has_app_context
-from sqlalchemy import bindparam, delete, func, insert, select, text, update
+from sqlalchemy import delete, func, insert, select, update
 
 from ...extensions import db
 from ...models import Document, Transaction, User
-from ...models.documents import FILENAME_MAX
-from ...store import dialect
+from ...models.documents import CHUNK_BYTES
+from ...store import documents as stored
 from .. import clock
-from ..errors import BadRequestError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError
+from ..errors import BadRequestError, ConflictError, InsufficientStorageError, NotFoundError
 from . import audit, cursors, lock, validate
-
-DEFAULT_MAX_BYTES = 10 * 1024 * 1024
-CHUNK = 1024 * 1024
-ACCEPTED = ("application/pdf", "image/jpeg", "image/png", "image/webp", "image/heic")
-HEIC_BRANDS = frozenset({b"heic", b"heix", b"heim", b"heis", b"hevc", b"mif1", b"msf1"})
-FALLBACK_NAME = "document"
-# Character categories removed from filenames: control, format (bidi overrides,
-# zero-width joiners...), surrogates, line and paragraph separators.
-_STRIPPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-
-
-def max_bytes() -> int:
-    if has_app_context():
-        return int(current_app.config.get("MAX_DOCUMENT_BYTES") or DEFAULT_MAX_BYTES)
-    return DEFAULT_MAX_BYTES
-
-
-def too_large(limit: int | None = None) -> PayloadTooLargeError:
-    limit = max_bytes() if limit is None else limit
-    return PayloadTooLargeError(
-        f"the document is larger than the limit of {limit} bytes "
-        f"({limit / 1048576:.4g} MiB, MAX_DOCUMENT_BYTES); nothing was stored"
-    )
-
-
-def unsupported() -> UnsupportedMediaTypeError:
-    return UnsupportedMediaTypeError(
-        "this type of file is not accepted: send a PDF, JPEG, PNG, WebP or HEIC "
-        "document (" + ", ".join(ACCEPTED) + "), whatever the file claims to be"
-    )
-
-
-# --- the rules on bytes and names --------------------------------------------------
-
-
-def sniff(head: bytes) -> str | None:
-    """The document's type from its first bytes, or None when it is not accepted."""
-    if head.startswith(b"%PDF-"):
-        return "application/pdf"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    # HEIC/HEIF: an ISO BMFF file opens with its `ftyp` box; the major brand follows.
-    if head[4:8] == b"ftyp" and head[8:12] in HEIC_BRANDS:
-        return "image/heic"
-    return None
-
-
-def clean_filename(raw: str | None) -> str:
-    """The name as stored: last path component, no control or format characters, at
-    most FILENAME_MAX characters keeping the extension; `document` if nothing is left."""
-    if not raw:
-        return FALLBACK_NAME
-    kept = "".join(c for c in raw if unicodedata.category(c) not in _STRIPPED_CATEGORIES)
-    name = kept.replace("\\", "/").rsplit("/", 1)[-1].strip()
-    if not name.strip("."):  # "", ".", "..": a path, not a name
-        return FALLBACK_NAME
-    if len(name) > FILENAME_MAX:
-        ext = PurePath(name).suffix
-        stem = name[: len(name) - len(ext)]
-        if 0 < len(ext) < FILENAME_MAX:
-            name = stem[: FILENAME_MAX - len(ext)].rstrip() + ext
-        else:
-            name = name[:FILENAME_MAX]
-    return name or FALLBACK_NAME
-
-
-def _measure(stream: IO[bytes], limit: int) -> tuple[int, str, str]:
-    """(size, sha256 hex, content type) of a seekable stream, read CHUNK at a time;
-    refuses (413, 400, 415) before anything is stored."""
-    stream.seek(0)
-    hasher = hashlib.sha256()
-    size = 0
-    head = b""
-    while True:
-        chunk = stream.read(CHUNK)
-        if not chunk:
-            break
-        if len(head) < 16:
-            head += chunk[:16]
-        size += len(chunk)
-        if size > limit:
-            raise too_large(limit)
-        hasher.update(chunk)
-    if size == 0:
-        raise BadRequestError("the 'file' part is empty: send the document's bytes")
-    kind = sniff(head)
-    if kind is None:
-        raise unsupported()
-    return size, hasher.hexdigest(), kind
-
+from .document_rules import (
+    clean_filename,
+    max_bytes,
+    max_per_transaction,
+    max_store_bytes,
+    measure,
+    with_extension,
+)
 
 # --- reading ----------------------------------------------------------------------
 
@@ -184,11 +97,12 @@ def _in_range(value: int) -> bool:
 
 
 def _transaction_day(tx_id: int, *, share: bool = False):
-    """The transaction's date, or None when there is no such transaction."""
+    """The transaction's date, or None when there is no such transaction. share: read
+    FOR KEY SHARE (PostgreSQL; SQLite has no row locks and renders none)."""
     if not _in_range(tx_id):
         return None
     query = select(Transaction.occurred_on).where(Transaction.id == tx_id)
-    if share and dialect.is_postgresql():
+    if share:
         query = query.with_for_update(read=True, key_share=True)
     return db.session.execute(query).scalar()
 
@@ -202,7 +116,7 @@ def _row(doc_id: int, *, for_update: bool = False):
     if not _in_range(doc_id):
         raise NotFoundError("no such document")
     query = _select().where(Document.id == doc_id)
-    if for_update and dialect.is_postgresql():
+    if for_update:
         query = query.with_for_update(of=Document)
     row = db.session.execute(query).first()
     if row is None:
@@ -215,31 +129,18 @@ def get(doc_id: int) -> dict:
     return served(_row(doc_id))
 
 
-_SLICE_POSTGRESQL = text(
-    "SELECT substring(content_bytes FROM :start FOR :count) FROM documents WHERE id = :id"
-)
+# A stored document is read in slices this size (downloads, verify; the audit pack
+# asks for its own): one chunk row. Smaller slices cost the serving process more, not
+# less: a 10 MiB download in 256 KiB slices raised its peak by 12.7 to 15.9 MiB
+# against 3.5 in 1 MiB ones on SQLite, in the serving path (read in-process, the
+# slices raise it by nothing); docs/ledger.md, "Receipts".
+SLICE = CHUNK_BYTES
 
 
-def iter_content(doc_id: int, chunk: int = CHUNK) -> Iterator[bytes]:
-    """A stored document's bytes, CHUNK at a time (never whole in memory): downloads,
-    the audit pack and verify read them so. SQLite: incremental blob I/O; PostgreSQL:
-    substring() of the bytea, one slice per statement."""
-    connection = db.session.connection()
-    if dialect.is_sqlite(connection):
-        raw = typing.cast(sqlite3.Connection, connection.connection.driver_connection)
-        with raw.blobopen("documents", "content_bytes", doc_id, readonly=True) as blob:
-            while data := blob.read(chunk):
-                yield data
-        return
-    start = 1
-    while True:
-        piece = connection.execute(
-            _SLICE_POSTGRESQL, {"start": start, "count": chunk, "id": doc_id}
-        ).scalar()
-        if not piece:
-            return
-        yield bytes(piece)
-        start += len(piece)
+def iter_content(doc_id: int, chunk: int = SLICE) -> Iterator[bytes]:
+    """A stored document's bytes, at most `chunk` at a time (never whole in memory):
+    downloads, the audit pack and verify read them so (store/documents.py)."""
+    yield from stored.read(db.session.connection(), doc_id, chunk)  # the connection when read
 
 
 def content(doc_id: int) -> tuple[dict, Iterator[bytes]]:
@@ -257,31 +158,10 @@ def for_transaction(tx_id: int) -> list[dict]:
     return [served(r) for r in rows]
 
 
-# Built once: a page's document counts in one indexed statement. PostgreSQL gets the
-# ids as one array literal (psycopg's per-element dumping and an expanding IN cost
-# more than the query, as in listing._entries_of).
-_COUNTS = (
-    select(Document.transaction_id, func.count())
-    .where(Document.transaction_id.in_(bindparam("ids", expanding=True)))
-    .group_by(Document.transaction_id)
-)
-_COUNTS_POSTGRESQL = text(
-    "SELECT transaction_id, count(*) FROM documents"
-    " WHERE transaction_id = ANY (CAST(:ids AS bigint[])) GROUP BY transaction_id"
-)
-
-
 def counts(connection, tx_ids: list[int]) -> dict[int, int]:
     """How many documents each of these transactions has (absent: none): the paged
-    listing's and the register's document_count."""
-    if not tx_ids:
-        return {}
-    wanted = sorted(set(tx_ids))
-    if dialect.is_postgresql(connection):
-        rows = connection.execute(_COUNTS_POSTGRESQL, {"ids": dialect.int_array(wanted)}).all()
-    else:
-        rows = connection.execute(_COUNTS, {"ids": wanted}).all()
-    return {int(tx): int(n) for tx, n in rows if tx is not None}
+    listing's and the register's document_count (one indexed statement)."""
+    return stored.counts(connection, tx_ids)
 
 
 def parse_attached(value) -> bool | None:
@@ -329,63 +209,60 @@ def upload(
 ) -> dict:
     """Store one document on a transaction; one document.uploaded event. Every check
     comes before the INSERT, so a refusal stores nothing."""
+    _require_transaction(tx_id)
+    if stream is None:
+        raise BadRequestError("send the document as a multipart/form-data part named 'file'")
+    size, sha256, kind = measure(stream, max_bytes() if limit is None else limit)
+    connection = db.session.connection()
+    stored.lock_quota(connection)
     # Read FOR KEY SHARE (PostgreSQL): a concurrent delete of the transaction waits for
     # this upload, which then detaches it, rather than failing its foreign key.
     if _transaction_day(tx_id, share=True) is None:
         raise NotFoundError("no such transaction")
-    if stream is None:
-        raise BadRequestError("send the document as a multipart/form-data part named 'file'")
-    size, sha256, kind = _measure(stream, max_bytes() if limit is None else limit)
-    connection = db.session.connection()
-    sqlite = dialect.is_sqlite(connection)
+    _refuse_past_the_count(tx_id, "nothing was stored")
+    _refuse_past_the_store(size)
     values = {
         "transaction_id": tx_id,
-        "filename": clean_filename(filename),
+        "filename": with_extension(clean_filename(filename), kind),
         "content_type": kind,
         "size": size,
         "sha256": sha256,
         "uploaded_at": clock.now().replace(microsecond=0),
         "uploaded_by": uploaded_by,
     }
-    # The bytes follow a chunk at a time (_write_content): never whole in memory.
-    statement = _INSERT_SQLITE if sqlite else _INSERT_POSTGRESQL
-    doc_id = connection.execute(statement, {**values, "reserved": size}).scalar_one()
-    if _write_content(connection, doc_id, stream) != sha256:
+    made = db.session.execute(insert(Document).values(values).returning(Document.id))
+    doc_id = int(made.scalar_one())
+    # The bytes follow a chunk at a time, each written once: never whole in memory.
+    if stored.write(connection, doc_id, stream) != (size, sha256):
         raise BadRequestError("the document changed while it was being stored; send it again")
     doc = get(doc_id)
     audit.record("document.uploaded", audit_object(doc))
     return doc
 
 
-_INSERT_SQLITE = (
-    insert(Document)
-    .values(content_bytes=func.zeroblob(bindparam("reserved")))
-    .returning(Document.id)
-)
-_INSERT_POSTGRESQL = insert(Document).values(content_bytes=b"").returning(Document.id)
-_APPEND_POSTGRESQL = text(
-    "UPDATE documents SET content_bytes = content_bytes || :chunk WHERE id = :id"
-)
+def _refuse_past_the_count(tx_id: int, outcome: str) -> None:
+    """409 when the transaction has its MAX_DOCUMENTS_PER_TRANSACTION already."""
+    cap = max_per_transaction()
+    count = db.session.execute(
+        select(func.count()).select_from(Document).where(Document.transaction_id == tx_id)
+    ).scalar_one()
+    if count >= cap:
+        raise ConflictError(
+            f"transaction {tx_id} has {count} documents, the most one may have "
+            f"(MAX_DOCUMENTS_PER_TRANSACTION is {cap}); {outcome}"
+        )
 
 
-def _write_content(connection, doc_id: int, stream: IO[bytes]) -> str:
-    """Write the stream into the new row's content, CHUNK at a time; the SHA-256 of
-    what was written. SQLite: into the zeroblob the INSERT reserved, through its
-    incremental blob I/O; PostgreSQL: appended to the bytea, one statement a chunk
-    (escaping a whole 10 MiB parameter would hold it twice more in memory)."""
-    stream.seek(0)
-    hasher = hashlib.sha256()
-    if dialect.is_sqlite(connection):
-        raw = connection.connection.driver_connection
-        with raw.blobopen("documents", "content_bytes", doc_id) as blob:
-            while chunk := stream.read(CHUNK):
-                hasher.update(chunk)
-                blob.write(chunk)
-        return hasher.hexdigest()
-    while chunk := stream.read(CHUNK):
-        hasher.update(chunk)
-        connection.execute(_APPEND_POSTGRESQL, {"chunk": chunk, "id": doc_id})
-    return hasher.hexdigest()
+def _refuse_past_the_store(size: int) -> None:
+    """507 when the documents stored and this one would pass MAX_DOCUMENT_STORE_BYTES."""
+    cap = max_store_bytes()
+    used = db.session.execute(select(func.coalesce(func.sum(Document.size), 0))).scalar_one()
+    if int(used) + size > cap:
+        raise InsufficientStorageError(
+            f"the documents would take more than the {cap} bytes allowed in all "
+            f"({cap / 1073741824:.4g} GiB, MAX_DOCUMENT_STORE_BYTES): {int(used)} bytes are "
+            f"stored and this one has {size}; nothing was stored"
+        )
 
 
 def _refuse_if_locked(doc: dict) -> None:
@@ -412,6 +289,8 @@ def _move(doc: dict, to_tx: int) -> dict:
     if doc["transaction_id"] == to_tx:
         return doc
     _refuse_if_locked(doc)
+    stored.lock_quota(db.session.connection())
+    _refuse_past_the_count(to_tx, "nothing was moved")
     db.session.execute(
         update(Document).where(Document.id == doc["id"]).values(transaction_id=to_tx)
     )
@@ -445,6 +324,5 @@ def move_documents(from_transaction_id: int, to_transaction_id: int) -> list[dic
     if not _in_range(from_transaction_id):
         return []
     query = _select().where(Document.transaction_id == from_transaction_id).order_by(Document.id)
-    if dialect.is_postgresql():
-        query = query.with_for_update(of=Document)
+    query = query.with_for_update(of=Document)
     return [_move(served(r), to_transaction_id) for r in db.session.execute(query).all()]

@@ -2,13 +2,14 @@
 document's bytes, link and existence against the audit trail.
 
 The trail's document events (document.uploaded / moved / deleted, each carrying the
-document's sha256, size and transaction_id) are replayed in seq order, with
-transaction.deleted detaching the documents of that transaction as the database's
-ON DELETE SET NULL does. Then every stored document's bytes are read, one document
-at a time, and their SHA-256 recomputed: a document whose bytes, size, link or very
-existence differ from what the trail says is named (verify.Disagreement).
+document's sha256, size, filename, content_type and transaction_id) are replayed in
+seq order, with transaction.deleted detaching the documents of that transaction as the
+database's ON DELETE SET NULL does. Then every stored document's bytes are read, one
+document at a time, and their SHA-256 recomputed: a document whose bytes, stored
+sha256, size, filename, type, link or very existence differ from what the trail says
+is named (verify.Disagreement).
 
-The chain itself (seq and hashes) is checked by verify.walk_chain; this check only
+The chain itself (seq and hashes) is checked by verify_trail.walk_chain; this check only
 reads the events' objects.
 """
 
@@ -37,6 +38,8 @@ class Recorded:
     transaction_id: int | None
     sha256: str
     size: int
+    filename: str
+    content_type: str
     seq: int
 
 
@@ -90,7 +93,14 @@ def replay(disagreement) -> dict[int, Recorded]:
             if action == "document.deleted":
                 docs.pop(doc_id, None)
                 continue
-            docs[doc_id] = Recorded(tx_id, str(doc["sha256"]), int(doc["size"]), seq)
+            docs[doc_id] = Recorded(
+                tx_id,
+                str(doc["sha256"]),
+                int(doc["size"]),
+                str(doc["filename"]),
+                str(doc["content_type"]),
+                seq,
+            )
             if tx_id is not None:
                 by_tx.setdefault(tx_id, set()).add(doc_id)
         except (KeyError, TypeError, ValueError, orjson.JSONDecodeError) as exc:
@@ -110,8 +120,14 @@ def check(disagreement) -> int:
     `disagreement` (verify.Disagreement) naming the first document that differs."""
     recorded = replay(disagreement)
     count = 0
-    columns = (Document.transaction_id, Document.size, Document.sha256)
-    for doc_id, tx_id, size, stored_sha in _keyed(Document.id, columns, true()):
+    columns = (
+        Document.transaction_id,
+        Document.size,
+        Document.sha256,
+        Document.filename,
+        Document.content_type,
+    )
+    for doc_id, tx_id, size, stored_sha, name, kind in _keyed(Document.id, columns, true()):
         count += 1
         doc_id = int(doc_id)
         trail = recorded.pop(doc_id, None)
@@ -121,17 +137,31 @@ def check(disagreement) -> int:
                 "(or an event deleted it): it was added outside the service"
             )
         actual = _digest(doc_id)
-        if not hmac.compare_digest(actual, trail.sha256) or stored_sha != trail.sha256:
+        if not hmac.compare_digest(actual, trail.sha256):
             raise disagreement(
                 f"document {doc_id}: its bytes' SHA-256 is {actual} in the ledger but "
                 f"{trail.sha256} in event seq {trail.seq}: the document was replaced or "
                 "changed outside the service"
+            )
+        if stored_sha != trail.sha256:
+            raise disagreement(
+                f"document {doc_id}: its sha256 is {stored_sha} in the ledger but "
+                f"{trail.sha256} in event seq {trail.seq}: it was changed outside the service"
             )
         if int(size) != trail.size:
             raise disagreement(
                 f"document {doc_id}: its size is {size} in the ledger but {trail.size} "
                 f"in event seq {trail.seq}: it was changed outside the service"
             )
+        for key, mine, theirs in (
+            ("filename", name, trail.filename),
+            ("content_type", kind, trail.content_type),
+        ):
+            if mine != theirs:
+                raise disagreement(
+                    f"document {doc_id}: its {key} is {mine!r} in the ledger but {theirs!r} "
+                    f"in event seq {trail.seq}: it was changed outside the service"
+                )
         linked = None if tx_id is None else int(tx_id)
         if linked != trail.transaction_id:
             raise disagreement(

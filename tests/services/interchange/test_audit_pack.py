@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import insert, update
 
 from app.extensions import db
-from app.models import Document
+from app.models import Document, DocumentChunk
 from tests.testkit import JPEG, PDF, PNG, upload
 
 
@@ -159,9 +159,10 @@ def test_a_thousand_documents_stream_in_bounded_memory(app, api, books):
     with app.app_context():
         at = datetime(2026, 2, 10, tzinfo=UTC)
         for start in range(0, 1000, 100):
-            rows = []
+            rows, contents = [], []
             for n in range(start, start + 100):
                 data = PDF + os.urandom(size - len(PDF) - 4) + n.to_bytes(4, "big")
+                contents.append(data)
                 rows.append(
                     {
                         "transaction_id": tx_id,
@@ -170,12 +171,20 @@ def test_a_thousand_documents_stream_in_bounded_memory(app, api, books):
                         "size": len(data),
                         "sha256": hashlib.sha256(data).hexdigest(),
                         "uploaded_at": at,
-                        "content_bytes": data,
                     }
                 )
-            db.session.execute(insert(Document), rows)
+            ids = db.session.scalars(
+                insert(Document).returning(Document.id, sort_by_parameter_order=True), rows
+            ).all()
+            db.session.execute(
+                insert(DocumentChunk),
+                [
+                    {"document_id": i, "seq": 0, "chunk_bytes": data}
+                    for i, data in zip(ids, contents, strict=True)
+                ],
+            )
             db.session.commit()
-            del rows
+            del rows, contents
         tracemalloc.start()
         try:
             total = count = 0

@@ -7,7 +7,9 @@ pending or there are no books. Both stores."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from app import create_app, store
 from app.extensions import db
 from app.services.identity import users
 from app.services.interchange import upgrade_backup
-from app.services.ledger import accounts, transactions
+from app.services.ledger import accounts, documents, transactions
 from harness.server import Service, cli
 from tests.support import PASSWORD, throwaway_database
 from tests.testkit import migrate
@@ -31,6 +33,7 @@ pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 MIGRATIONS = Path(__file__).resolve().parents[3] / "migrations"
 NEWEST = ScriptDirectory(str(MIGRATIONS)).get_current_head()
 PREVIOUS = ScriptDirectory(str(MIGRATIONS)).get_revision(NEWEST).down_revision
+RECEIPT = b"%PDF-1.4\n" + os.urandom(1024 * 1024 + 4096)
 
 
 def _app(url, **extra):
@@ -56,6 +59,17 @@ def books_one_revision_behind(url: str) -> None:
             ],
             created_by=alice.id,
         )
+        tx_id = transactions.record_transaction(
+            "2026-11-21",
+            "Receipt kept",
+            [
+                {"account_id": food, "amount_cents": 100},
+                {"account_id": bank, "amount_cents": -100},
+            ],
+            created_by=alice.id,
+        )
+        # A receipt of more than one chunk: its bytes go through the backup and restore.
+        documents.upload(tx_id, io.BytesIO(RECEIPT), "receipt.pdf", alice.id)
         store.commit()
         downgrade(revision=PREVIOUS)
         db.session.remove()
@@ -80,9 +94,23 @@ def books(url: str) -> dict:
                     )
                 ).all(),
                 "tables": sorted(inspect(conn).get_table_names()),
+                "documents": _document_bytes(conn),
             }
     finally:
         engine.dispose()
+
+
+def _document_bytes(conn) -> dict[int, bytes]:
+    """Each document's bytes, stored as chunks (migration 0019) or as one column."""
+    if "document_chunks" not in inspect(conn).get_table_names():
+        rows = conn.execute(text("SELECT id, content_bytes FROM documents")).all()
+        return {int(i): bytes(c) for i, c in rows}
+    found: dict[int, bytes] = {}
+    for doc_id, content in conn.execute(
+        text("SELECT document_id, chunk_bytes FROM document_chunks ORDER BY document_id, seq")
+    ):
+        found[int(doc_id)] = found.get(int(doc_id), b"") + bytes(content)
+    return found
 
 
 def test_serve_backs_up_the_books_before_it_migrates_them(scratch_database_url, dialect, tmp_path):
@@ -113,6 +141,7 @@ def test_serve_backs_up_the_books_before_it_migrates_them(scratch_database_url, 
                 before["accounts"],
                 before["entries"],
             )
+            assert restored["documents"] == before["documents"] == {1: RECEIPT}
 
 
 def _failing_migrations(folder: Path) -> Path:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import os
+import re
 
 import pytest
 from sqlalchemy import text
@@ -44,6 +46,12 @@ def stored_count(app) -> int:
         return n
 
 
+def summary_count(output: str, what: str) -> int:
+    """The number verify's summary gives for `what` (exactly: `11 documents` is 11)."""
+    [found] = re.findall(rf"(?<![\w.])(\d+) {what}\b", output)
+    return int(found)
+
+
 @pytest.mark.parametrize(
     ("data", "kind"),
     [
@@ -64,7 +72,8 @@ def test_each_accepted_type_is_read_from_the_bytes(api, tx, data, kind):
     assert doc["transaction_id"] == tx_id
     assert doc["size"] == len(data)
     assert doc["sha256"] == hashlib.sha256(data).hexdigest()
-    assert doc["filename"] == "photo.bin"
+    # The name ends in the extension of the type the bytes are.
+    assert doc["filename"] == "photo." + {"image/jpeg": "jpg"}.get(kind, kind.split("/")[1])
     assert doc["uploaded_by_email"] == "alice@example.com"
     assert doc["uploaded_at"].endswith("Z")
     assert set(doc) == {
@@ -169,10 +178,12 @@ def test_too_large_is_413_naming_the_limit(app, api, tx):
         ("in\u202evoice\u200b.pdf", "invoice.pdf"),
         ("tab\there\x7f.pdf", "tabhere.pdf"),
         ("reçu d'achat.pdf", "reçu d'achat.pdf"),
-        ("a/b/", "document"),
-        ("..", "document"),
-        ("\x01\x02", "document"),
-        ("x" * 300 + ".jpeg", "x" * 195 + ".jpeg"),
+        ("a/b/", "document.pdf"),
+        ("..", "document.pdf"),
+        ("\x01\x02", "document.pdf"),
+        ("x" * 300 + ".pdf", "x" * 196 + ".pdf"),
+        ("x" * 300 + ".jpeg", "x" * 195 + ".pdf"),  # cut keeping .jpeg, then replaced
+        ("x" * 250, "x" * 196 + ".pdf"),
     ],
 )
 def test_filenames_lose_paths_and_control_characters(api, tx, given, stored):
@@ -180,6 +191,55 @@ def test_filenames_lose_paths_and_control_characters(api, tx, given, stored):
     assert made.status_code == 201, made.get_json()
     assert made.get_json()["filename"] == stored
     assert len(made.get_json()["filename"]) <= 200
+
+
+@pytest.mark.parametrize(
+    ("data", "given", "stored"),
+    [
+        (JPEG, "receipt.html", "receipt.jpg"),
+        (PNG, "scan.svg", "scan.png"),
+        (PNG, "document", "document.png"),
+        (PNG, "", "document.png"),
+        (JPEG, "photo.JPEG", "photo.JPEG"),
+        (JPEG, "photo.jpeg", "photo.jpeg"),
+        (JPEG, "photo.Jpg", "photo.Jpg"),
+        (PDF, "invoice.PDF", "invoice.PDF"),
+        (WEBP, "a.b.png", "a.b.webp"),
+        (HEIC, "IMG_0001.heif", "IMG_0001.heic"),
+        (PDF, ".pdf", ".pdf.pdf"),
+        (PDF, "trailing.", "trailing.pdf"),
+        (PDF, "../x.html/invoice", "invoice.pdf"),
+    ],
+)
+def test_the_stored_name_ends_in_the_extension_of_the_bytes(api, tx, data, given, stored):
+    """`receipt.html` holding a JPEG is stored (served, downloaded, packed) as
+    `receipt.jpg`; `.jpeg` and any letter case count as right; a dot that opens the
+    name starts no extension."""
+    made = upload(api, tx(), data, given)
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["filename"] == stored
+    got = api.get(f"/documents/{made.get_json()['id']}")
+    assert f"filename*=UTF-8''{stored}" in got.headers["Content-Disposition"]
+
+
+def test_a_body_of_too_many_parts_is_400_saying_so(app, api, tx):
+    """5,000 small form fields are not "larger than 10 MiB": 400 naming the parts."""
+    tx_id = tx()
+    fields = "".join(
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="f{n}"\r\n\r\nx\r\n'
+        for n in range(5000)
+    )
+    body = fields.encode() + multipart(PDF, "a.pdf", "application/pdf")
+    assert len(body) < 1024 * 1024
+    refused = api.post(
+        f"/transactions/{tx_id}/documents",
+        data=body,
+        content_type=f"multipart/form-data; boundary={BOUNDARY}",
+    )
+    assert refused.status_code == 400, refused.get_json()
+    message = refused.get_json()["error"]
+    assert "too many parts" in message and "larger" not in message and "MiB" not in message
+    assert stored_count(app) == 0
 
 
 def test_download_is_the_bytes_with_safe_headers(api, tx):
@@ -306,11 +366,12 @@ def test_verify_names_a_document_changed_behind_the_service(app, api, tx, runner
         with app.app_context(), db.engine.begin() as conn:
             conn.execute(text(statement), params)
 
-    tamper("UPDATE documents SET content_bytes = :c WHERE id = :i", c=b"%PDF-forged", i=doc["id"])
+    swap = "UPDATE document_chunks SET chunk_bytes = :c WHERE document_id = :i"
+    tamper(swap, c=b"%PDF-forged", i=doc["id"])
     result = runner.invoke(args=["verify"])
     assert result.exit_code == 1
     assert f"document {doc['id']}" in result.output and "SHA-256" in result.output
-    tamper("UPDATE documents SET content_bytes = :c WHERE id = :i", c=PDF, i=doc["id"])
+    tamper(swap, c=PDF, i=doc["id"])
     assert runner.invoke(args=["verify"]).exit_code == 0
 
     tamper("UPDATE documents SET transaction_id = :t WHERE id = :i", t=b, i=doc["id"])
@@ -324,16 +385,46 @@ def test_verify_names_a_document_changed_behind_the_service(app, api, tx, runner
     assert f"document {other['id']}" in result.output and "missing" in result.output
 
 
+@pytest.mark.parametrize(
+    ("column", "value", "named"),
+    [
+        ("size", 12345, "its size is 12345 in the ledger"),
+        ("sha256", "0" * 64, f"its sha256 is {'0' * 64} in the ledger"),
+        ("filename", "receipt.html", "its filename is 'receipt.html' in the ledger"),
+        ("content_type", "text/html", "its content_type is 'text/html' in the ledger"),
+    ],
+)
+def test_verify_names_a_document_whose_description_changed(
+    app, api, tx, runner, column, value, named
+):
+    """The bytes unchanged, one column of the document's row changed behind the
+    service: verify exits 1 naming the document and the column against the trail."""
+    doc = upload(api, tx(), JPEG, "receipt.jpg").get_json()
+    assert runner.invoke(args=["verify"]).exit_code == 0
+    with app.app_context(), db.engine.begin() as conn:
+        conn.execute(
+            text(f"UPDATE documents SET {column} = :v WHERE id = :i"), {"v": value, "i": doc["id"]}
+        )
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1, result.output
+    assert f"verify: FAILED: document {doc['id']}: {named}" in result.output
+    assert "in event seq" in result.output
+
+
 def test_verify_names_a_document_added_behind_the_service(app, api, tx, runner):
     tx_id = tx()
     with app.app_context(), db.engine.begin() as conn:
         conn.execute(
             text(
                 "INSERT INTO documents (id, transaction_id, filename, content_type, size,"
-                " sha256, uploaded_at, content_bytes) VALUES (77, :t, 'x.pdf', 'application/pdf',"
-                " 5, :h, '2026-01-01 00:00:00', :c)"
+                " sha256, uploaded_at) VALUES (77, :t, 'x.pdf', 'application/pdf',"
+                " 5, :h, '2026-01-01 00:00:00')"
             ),
-            {"t": tx_id, "h": hashlib.sha256(b"%PDF-").hexdigest(), "c": b"%PDF-"},
+            {"t": tx_id, "h": hashlib.sha256(b"%PDF-").hexdigest()},
+        )
+        conn.execute(
+            text("INSERT INTO document_chunks (document_id, seq, chunk_bytes) VALUES (77, 0, :c)"),
+            {"c": b"%PDF-"},
         )
     result = runner.invoke(args=["verify"])
     assert result.exit_code == 1 and "document 77 is in the ledger" in result.output
@@ -345,7 +436,7 @@ def test_verify_follows_a_transaction_deletion_that_detached(api, tx, runner):
     assert api.delete(f"/transactions/{tx_id}").status_code == 204
     result = runner.invoke(args=["verify"])
     assert result.exit_code == 0, result.output
-    assert "1 documents" in result.output
+    assert summary_count(result.output, "documents") == 1
 
 
 # slow: a restore into a new PostgreSQL database (created, migrated, dropped) takes seconds
@@ -372,7 +463,8 @@ def test_backup_and_restore_carry_documents_byte_for_byte(
         result = cli.invoke(args=["restore", str(path)])
         assert result.exit_code == 0, result.output
         verified = cli.invoke(args=["verify"])
-        assert verified.exit_code == 0 and "3 documents" in verified.output, verified.output
+        assert verified.exit_code == 0, verified.output
+        assert summary_count(verified.output, "documents") == 3
         client = restored.test_client()
         headers = {"Authorization": f"Bearer {api.token}"}
         for doc, data in zip(docs, (PDF, photo, PNG), strict=True):
@@ -496,22 +588,34 @@ def test_a_correction_moves_the_originals_documents_to_its_replacement(app, api,
 
 
 def test_a_refused_correction_leaves_the_documents_where_they_were(app, api, tx):
+    """The correction is refused after its first document has moved (the second one
+    would pass MAX_DOCUMENTS_PER_TRANSACTION, lowered since the upload): the whole unit
+    is undone, the replacement, the first move and its event with it."""
     original = tx()
-    doc = upload(api, original).get_json()
+    docs = [upload(api, original, PDF, f"{n}.pdf").get_json() for n in range(2)]
+    app.config["MAX_DOCUMENTS_PER_TRANSACTION"] = 1
+    entries = [
+        {"account_id": e["account_id"], "amount_cents": e["amount_cents"] * 2}
+        for t in api.get("/transactions").get_json()
+        if t["id"] == original
+        for e in t["entries"]
+    ]
     made = api.post(
         "/transactions",
         json={
             "occurred_on": "2026-03-01",
-            "description": "unbalanced",
-            "entries": [{"account_id": 1, "amount_cents": 5}],
+            "description": "corrected",
+            "entries": entries,
             "replaces": original,
         },
     )
-    assert made.status_code == 400
-    assert api.get(f"/documents/{doc['id']}").status_code == 200
+    assert made.status_code == 409, made.get_json()
+    assert "MAX_DOCUMENTS_PER_TRANSACTION" in made.get_json()["error"]
+    assert [t["id"] for t in api.get("/transactions").get_json()] == [original]
     listed = api.get(f"/transactions/{original}/documents").get_json()
-    assert [d["id"] for d in listed] == [doc["id"]]
+    assert listed == docs
     assert events(api, "document.moved") == []
+    assert events(api, "transaction.posted")[-1]["object"]["transaction"]["id"] == original
 
 
 @pytest.mark.parametrize("query", ["attached=", "limit=", "attached=yes", "limit=0"])
@@ -521,3 +625,112 @@ def test_an_empty_or_bad_paging_parameter_is_400_naming_it(api, query):
     response = api.get(f"/documents?{query}")
     assert response.status_code == 400
     assert f"'{query.split('=')[0]}'" in response.get_json()["error"]
+
+
+def test_at_most_max_documents_per_transaction(app, api, tx):
+    """MAX_DOCUMENTS_PER_TRANSACTION: an upload or a move past it is 409, nothing
+    changed; other transactions are not held to the first one's count."""
+    app.config["MAX_DOCUMENTS_PER_TRANSACTION"] = 2
+    full, other = tx(), tx()
+    kept = [upload(api, full, PDF, f"{n}.pdf").get_json() for n in range(2)]
+    refused = upload(api, full, PNG, "third.png")
+    assert refused.status_code == 409, refused.get_json()
+    message = refused.get_json()["error"]
+    assert "MAX_DOCUMENTS_PER_TRANSACTION" in message and "2" in message
+    assert stored_count(app) == 2
+    assert len(events(api, "document.uploaded")) == 2
+    elsewhere = upload(api, other, PNG, "b.png").get_json()
+    moved = api.put(f"/documents/{elsewhere['id']}", json={"transaction_id": full})
+    assert moved.status_code == 409, moved.get_json()
+    assert api.get(f"/documents/{elsewhere['id']}").status_code == 200
+    assert [d["id"] for d in api.get(f"/transactions/{other}/documents").get_json()] == [
+        elsewhere["id"]
+    ]
+    assert events(api, "document.moved") == []
+    assert api.get(f"/transactions/{full}/documents").get_json() == kept
+    # One removed: room for one again.
+    assert api.delete(f"/documents/{kept[0]['id']}").status_code == 204
+    assert upload(api, full, PNG, "third.png").status_code == 201
+
+
+def test_at_most_max_document_store_bytes_in_all(app, api, tx):
+    """MAX_DOCUMENT_STORE_BYTES: the document that would pass it is 507, nothing
+    stored; detached documents count (they are stored); a deletion makes room."""
+    app.config["MAX_DOCUMENT_STORE_BYTES"] = 2 * len(PDF) + len(PNG) - 1
+    a, b = tx(), tx()
+    first = upload(api, a, PDF, "a.pdf").get_json()
+    upload(api, b, PDF, "b.pdf")
+    assert api.delete(f"/transactions/{b}").status_code == 204  # detached, still stored
+    refused = upload(api, a, PNG, "c.png")
+    assert refused.status_code == 507, refused.get_json()
+    message = refused.get_json()["error"]
+    assert "MAX_DOCUMENT_STORE_BYTES" in message and "nothing was stored" in message
+    assert stored_count(app) == 2
+    assert len(events(api, "document.uploaded")) == 2
+    assert upload(api, a, PNG[: len(PNG) - 1], "d.png").status_code == 201  # just fits
+    assert api.delete(f"/documents/{first['id']}").status_code == 204
+    assert upload(api, a, PNG, "c.png").status_code == 201
+
+
+def test_storing_a_document_writes_each_byte_once(app, api, tx):
+    """The bytes go to the store as chunk rows, each sent once: the statements of an
+    upload carry the document's size in bytes parameters, no more (appending to one
+    column sent each chunk once too, but rewrote the column: no UPDATE is sent
+    either), and the rows read back are the document, a megabyte at most each."""
+    from sqlalchemy import event
+
+    data = PDF + os.urandom(2 * 1024 * 1024 + 12345)
+    tx_id = tx()
+    sent: list[tuple[str, int]] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        values = parameters.values() if isinstance(parameters, dict) else parameters or ()
+        values = [getattr(v, "obj", v) for v in values]  # psycopg's Binary wraps bytes
+        size = sum(len(v) for v in values if isinstance(v, (bytes, bytearray, memoryview)))
+        sent.append((statement, size))
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        made = upload(api, tx_id, data, "big.pdf")
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert made.status_code == 201, made.get_json()
+    assert sum(size for _, size in sent) == len(data)
+    assert not [s for s, _ in sent if s.lstrip().upper().startswith("UPDATE DOCUMENT")]
+    with app.app_context():
+        rows = db.session.execute(
+            text(
+                "SELECT seq, chunk_bytes FROM document_chunks WHERE document_id = :d ORDER BY seq"
+            ),
+            {"d": made.get_json()["id"]},
+        ).all()
+        db.session.rollback()
+    assert [seq for seq, _ in rows] == [0, 1, 2]
+    assert [len(c) for _, c in rows] == [1024 * 1024, 1024 * 1024, len(data) - 2 * 1024 * 1024]
+    assert b"".join(bytes(c) for _, c in rows) == data
+    assert api.get(f"/documents/{made.get_json()['id']}").data == data
+
+
+def test_concurrent_uploads_never_pass_the_count(app, api, tx):
+    """Eight uploads at once onto a transaction with room for three: exactly three are
+    stored (PostgreSQL: the quota is read under the store's lock, so no two uploads
+    both take the last place; SQLite writes one at a time)."""
+    from tests.services.oauth.test_races import race
+
+    app.config["MAX_DOCUMENTS_PER_TRANSACTION"] = 3
+    tx_id = tx()
+    body = multipart(PDF, "a.pdf", "application/pdf")
+
+    def send(client, i):
+        return client.post(
+            f"/transactions/{tx_id}/documents",
+            data=body,
+            content_type=f"multipart/form-data; boundary={BOUNDARY}",
+            headers={"Authorization": f"Bearer {api.token}"},
+        )
+
+    statuses = sorted(status for status, _ in race(app, send=send, threads=8))
+    assert statuses == [201] * 3 + [409] * 5, statuses
+    assert stored_count(app) == 3

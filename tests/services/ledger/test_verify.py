@@ -11,7 +11,7 @@ from sqlalchemy import text
 
 from app import create_app, store
 from app.extensions import db
-from app.services.ledger import audit, verify
+from app.services.ledger import audit, verify, verify_transactions
 
 
 @pytest.fixture
@@ -192,7 +192,7 @@ def test_compensating_edits_inside_one_block_of_ids_are_named(
         for n in (4, 5)
     ]  # stored: tx[0], tx[2] (the first block), then other, changed (the second)
     with app.app_context():
-        stored = {tx["id"]: tx for tx in verify._stored_transactions()}
+        stored = {tx["id"]: tx for tx in verify_transactions._stored_transactions()}
         db.session.rollback()
     assert list(stored) == [books["tx"][0], books["tx"][2], other, changed]
     doubled = {
@@ -229,7 +229,7 @@ def test_a_deletion_appended_with_a_valid_hash_must_match_a_posting(runner, app,
     event posted it is named."""
     tx = books["tx"][0]
     with app.app_context():
-        stored = {t["id"]: t for t in verify._stored_transactions()}[tx]
+        stored = {t["id"]: t for t in verify_transactions._stored_transactions()}[tx]
         db.session.rollback()
     forged = {**stored, "description": "something else"}
     head = audit_head(app)

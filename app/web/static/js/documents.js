@@ -4,7 +4,7 @@
 //                            that opens the documents in place (list, download,
 //                            attach from a file or the phone's camera, remove)
 //   books filter             mountReceiptFilter(form, onChange) + withoutReceipt(items)
-//   books edit               moveDocuments(fromId, toId) before the original is deleted
+//   (an edit posts its correction with `replaces`: the server moves the documents)
 //   reports                  mountAuditPack(section): the audit pack download
 import { API_ORIGIN } from "/config.js";
 import { api, ApiError, orSignIn } from "./api.js";
@@ -117,15 +117,6 @@ function thumbnail(doc) {
     img.src = url;
   }).catch(() => img.remove());
   return img;
-}
-
-// Move every document of one transaction onto another (an edit's replacement).
-export async function moveDocuments(fromId, toId) {
-  const docs = await orSignIn(api(`/transactions/${fromId}/documents`));
-  for (const doc of docs) {
-    await orSignIn(api(`/documents/${doc.id}`, { method: "PUT", json: { transaction_id: toId } }));
-  }
-  return docs.length;
 }
 
 // The row's paperclip cell. tx: {id, document_count}; onChange(count) after an
