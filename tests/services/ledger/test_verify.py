@@ -11,7 +11,7 @@ from sqlalchemy import text
 
 from app import create_app, store
 from app.extensions import db
-from app.services.ledger import audit, verify, verify_transactions
+from app.services.ledger import audit, verify_trail, verify_transactions
 
 
 @pytest.fixture
@@ -182,9 +182,11 @@ def test_compensating_edits_inside_one_block_of_ids_are_named(
     another of the block until the sums agree again (a generalised birthday search, about
     2**32 work) passed. Here the edit is the one that makes the old sums agree when cut to
     8 bits (a few hundred tries), and verify's blocks are cut to two transactions
-    (verify.BATCH, the rows read at a time), so the books span two blocks and both edits
-    lie in the second: a block read wrongly (one skipped or read twice) is named instead."""
-    monkeypatch.setattr(verify, "BATCH", 2)
+    (BATCH, the rows read at a time: the events' in verify_trail, the transactions' in
+    verify_transactions), so the books span two blocks and both edits lie in the second:
+    a block read wrongly (one skipped or read twice) is named instead."""
+    monkeypatch.setattr(verify_trail, "BATCH", 2)
+    monkeypatch.setattr(verify_transactions, "BATCH", 2)
     other, changed = [
         post_tx(
             f"2026-01-0{n}", f"shop {n}", (books["food"], 100 * n), (books["bank"], -100 * n)
