@@ -21,16 +21,13 @@ on both alike; the cost of `budget` is the median of the paired differences.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from harness import databases
-from harness.server import BENCH_EMAIL, cli
 
-from . import bulk
+from . import bulk, report
 
 YEAR_FROM, YEAR_TO = "2024-01-01", "2024-12-31"
 
@@ -107,12 +104,7 @@ def measure(url: str, repeat: int) -> dict:
 
 def run(args) -> dict:
     results: dict = {"dialect": args.dialect, "transactions": args.transactions}
-    with databases.throwaway(args.dialect, args.admin_url, existing=args.database_url) as url:
-        if not args.database_url:
-            cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
-            load = bulk.load_postgresql if args.dialect == "postgresql" else bulk.load_sqlite
-            load(url, args.transactions, args.seed)
-            bulk.rebuild_and_analyze(url)
+    with bulk.loaded_books(args) as url:
         results.update(measure(url, args.repeat))
     return results
 
@@ -133,13 +125,7 @@ def render(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    results = run(args)
-    print(render(results))
-    if args.json:
-        with Path(args.json).open("w") as f:
-            json.dump(results, f, indent=2)
-    return 0
+    return report.main(argv, parse_args, run, render)
 
 
 if __name__ == "__main__":

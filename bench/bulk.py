@@ -17,7 +17,12 @@ from __future__ import annotations
 
 import io
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
+
+from harness import databases
+from harness.server import BENCH_EMAIL, cli
 
 from . import ledger_gen
 
@@ -145,3 +150,18 @@ def rebuild_and_analyze(url: str) -> None:
             with db.engine.begin() as conn:
                 conn.execute(text("ANALYZE"))
         db.engine.dispose()
+
+
+@contextmanager
+def loaded_books(args) -> Iterator[str]:
+    """The url of books to measure: args.database_url as it stands (loaded before, by
+    python -m bench --load-only), or a throwaway database of args.dialect with the bench
+    user and args.transactions generated transactions (seed args.seed), rebuilt and
+    analysed, dropped on the way out."""
+    with databases.throwaway(args.dialect, args.admin_url, existing=args.database_url) as url:
+        if not args.database_url:
+            cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
+            load = load_postgresql if args.dialect == "postgresql" else load_sqlite
+            load(url, args.transactions, args.seed)
+            rebuild_and_analyze(url)
+        yield url

@@ -23,16 +23,14 @@ as a client would get them after walking the pages before.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import date
-from pathlib import Path
 from urllib.parse import quote
 
 from harness import databases
-from harness.server import BENCH_EMAIL, Service, cli
+from harness.server import BENCH_EMAIL, Service
 
-from . import bulk
+from . import bulk, report
 from .http_timing import Client, time_get
 
 ACCOUNT = 7
@@ -85,12 +83,7 @@ def paths(deep: dict[str, str]) -> dict[str, str]:
 
 def run(args) -> dict:
     results: dict = {"dialect": args.dialect, "transactions": args.transactions, "timings": {}}
-    with databases.throwaway(args.dialect, args.admin_url, existing=args.database_url) as url:
-        if not args.database_url:
-            cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
-            load = bulk.load_postgresql if args.dialect == "postgresql" else bulk.load_sqlite
-            load(url, args.transactions, args.seed)
-            bulk.rebuild_and_analyze(url)
+    with bulk.loaded_books(args) as url:
         deep = deep_cursors(url, args.transactions)
         service = Service(url)
         token = service.cli("mint-token", BENCH_EMAIL, "--label", "bench")
@@ -119,13 +112,7 @@ def render(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    results = run(args)
-    print(render(results))
-    if args.json:
-        with Path(args.json).open("w") as f:
-            json.dump(results, f, indent=2)
-    return 0
+    return report.main(argv, parse_args, run, render)
 
 
 if __name__ == "__main__":

@@ -25,18 +25,15 @@ the service directly and the figure leaves out the reading.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import sys
 import time
 from datetime import date, timedelta
-from pathlib import Path
 
 from harness import databases
-from harness.server import BENCH_EMAIL, cli
 
-from . import bulk
+from . import bulk, report
 
 LINES = 5000
 POSTED = 1000
@@ -211,12 +208,7 @@ def measure(url: str, repeat: int, seed: int) -> dict:
 
 def run(args) -> dict:
     results: dict = {"dialect": args.dialect, "transactions": args.transactions}
-    with databases.throwaway(args.dialect, args.admin_url, existing=args.database_url) as url:
-        if not args.database_url:
-            cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
-            load = bulk.load_postgresql if args.dialect == "postgresql" else bulk.load_sqlite
-            load(url, args.transactions, args.seed)
-            bulk.rebuild_and_analyze(url)
+    with bulk.loaded_books(args) as url:
         results.update(measure(url, args.repeat, args.seed))
     return results
 
@@ -233,13 +225,7 @@ def render(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    results = run(args)
-    print(render(results))
-    if args.json:
-        with Path(args.json).open("w") as f:
-            json.dump(results, f, indent=2)
-    return 0
+    return report.main(argv, parse_args, run, render)
 
 
 if __name__ == "__main__":
