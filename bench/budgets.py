@@ -20,12 +20,9 @@ on both alike; the cost of `budget` is the median of the paired differences.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
-
-from harness import databases
 
 from . import bulk, report
 
@@ -33,15 +30,7 @@ YEAR_FROM, YEAR_TO = "2024-01-01", "2024-12-31"
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m bench.budgets", description=__doc__.splitlines()[0])
-    p.add_argument("--dialect", choices=("postgresql", "sqlite"), default="sqlite")
-    p.add_argument("--transactions", type=int, default=100_000)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--repeat", type=int, default=100)
-    p.add_argument("--admin-url", default=databases.PG_ADMIN_URL)
-    p.add_argument("--database-url", help="measure a database already loaded (same size/seed)")
-    p.add_argument("--json", help="also write the figures to this file")
-    return p.parse_args(argv)
+    return bulk.books_parser("python -m bench.budgets", __doc__, repeat=100).parse_args(argv)
 
 
 def _ms(samples: list[float]) -> dict:

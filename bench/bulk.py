@@ -15,6 +15,7 @@ INSERT ... SELECT per table (services.derived.rebuild), and the harness runs
 
 from __future__ import annotations
 
+import argparse
 import io
 import sqlite3
 from collections.abc import Iterator
@@ -150,6 +151,20 @@ def rebuild_and_analyze(url: str) -> None:
             with db.engine.begin() as conn:
                 conn.execute(text("ANALYZE"))
         db.engine.dispose()
+
+
+def books_parser(prog: str, doc: str, *, repeat: int) -> argparse.ArgumentParser:
+    """The command line of an in-process bench over loaded_books (--dialect,
+    --transactions, --seed, --admin-url, --database-url), its --repeat and --json."""
+    p = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
+    p.add_argument("--dialect", choices=("postgresql", "sqlite"), default="sqlite")
+    p.add_argument("--transactions", type=int, default=100_000)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--repeat", type=int, default=repeat)
+    p.add_argument("--admin-url", default=databases.PG_ADMIN_URL)
+    p.add_argument("--database-url", help="measure a database already loaded (same size/seed)")
+    p.add_argument("--json", help="also write the figures to this file")
+    return p
 
 
 @contextmanager

@@ -22,12 +22,10 @@ as a client would get them after walking the pages before.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from datetime import date
 from urllib.parse import quote
 
-from harness import databases
 from harness.server import BENCH_EMAIL, Service
 
 from . import bulk, report
@@ -39,15 +37,7 @@ TARGET_MS = 5.0
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m bench.paging", description=__doc__.splitlines()[0])
-    p.add_argument("--dialect", choices=("postgresql", "sqlite"), default="sqlite")
-    p.add_argument("--transactions", type=int, default=100_000)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--repeat", type=int, default=50)
-    p.add_argument("--admin-url", default=databases.PG_ADMIN_URL)
-    p.add_argument("--database-url", help="measure a database already loaded (same size/seed)")
-    p.add_argument("--json", help="also write the figures to this file")
-    return p.parse_args(argv)
+    return bulk.books_parser("python -m bench.paging", __doc__, repeat=50).parse_args(argv)
 
 
 def deep_cursors(url: str, n: int) -> dict[str, str]:

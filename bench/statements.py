@@ -24,14 +24,11 @@ the service directly and the figure leaves out the reading.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
 import time
 from datetime import date, timedelta
-
-from harness import databases
 
 from . import bulk, report
 
@@ -43,17 +40,7 @@ COUNTER = 5  # "Expense 1"
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
-        prog="python -m bench.statements", description=__doc__.splitlines()[0]
-    )
-    p.add_argument("--dialect", choices=("postgresql", "sqlite"), default="sqlite")
-    p.add_argument("--transactions", type=int, default=100_000)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--admin-url", default=databases.PG_ADMIN_URL)
-    p.add_argument("--database-url", help="measure a database already loaded (same size/seed)")
-    p.add_argument("--json", help="also write the figures to this file")
-    return p.parse_args(argv)
+    return bulk.books_parser("python -m bench.statements", __doc__, repeat=5).parse_args(argv)
 
 
 def _ms(samples: list[float]) -> dict:
