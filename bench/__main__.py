@@ -15,7 +15,6 @@ import statistics
 import sys
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 from harness import databases
 from harness.server import BENCH_EMAIL, Service, cli
@@ -279,13 +278,7 @@ def time_get_post(client, repeat) -> dict:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    results = run(args)
-    print(report.render(results))
-    if args.json:
-        with Path(args.json).open("w") as f:
-            json.dump(results, f, indent=2)
-    return 0
+    return report.main(argv, parse_args, run, report.render)
 
 
 if __name__ == "__main__":

@@ -20,31 +20,17 @@ on both alike; the cost of `budget` is the median of the paired differences.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import sys
 import time
-from pathlib import Path
 
-from harness import databases
-from harness.server import BENCH_EMAIL, cli
-
-from . import bulk
+from . import bulk, report
 
 YEAR_FROM, YEAR_TO = "2024-01-01", "2024-12-31"
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m bench.budgets", description=__doc__.splitlines()[0])
-    p.add_argument("--dialect", choices=("postgresql", "sqlite"), default="sqlite")
-    p.add_argument("--transactions", type=int, default=100_000)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--repeat", type=int, default=100)
-    p.add_argument("--admin-url", default=databases.PG_ADMIN_URL)
-    p.add_argument("--database-url", help="measure a database already loaded (same size/seed)")
-    p.add_argument("--json", help="also write the figures to this file")
-    return p.parse_args(argv)
+    return bulk.books_parser("python -m bench.budgets", __doc__, repeat=100).parse_args(argv)
 
 
 def _ms(samples: list[float]) -> dict:
@@ -107,12 +93,7 @@ def measure(url: str, repeat: int) -> dict:
 
 def run(args) -> dict:
     results: dict = {"dialect": args.dialect, "transactions": args.transactions}
-    with databases.throwaway(args.dialect, args.admin_url, existing=args.database_url) as url:
-        if not args.database_url:
-            cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
-            load = bulk.load_postgresql if args.dialect == "postgresql" else bulk.load_sqlite
-            load(url, args.transactions, args.seed)
-            bulk.rebuild_and_analyze(url)
+    with bulk.loaded_books(args) as url:
         results.update(measure(url, args.repeat))
     return results
 
@@ -133,13 +114,7 @@ def render(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    results = run(args)
-    print(render(results))
-    if args.json:
-        with Path(args.json).open("w") as f:
-            json.dump(results, f, indent=2)
-    return 0
+    return report.main(argv, parse_args, run, render)
 
 
 if __name__ == "__main__":

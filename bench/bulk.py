@@ -15,9 +15,15 @@ INSERT ... SELECT per table (services.derived.rebuild), and the harness runs
 
 from __future__ import annotations
 
+import argparse
 import io
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
+
+from harness import databases
+from harness.server import BENCH_EMAIL, cli
 
 from . import ledger_gen
 
@@ -145,3 +151,32 @@ def rebuild_and_analyze(url: str) -> None:
             with db.engine.begin() as conn:
                 conn.execute(text("ANALYZE"))
         db.engine.dispose()
+
+
+def books_parser(prog: str, doc: str, *, repeat: int) -> argparse.ArgumentParser:
+    """The command line of an in-process bench over loaded_books (--dialect,
+    --transactions, --seed, --admin-url, --database-url), its --repeat and --json."""
+    p = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
+    p.add_argument("--dialect", choices=("postgresql", "sqlite"), default="sqlite")
+    p.add_argument("--transactions", type=int, default=100_000)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--repeat", type=int, default=repeat)
+    p.add_argument("--admin-url", default=databases.PG_ADMIN_URL)
+    p.add_argument("--database-url", help="measure a database already loaded (same size/seed)")
+    p.add_argument("--json", help="also write the figures to this file")
+    return p
+
+
+@contextmanager
+def loaded_books(args) -> Iterator[str]:
+    """The url of books to measure: args.database_url as it stands (loaded before, by
+    python -m bench --load-only), or a throwaway database of args.dialect with the bench
+    user and args.transactions generated transactions (seed args.seed), rebuilt and
+    analysed, dropped on the way out."""
+    with databases.throwaway(args.dialect, args.admin_url, existing=args.database_url) as url:
+        if not args.database_url:
+            cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
+            load = load_postgresql if args.dialect == "postgresql" else load_sqlite
+            load(url, args.transactions, args.seed)
+            rebuild_and_analyze(url)
+        yield url

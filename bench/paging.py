@@ -22,17 +22,13 @@ as a client would get them after walking the pages before.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from datetime import date
-from pathlib import Path
 from urllib.parse import quote
 
-from harness import databases
-from harness.server import BENCH_EMAIL, Service, cli
+from harness.server import BENCH_EMAIL, Service
 
-from . import bulk
+from . import bulk, report
 from .http_timing import Client, time_get
 
 ACCOUNT = 7
@@ -41,15 +37,7 @@ TARGET_MS = 5.0
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="python -m bench.paging", description=__doc__.splitlines()[0])
-    p.add_argument("--dialect", choices=("postgresql", "sqlite"), default="sqlite")
-    p.add_argument("--transactions", type=int, default=100_000)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--repeat", type=int, default=50)
-    p.add_argument("--admin-url", default=databases.PG_ADMIN_URL)
-    p.add_argument("--database-url", help="measure a database already loaded (same size/seed)")
-    p.add_argument("--json", help="also write the figures to this file")
-    return p.parse_args(argv)
+    return bulk.books_parser("python -m bench.paging", __doc__, repeat=50).parse_args(argv)
 
 
 def deep_cursors(url: str, n: int) -> dict[str, str]:
@@ -85,12 +73,7 @@ def paths(deep: dict[str, str]) -> dict[str, str]:
 
 def run(args) -> dict:
     results: dict = {"dialect": args.dialect, "transactions": args.transactions, "timings": {}}
-    with databases.throwaway(args.dialect, args.admin_url, existing=args.database_url) as url:
-        if not args.database_url:
-            cli(url, "user", "add", BENCH_EMAIL, "--password", "-", stdin="bench-password\n")
-            load = bulk.load_postgresql if args.dialect == "postgresql" else bulk.load_sqlite
-            load(url, args.transactions, args.seed)
-            bulk.rebuild_and_analyze(url)
+    with bulk.loaded_books(args) as url:
         deep = deep_cursors(url, args.transactions)
         service = Service(url)
         token = service.cli("mint-token", BENCH_EMAIL, "--label", "bench")
@@ -119,13 +102,7 @@ def render(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    results = run(args)
-    print(render(results))
-    if args.json:
-        with Path(args.json).open("w") as f:
-            json.dump(results, f, indent=2)
-    return 0
+    return report.main(argv, parse_args, run, render)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
+
 
 def render(r: dict) -> str:
     out = [
@@ -60,3 +64,17 @@ def render(r: dict) -> str:
 
 def _loads(values) -> str:
     return " ".join(f"{v:.2f}" for v in values) if values else "unknown"
+
+
+def main(
+    argv, parse_args: Callable, run: Callable[..., dict], render: Callable[[dict], str]
+) -> int:
+    """A bench module's command line: parse argv, run, print the rendered figures and,
+    with --json, write them to that file too."""
+    args = parse_args(argv)
+    results = run(args)
+    print(render(results))
+    if args.json:
+        with Path(args.json).open("w") as f:
+            json.dump(results, f, indent=2)
+    return 0

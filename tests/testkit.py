@@ -389,3 +389,24 @@ def events(api, action: str | None = None, *, oldest_first: bool = False) -> lis
     assert response.status_code == 200, response.get_json()
     items = response.get_json()["items"]
     return items[::-1] if oldest_first else items
+
+
+@contextmanager
+def restored_backup(
+    runner, app_config: dict, folder, dialect: str, prefix: str
+) -> Iterator[tuple[Flask, object, str]]:
+    """The test's books backed up (`ledger-service backup`), restored into a new
+    database of dialect (dropped afterwards) and verified there: both commands must
+    succeed. Yields the restored app, its CLI runner and verify's output."""
+    from tests.support import throwaway_database
+
+    path = folder / "books.backup"
+    assert runner.invoke(args=["backup", str(path)]).exit_code == 0
+    with throwaway_database(dialect, folder, prefix) as url:
+        restored = create_app({**app_config, "DATABASE_URL": url})
+        cli = restored.test_cli_runner()
+        result = cli.invoke(args=["restore", str(path)])
+        assert result.exit_code == 0, result.output
+        verified = cli.invoke(args=["verify"])
+        assert verified.exit_code == 0, verified.output
+        yield restored, cli, verified.output

@@ -8,17 +8,13 @@ spooled to a temporary file, never whole in memory; the service hashes it from t
 
 from __future__ import annotations
 
-import base64
-import unicodedata
-from urllib.parse import quote
-
-from flask import Blueprint, current_app, jsonify, request, stream_with_context
+from flask import Blueprint, jsonify, request, stream_with_context
 
 from .. import store
 from ..services.ledger import document_rules, documents
 from .boundary import steps
 from .support import json_body, principal
-from .uploads import file_part
+from .uploads import file_part, file_response
 
 bp = Blueprint("documents", __name__)
 
@@ -54,26 +50,16 @@ def list_documents():
     )
 
 
-def content_disposition(filename: str) -> str:
-    """attachment, with an ASCII fallback name and the exact name (RFC 6266, 8187)."""
-    ascii_name = unicodedata.normalize("NFKD", filename).encode("ascii", "ignore").decode("ascii")
-    ascii_name = "".join(c for c in ascii_name if c.isprintable() and c not in '"\\') or "document"
-    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"
-
-
 @bp.get("/documents/<int:doc_id>")
 def download(doc_id: int):
     doc, chunks = documents.content(doc_id)
-    digest = base64.b64encode(bytes.fromhex(doc["sha256"])).decode("ascii")
-    response = current_app.response_class(
-        stream_with_context(chunks), status=200, mimetype=doc["content_type"]
+    return file_response(
+        stream_with_context(chunks),
+        mimetype=doc["content_type"],
+        filename=doc["filename"],
+        sha256=bytes.fromhex(doc["sha256"]),
+        size=doc["size"],
     )
-    response.headers["Content-Length"] = str(doc["size"])
-    response.headers["Content-Disposition"] = content_disposition(doc["filename"])
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Repr-Digest"] = f"sha-256=:{digest}:"
-    return response
 
 
 @bp.put("/documents/<int:doc_id>")

@@ -8,17 +8,15 @@ MAX_STATEMENT_BYTES plus the framing.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, jsonify, request
 
 from .. import store
 from ..services.banking import lines, statements
 from .boundary import steps
-from .documents import content_disposition
 from .support import json_body, principal
-from .uploads import file_part
+from .uploads import file_part, file_response
 
 bp = Blueprint("statements", __name__)
 
@@ -52,13 +50,12 @@ def get_statement(statement_id: int):
 @bp.get("/statements/<int:statement_id>/file")
 def download(statement_id: int):
     header, data = statements.content(statement_id)
-    digest = base64.b64encode(hashlib.sha256(data).digest()).decode("ascii")
-    response = current_app.response_class(data, status=200, mimetype="application/octet-stream")
-    response.headers["Content-Disposition"] = content_disposition(header["filename"])
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Repr-Digest"] = f"sha-256=:{digest}:"
-    return response
+    return file_response(
+        data,
+        mimetype="application/octet-stream",
+        filename=header["filename"],
+        sha256=hashlib.sha256(data).digest(),
+    )
 
 
 @bp.delete("/statements/<int:statement_id>")

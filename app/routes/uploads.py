@@ -1,5 +1,6 @@
 """Reading a multipart/form-data upload: one part named `file`, for every upload route
-(documents.py: receipts; statements.py: bank statements).
+(documents.py: receipts; statements.py: bank statements); and answering the stored file
+back (file_response), for both alike.
 
 Its body may be larger than MAX_BODY_BYTES: up to the route's own limit plus the
 multipart framing (MULTIPART_ALLOWANCE). Werkzeug spools the part to a temporary file
@@ -9,10 +10,13 @@ closed when the block ends.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import base64
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from urllib.parse import quote
 
-from flask import request
+from flask import Response, current_app, request
 from werkzeug.datastructures import FileStorage
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
@@ -63,3 +67,30 @@ def file_part(
         yield part
     finally:
         request.close()  # the spooled temporary files, now
+
+
+def content_disposition(filename: str) -> str:
+    """attachment, with an ASCII fallback name and the exact name (RFC 6266, 8187)."""
+    ascii_name = unicodedata.normalize("NFKD", filename).encode("ascii", "ignore").decode("ascii")
+    ascii_name = "".join(c for c in ascii_name if c.isprintable() and c not in '"\\') or "document"
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
+def file_response(
+    body: bytes | Iterable[bytes],
+    *,
+    mimetype: str,
+    filename: str,
+    sha256: bytes,
+    size: int | None = None,
+) -> Response:
+    """A stored file as a download: attachment under its name, never sniffed or cached,
+    its SHA-256 in Repr-Digest; Content-Length given when the body is streamed."""
+    response = current_app.response_class(body, status=200, mimetype=mimetype)
+    if size is not None:
+        response.headers["Content-Length"] = str(size)
+    response.headers["Content-Disposition"] = content_disposition(filename)
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Repr-Digest"] = f"sha-256=:{base64.b64encode(sha256).decode('ascii')}:"
+    return response

@@ -142,9 +142,12 @@ def live(database_url):
 class Person:
     """One browser profile with a virtual passkey authenticator (CDP WebAuthn domain)."""
 
-    def __init__(self, browser, live):
+    def __init__(self, browser, live, viewport=None):
         self.live = live
-        self.context = browser.new_context(viewport={"width": 1200, "height": 900})
+        # Downloads accepted (Playwright's default, said aloud for the pages that export).
+        self.context = browser.new_context(
+            viewport=viewport or {"width": 1200, "height": 900}, accept_downloads=True
+        )
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.errors = []

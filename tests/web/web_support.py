@@ -38,14 +38,4 @@ def person_at(browser, live, viewport):
     checks a page at a size signs in through one of these (the `treasurer` fixture)."""
     from tests.web.test_web_browser import Person  # that module imports this one
 
-    someone = Person(browser, live)
-    someone.context.close()
-    someone.context = browser.new_context(viewport=viewport, accept_downloads=True)
-    someone.page = someone.context.new_page()
-    someone.page.set_default_timeout(10_000)
-    someone.errors = []
-    someone.page.on("pageerror", lambda exc: someone.errors.append(str(exc)))
-    someone.cdp = someone.context.new_cdp_session(someone.page)
-    someone.cdp.send("WebAuthn.enable", {"enableUI": False})
-    someone.authenticator = someone._add_authenticator()
-    return someone
+    return Person(browser, live, viewport)

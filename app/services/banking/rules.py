@@ -160,10 +160,7 @@ def get_rule(rule_id: int) -> dict:
 
 def _name_free(name: str, except_id: int | None = None) -> str:
     key = accounts.name_key(name)
-    query = select(Rule.name).where(Rule.name_key == key)
-    if except_id is not None:
-        query = query.where(Rule.id != except_id)
-    taken = db.session.execute(query).scalar()
+    taken = accounts.name_holder(Rule, key, except_id)
     if taken is not None:
         raise BadRequestError(f"'name': a rule named {taken!r} already exists")
     return key

@@ -29,7 +29,7 @@ from ...extensions import db
 from ...models import Account, Statement, StatementLine
 from ...store import dialect
 from .. import clock
-from ..errors import BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError
+from ..errors import BadRequestError, ConflictError, PayloadTooLargeError
 from ..ledger import accounts, audit, reconciliation, reports, validate
 from . import readers, rules, status
 from .bankfile import BankFile, BankStatement
@@ -268,15 +268,13 @@ def served_line(row) -> dict:
 def header_row(statement_id: int, *, for_update: bool = False):
     """The statement's header row (404 when unknown); locked on PostgreSQL when asked, so
     two requests acting on one statement run one after the other."""
-    if not validate.INT64_MIN <= statement_id <= validate.INT64_MAX:
-        raise NotFoundError("no such statement")
-    query = select(*_HEADER_COLUMNS).where(Statement.id == statement_id)
-    if for_update and dialect.is_postgresql():
-        query = query.with_for_update(of=Statement)
-    row = db.session.execute(query).first()
-    if row is None:
-        raise NotFoundError("no such statement")
-    return row
+    return validate.row_by_id(
+        select(*_HEADER_COLUMNS),
+        Statement,
+        statement_id,
+        "no such statement",
+        for_update=for_update,
+    )
 
 
 def lines_of(statement_id: int) -> list:

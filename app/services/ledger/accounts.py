@@ -52,11 +52,17 @@ def _name_taken(name: str) -> BadRequestError:
     return BadRequestError(f"an account named '{name}' already exists")
 
 
-def _refuse_taken(key: str, name: str, except_id: int | None = None) -> None:
-    query = select(Account.name).where(Account.name_key == key)
+def name_holder(model, key: str, except_id: int | None = None) -> str | None:
+    """The stored name of model's row (an account, budget or rule: each has name and
+    name_key) whose name_key is key, leaving out row except_id; None when the name is free."""
+    query = select(model.name).where(model.name_key == key)
     if except_id is not None:
-        query = query.where(Account.id != except_id)
-    existing = db.session.execute(query).scalar()
+        query = query.where(model.id != except_id)
+    return db.session.execute(query).scalar()
+
+
+def _refuse_taken(key: str, name: str, except_id: int | None = None) -> None:
+    existing = name_holder(Account, key, except_id)
     if existing is not None:
         raise _name_taken(existing)
 

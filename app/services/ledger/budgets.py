@@ -169,10 +169,7 @@ def _name(value) -> tuple[str, str]:
 
 
 def _refuse_taken(key: str, except_id: int | None = None) -> None:
-    query = select(Budget.name).where(Budget.name_key == key)
-    if except_id is not None:
-        query = query.where(Budget.id != except_id)
-    existing = db.session.execute(query).scalar()
+    existing = accounts.name_holder(Budget, key, except_id)
     if existing is not None:
         raise BadRequestError(f"'name': a budget named '{existing}' already exists")
 

@@ -113,15 +113,9 @@ def _require_transaction(tx_id: int) -> None:
 
 
 def _row(doc_id: int, *, for_update: bool = False):
-    if not _in_range(doc_id):
-        raise NotFoundError("no such document")
-    query = _select().where(Document.id == doc_id)
-    if for_update:
-        query = query.with_for_update(of=Document)
-    row = db.session.execute(query).first()
-    if row is None:
-        raise NotFoundError("no such document")
-    return row
+    return validate.row_by_id(
+        _select(), Document, doc_id, "no such document", for_update=for_update
+    )
 
 
 def get(doc_id: int) -> dict:

@@ -1,5 +1,6 @@
 """THE shared argument parsers. HTTP routes and MCP tools both call these, so both
-return the same messages for the same bad input. Each raises BadRequestError."""
+return the same messages for the same bad input. Each raises BadRequestError; but
+row_by_id, the row a path id names, raises NotFoundError."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import overload
 
+from ...extensions import db
 from ...models import ACCOUNT_KINDS
-from ..errors import BadRequestError
+from ..errors import BadRequestError, NotFoundError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -244,3 +246,19 @@ def listing_query(args) -> ListingQuery:
         limit=page_limit(args.get("limit")),
         cursor=cursor_text(args.get("cursor")),
     )
+
+
+def row_by_id(query, model, row_id: int, missing: str, *, for_update: bool = False):
+    """The row of query (a select over model) whose id is row_id: NotFoundError(missing)
+    when the id is outside BIGINT or names no row. for_update: locked FOR UPDATE OF
+    model (PostgreSQL; SQLite has no row locks and leaves the clause out), so two
+    requests acting on one row run one after the other."""
+    if not INT64_MIN <= row_id <= INT64_MAX:
+        raise NotFoundError(missing)
+    query = query.where(model.id == row_id)
+    if for_update:
+        query = query.with_for_update(of=model)
+    row = db.session.execute(query).first()
+    if row is None:
+        raise NotFoundError(missing)
+    return row

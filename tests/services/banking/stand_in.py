@@ -52,6 +52,15 @@ def read(data: bytes) -> BankFile:
     )
 
 
+# key: (name, kind) of the accounts the statement tests file into (conftest.books).
+BOOKS = {
+    "bank": ("Bank", "asset"),
+    "card": ("Card", "liability"),
+    "food": ("Food", "expense"),
+    "dues": ("Dues", "income"),
+}
+
+
 def install(monkeypatch) -> None:
     monkeypatch.setattr(statements, "read_file", read)
 

@@ -6,24 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.services.banking import stand_in
-from tests.services.banking.stand_in import line, statement_file, upload_statement
+from tests.services.banking.stand_in import BOOKS, line, statement_file, upload_statement
 
-
-@pytest.fixture(autouse=True)
-def reader(monkeypatch):
-    stand_in.install(monkeypatch)
+pytestmark = pytest.mark.usefixtures("stand_in_reader")
 
 
 @pytest.fixture
-def books(make_account):
-    return {
-        "bank": make_account("Bank", "asset"),
-        "card": make_account("Card", "liability"),
-        "food": make_account("Food", "expense"),
-        "fuel": make_account("Fuel", "expense"),
-        "dues": make_account("Dues", "income"),
-    }
+def book_accounts():
+    """The shared books with a second expense account, Fuel, made before Dues."""
+    bank, card, food, dues = BOOKS.items()
+    return dict([bank, card, food, ("fuel", ("Fuel", "expense")), dues])
 
 
 def rule(api, **body):

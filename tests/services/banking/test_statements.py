@@ -15,20 +15,7 @@ from app.extensions import db
 from tests.services.banking import stand_in
 from tests.services.banking.stand_in import line, statement_file, upload_statement
 
-
-@pytest.fixture(autouse=True)
-def reader(monkeypatch):
-    stand_in.install(monkeypatch)
-
-
-@pytest.fixture
-def books(make_account):
-    return {
-        "bank": make_account("Bank", "asset"),
-        "card": make_account("Card", "liability"),
-        "food": make_account("Food", "expense"),
-        "dues": make_account("Dues", "income"),
-    }
+pytestmark = pytest.mark.usefixtures("stand_in_reader")
 
 
 def stored(app, table):

@@ -11,14 +11,10 @@ import pytest
 from sqlalchemy import text
 
 from app.extensions import db
-from tests.services.banking import stand_in
 from tests.services.banking.stand_in import line, statement_file, upload_statement
-from tests.testkit import events
+from tests.testkit import events, restored_backup
 
-
-@pytest.fixture(autouse=True)
-def reader(monkeypatch):
-    stand_in.install(monkeypatch)
+pytestmark = pytest.mark.usefixtures("stand_in_reader")
 
 
 @pytest.fixture
@@ -121,9 +117,6 @@ def test_verify_names_a_statement_added_behind_the_service(app, books, runner):
 def test_backup_and_restore_carry_statements_files_and_rules(
     api, books, runner, app_config, tmp_path, target
 ):
-    from app import create_app
-    from tests.support import throwaway_database
-
     data = statement_file(line("2026-03-02", -5, "Shop", "R1"), line("2026-03-03", -6, "Bakery"))
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     api.post(
@@ -140,15 +133,11 @@ def test_backup_and_restore_carry_statements_files_and_rules(
     ).get_json()
     before = api.get(f"/statements/{sid}").get_json()
     assert before["lines"][1]["suggestion"]["rule_id"] == made["id"]
-    path = tmp_path / "books.backup"
-    assert runner.invoke(args=["backup", str(path)]).exit_code == 0
-    with throwaway_database(target, tmp_path, "ledger_statements_restore_") as url:
-        restored = create_app({**app_config, "DATABASE_URL": url})
-        cli = restored.test_cli_runner()
-        result = cli.invoke(args=["restore", str(path)])
-        assert result.exit_code == 0, result.output
-        verified = cli.invoke(args=["verify"])
-        assert verified.exit_code == 0, verified.output
+    with restored_backup(runner, app_config, tmp_path, target, "ledger_statements_restore_") as (
+        restored,
+        _,
+        _,
+    ):
         client = restored.test_client()
         headers = {"Authorization": f"Bearer {api.token}"}
         assert client.get(f"/statements/{sid}", headers=headers).get_json() == before

@@ -78,16 +78,22 @@ def hledger_balances(journal) -> dict[str, int]:
     return {row[0]: cents_of(row[1]) for row in rows[1:]}
 
 
-def test_hledger_balances_equal_ours(hledger, api, sample_books, tmp_path):
-    journal = tmp_path / "export.journal"
-    journal.write_bytes(api.get("/export?format=hledger").get_data())
+def checked_balances(journal) -> dict[str, int]:
+    """hledger_balances of a journal that hledger's own checks (accounts declared,
+    dates in order) pass first."""
     check = subprocess.run(
         [HLEDGER, "-f", str(journal), "check", "accounts", "ordereddates"],
         capture_output=True,
         text=True,
     )
     assert check.returncode == 0, check.stderr
-    theirs = hledger_balances(journal)
+    return hledger_balances(journal)
+
+
+def test_hledger_balances_equal_ours(hledger, api, sample_books, tmp_path):
+    journal = tmp_path / "export.journal"
+    journal.write_bytes(api.get("/export?format=hledger").get_data())
+    theirs = checked_balances(journal)
     ours = our_raw_balances(api)
     expected = {plaintext.hledger_account(k, n): c for (k, n), c in ours.items() if c != 0}
     assert theirs == expected
@@ -141,13 +147,7 @@ def test_a_window_journal_opens_with_the_balances_before_it(hledger, api, sample
     assert text.index("Opening balances") < text.index("2026-01-04 (3)")
     journal = tmp_path / "window.journal"
     journal.write_text(text, encoding="utf-8")
-    check = subprocess.run(
-        [HLEDGER, "-f", str(journal), "check", "accounts", "ordereddates"],
-        capture_output=True,
-        text=True,
-    )
-    assert check.returncode == 0, check.stderr
-    theirs = hledger_balances(journal)
+    theirs = checked_balances(journal)
     sheet = api.get("/reports/balance-sheet?as_of=2026-02-01").get_json()
     statement = api.get(f"/reports/income-statement?{window}").get_json()
     expected = expected_from_reports(sheet, statement)

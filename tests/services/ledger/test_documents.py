@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import text
 
 from app.extensions import db
-from tests.testkit import BOUNDARY, JPEG, PDF, PNG, events, multipart, upload
+from tests.testkit import BOUNDARY, JPEG, PDF, PNG, events, multipart, restored_backup, upload
 
 WEBP = b"RIFF\x24\x00\x00\x00WEBPVP8 " + b"\x00" * 32
 HEIC = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 32
@@ -444,9 +444,6 @@ def test_verify_follows_a_transaction_deletion_that_detached(api, tx, runner):
 def test_backup_and_restore_carry_documents_byte_for_byte(
     api, tx, runner, app_config, tmp_path, target
 ):
-    from app import create_app
-    from tests.support import throwaway_database
-
     kept, gone = tx(), tx()
     photo = JPEG + bytes(range(256)) * 64
     docs = [
@@ -455,16 +452,12 @@ def test_backup_and_restore_carry_documents_byte_for_byte(
         upload(api, gone, PNG, "c.png").get_json(),
     ]
     assert api.delete(f"/transactions/{gone}").status_code == 204  # one detached
-    path = tmp_path / "books.backup"
-    assert runner.invoke(args=["backup", str(path)]).exit_code == 0
-    with throwaway_database(target, tmp_path, "ledger_docs_restore_") as url:
-        restored = create_app({**app_config, "DATABASE_URL": url})
-        cli = restored.test_cli_runner()
-        result = cli.invoke(args=["restore", str(path)])
-        assert result.exit_code == 0, result.output
-        verified = cli.invoke(args=["verify"])
-        assert verified.exit_code == 0, verified.output
-        assert summary_count(verified.output, "documents") == 3
+    with restored_backup(runner, app_config, tmp_path, target, "ledger_docs_restore_") as (
+        restored,
+        _,
+        verified,
+    ):
+        assert summary_count(verified, "documents") == 3
         client = restored.test_client()
         headers = {"Authorization": f"Bearer {api.token}"}
         for doc, data in zip(docs, (PDF, photo, PNG), strict=True):

@@ -12,6 +12,7 @@ from sqlalchemy import text
 from app import create_app, store
 from app.extensions import db
 from app.services.ledger import audit, verify_trail, verify_transactions
+from tests.testkit import restored_backup
 
 
 @pytest.fixture
@@ -457,17 +458,12 @@ def test_posting_after_the_backfill_continues_the_chain(scratch_database_url):
 def test_a_restored_backup_keeps_the_trail_and_verifies(
     runner, books, app_config, tmp_path, target, api
 ):
-    from tests.support import throwaway_database
-
-    path = tmp_path / "books.backup"
-    assert runner.invoke(args=["backup", str(path)]).exit_code == 0
-    with throwaway_database(target, tmp_path, "ledger_audit_restore_") as url:
-        restored = create_app({**app_config, "DATABASE_URL": url})
-        cli = restored.test_cli_runner()
-        result = cli.invoke(args=["restore", str(path)])
-        assert result.exit_code == 0, result.output
-        code = cli.invoke(args=["verify"])
-        assert code.exit_code == 0 and "7 events" in code.output, code.output
+    with restored_backup(runner, app_config, tmp_path, target, "ledger_audit_restore_") as (
+        restored,
+        cli,
+        verified,
+    ):
+        assert "7 events" in verified, verified
         client = restored.test_client()
         headers = {"Authorization": f"Bearer {api.token}"}
         assert (

@@ -83,6 +83,24 @@ class _Lines:
         return self.line
 
 
+# Read past, never read: (how it opens, how it closes, what is wrong when it never closes).
+_UNREAD = (
+    ("<!--", "-->", "a comment is never closed"),
+    ("<?", "?>", "an instruction <? is never closed"),
+)
+
+
+def _past_unread(text: str, lt: int, line: int) -> int | None:
+    """Where a comment or processing instruction opening at lt ends; None for anything else."""
+    for opens, closes, unclosed in _UNREAD:
+        if text.startswith(opens, lt):
+            close = text.find(closes, lt + len(opens))
+            if close < 0:
+                raise StatementFormatError(f"line {line}", unclosed)
+            return close + len(closes)
+    return None
+
+
 def parse(text: str, start: int) -> Node:
     """The text from `start` on as a tree of Nodes under a document node whose children
     are <OFX> elements (two files run together are read as one)."""
@@ -105,17 +123,9 @@ def parse(text: str, start: int) -> Node:
         if lt < 0:
             break
         line = lines.at(lt)
-        if text.startswith("<!--", lt):
-            close = text.find("-->", lt + 4)
-            if close < 0:
-                raise StatementFormatError(f"line {line}", "a comment is never closed")
-            pos = close + 3
-            continue
-        if text.startswith("<?", lt):
-            close = text.find("?>", lt + 2)
-            if close < 0:
-                raise StatementFormatError(f"line {line}", "an instruction <? is never closed")
-            pos = close + 2
+        past = _past_unread(text, lt, line)
+        if past is not None:
+            pos = past
             continue
         if text.startswith("<![CDATA[", lt):
             close = text.find("]]>", lt + 9)
