@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a process per variant, seconds each
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
