@@ -8,9 +8,10 @@ removed, against the floor of its own stack in the same run.
 PATH/stack_floor.py is the floor benchmark (`stack_floor.py compare EXE`: the service
 beside the least a correct double-entry posting costs on Flask + waitress + SQLAlchemy
 Core + the driver, alternated rounds from one client; docs/performance.md, "The write
-path within a tenth of its floor (issue 39)"). For each variant this makes a throwaway
-`ledger-service` (a two-line script in a temporary folder, beside a link to the venv's
-python so that the floor runs on the same interpreter) that boots the checkout with the
+path against its own stack's floor, and reports at 1M (issue 39)"). For each variant
+this makes a throwaway `ledger-service` (a two-line script in a temporary folder,
+beside a `python` script that runs the venv's, so that the floor runs on the same
+interpreter) that boots the checkout with the
 variant applied in memory, then runs stack_floor's compare against it. Nothing of a
 variant is ever written to the checkout: each is a patch applied at boot (a function
 replaced) or, for what the database keeps by trigger or index, DDL run on the
