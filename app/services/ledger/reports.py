@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from datetime import MAXYEAR, date, timedelta
 
-from sqlalchemy import func, literal, select, union_all
+from sqlalchemy import Date, bindparam, select, text
 from sqlalchemy.exc import OperationalError
 
 from ...extensions import db
-from ...models import Account, AccountDayBalance, AccountMonthBalance, Entry, Transaction
+from ...models import Account, Entry, Transaction
 from .. import clock
 
 _NEGATED = frozenset({"liability", "equity", "income"})
@@ -42,21 +42,14 @@ def account_sums(start: date | None = None, end: date | None = None) -> list[tup
     tables, never from the entries: whole months inside the window come from
     account_month_balances, the partial months at either edge day by day from
     account_day_balances, so a report reads at most 12 rows per account per year
-    plus 62 days per account, whatever the size of the ledger.
+    plus 62 days per account, whatever the size of the ledger. One statement, built
+    once per process (_ACCOUNT_SUMS): only its six bounds change per call, so no
+    query is constructed, cached or compiled per request (docs/performance.md,
+    issue 39: building the union per call cost more than running it).
     """
-    parts = union_all(*_pieces(start, end)).subquery()
-    sums = (
-        select(parts.c.account_id, func.sum(parts.c.cents).label("cents"))
-        .group_by(parts.c.account_id)
-        .subquery()
-    )
-    query = (
-        select(Account.id, Account.name, Account.kind, func.coalesce(sums.c.cents, 0))
-        .outerjoin(sums, sums.c.account_id == Account.id)
-        .order_by(Account.kind, Account.name)
-    )
     try:
-        return [(r[0], r[1], r[2], int(r[3])) for r in db.session.execute(query)]
+        rows = db.session.connection().execute(_ACCOUNT_SUMS, _bounds(start, end))
+        return [(r[0], r[1], r[2], int(r[3])) for r in rows]
     except OperationalError as exc:
         # SQLite's SUM() stops with "integer overflow" once a running total leaves the
         # 64-bit range (each amount fits, a balance need not). PostgreSQL sums bigint
@@ -104,36 +97,60 @@ def _range(column, lo: date | None, hi: date | None, *, hi_inclusive: bool) -> l
     return conditions
 
 
-def _days(lo: date | None, hi: date | None, *, hi_inclusive: bool):
-    day = AccountDayBalance
-    return select(day.account_id, day.cents).where(
-        *_range(day.day, lo, hi, hi_inclusive=hi_inclusive)
+# The three pieces whose union covers exactly [start, end]: whole months [month_lo,
+# month_hi), the ragged days at the start [head_lo, head_hi) and at the end
+# [tail_lo, tail_hi]; an absent piece gets bounds no date lies within ([min, min) or
+# [max, min]), and an open end of the window is date.min or date.max.
+_ACCOUNT_SUMS = text(
+    """
+    SELECT accounts.id, accounts.name, accounts.kind, coalesce(sums.cents, 0)
+    FROM accounts LEFT OUTER JOIN (
+        SELECT pieces.account_id, sum(pieces.cents) AS cents FROM (
+            SELECT account_id, cents FROM account_month_balances
+            WHERE month >= :month_lo AND month < :month_hi
+            UNION ALL
+            SELECT account_id, cents FROM account_day_balances
+            WHERE day >= :head_lo AND day < :head_hi
+            UNION ALL
+            SELECT account_id, cents FROM account_day_balances
+            WHERE day >= :tail_lo AND day <= :tail_hi
+        ) AS pieces GROUP BY pieces.account_id
+    ) AS sums ON sums.account_id = accounts.id
+    ORDER BY accounts.kind, accounts.name
+    """
+).bindparams(
+    *(
+        bindparam(name, type_=Date())
+        for name in ("month_lo", "month_hi", "head_lo", "head_hi", "tail_lo", "tail_hi")
     )
+)
+_NO_MONTHS = {"month_lo": date.min, "month_hi": date.min}
+_NO_HEAD = {"head_lo": date.min, "head_hi": date.min}
+_NO_TAIL = {"tail_lo": date.max, "tail_hi": date.min}
 
 
-def _pieces(start: date | None, end: date | None) -> list:
-    """The SELECTs (account_id, cents) whose union covers exactly [start, end]."""
+def _days_only(start: date | None, end: date | None) -> dict:
+    return {**_NO_MONTHS, **_NO_HEAD, "tail_lo": start or date.min, "tail_hi": end or date.max}
+
+
+def _bounds(start: date | None, end: date | None) -> dict:
+    """_ACCOUNT_SUMS's bounds for the inclusive window [start, end] (None: open)."""
     if end == date.max:  # every date is <= date.max: no upper bound at all
         end = None
     if start is not None and end is not None and end < start:
-        return [_days(start, end, hi_inclusive=True).where(literal(False))]
+        return {**_NO_MONTHS, **_NO_HEAD, **_NO_TAIL}
     if start is not None and start > date(MAXYEAR, 12, 1):
-        return [_days(start, end, hi_inclusive=True)]
+        return _days_only(start, end)
     lo, hi = _month_bounds(start, end)
     if lo is not None and hi is not None and lo >= hi:  # no whole month inside
-        return [_days(start, end, hi_inclusive=True)]
-    month = AccountMonthBalance
-    pieces = [
-        select(month.account_id, month.cents).where(
-            *_range(month.month, lo, hi, hi_inclusive=False)
-        )
-    ]
-    if start is not None and start != lo:  # the partial month at the start
-        pieces.append(_days(start, lo, hi_inclusive=False))
+        return _days_only(start, end)
+    bounds = {"month_lo": lo or date.min, "month_hi": hi or date.max, **_NO_HEAD, **_NO_TAIL}
+    if start is not None and lo is not None and start != lo:  # the partial month at the start
+        bounds.update(head_lo=start, head_hi=lo)
     # The partial month at the end (hi is set whenever end is).
     if end is not None and hi is not None and hi <= end:
-        pieces.append(_days(hi, end, hi_inclusive=True))
-    return pieces
+        bounds.update(tail_lo=hi, tail_hi=end)
+    return bounds
 
 
 def _line(name: str, kind: str, raw: int) -> dict:
