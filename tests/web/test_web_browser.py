@@ -196,7 +196,8 @@ class Person:
 
     def first_sign_in(self, email="alice@example.com", passkey_name="Laptop"):
         """On the sign-in page: password, then enrol the first passkey."""
-        self.page.wait_for_selector("#login")
+        # Ready: signin.js has taken over the form (its button is disabled until then).
+        self.page.wait_for_selector("body[data-ready=true] #login")
         self.password_step(email)
         # The password step runs argon2 and the login throttle: on a loaded CI machine
         # it has taken more than Playwright's default 10 s (seen once in a clean-clone run).
@@ -414,6 +415,34 @@ def test_sign_in_never_follows_next_to_another_site(live, person):
     page.goto(live.web + "/signin?next=" + urllib.parse.quote("/security?x=1", safe=""))
     page.wait_for_url(live.web + "/security?x=1")
     assert elsewhere == []
+
+
+def test_sign_in_sends_nothing_before_its_script_has_taken_over_the_form(live, person):
+    """Until signin.js runs, Continue and Enter do nothing: the browser's own form
+    submission would put the password in the address (and the click of a fast person,
+    or of a test, would be lost). Seen in CI: the click landed before the module ran."""
+    live.add_user()
+    page = person.page
+    held = []
+    page.route("**/static/js/pages/signin.js", lambda route: held.append(route))
+    page.goto(live.web + "/signin", wait_until="commit")  # the held script delays DOMContentLoaded
+    page.wait_for_selector("#login")
+    assert held, "the page's script was not requested"
+    assert page.locator("#login-submit").is_disabled()
+    page.fill("#email", "alice@example.com")
+    page.fill("#password", PASSWORD)
+    page.press("#password", "Enter")
+    page.wait_for_timeout(300)
+    assert "password" not in page.url and PASSWORD not in page.url
+    assert page.url == live.web + "/signin"
+    assert page.locator("body[data-ready=true]").count() == 0
+
+    # The script arrives: the button works and the same form signs in.
+    held[0].continue_()
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("#login-submit")
+    page.wait_for_selector("#enrol-step:not([hidden])")
+    assert PASSWORD not in page.url
 
 
 def _pkce():

@@ -104,6 +104,8 @@ byId("code-form").addEventListener("submit", (event) => {
 });
 byId("device-approve").addEventListener("click", (e) => busy(e.currentTarget, () => decide(true)));
 byId("device-deny").addEventListener("click", (e) => busy(e.currentTarget, () => decide(false)));
+// Disabled in the page until the submit above is ours (as on the sign-in page).
+byId("lookup").disabled = false;
 
 async function main() {
   const me = await orSignIn(api("/auth/me"));

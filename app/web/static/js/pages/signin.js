@@ -120,6 +120,12 @@ byId("enrol-passkey").addEventListener("click", (event) =>
   ceremony(event.currentTarget, () => enrolPasskey(byId("passkey-name").value.trim())),
 );
 
+// The form's button is disabled in the page until this script has taken over the
+// submit: a click or Enter before then would send the form natively, the password in
+// the address (docs/web.md, "Sign-in").
+loginButton.disabled = false;
+document.body.dataset.ready = "true";
+
 // Already fully signed in (e.g. sent here from a bookmark): go straight on.
 api("/auth/me").then(
   (me) => {
