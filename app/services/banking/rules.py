@@ -69,7 +69,7 @@ def _conditions(value) -> dict:
     for key in CENT_KEYS:
         if key in value:
             parsed[key] = validate.integer(f"conditions.{key}", value[key])
-    if parsed.get("min_cents", 0) > parsed.get("max_cents", parsed.get("min_cents", 0)):
+    if "min_cents" in parsed and "max_cents" in parsed and parsed["min_cents"] > parsed["max_cents"]:
         raise BadRequestError("'conditions.min_cents' is above 'conditions.max_cents'")
     return parsed
 
