@@ -211,6 +211,26 @@ def test_a_duplicate_or_a_reference_now_held_is_409(api, books):
     assert refused.status_code == 409
 
 
+def test_a_bank_line_listed_twice_is_posted_once_in_one_request_as_in_two(app, api, books):
+    """The file lists one bank line twice (same reference, same amount): posting both in
+    one request is refused as a second request would be, naming the second line, and
+    changes nothing; the same reference with another amount is another line."""
+    twice = line("2026-03-02", -1000, "Cafe", "F3")
+    data = statement_file(twice, twice, line("2026-03-02", -500, "Cafe", "F3"))
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    before = snapshot(app)
+    post = {"action": "post", "account_id": books["food"]}
+    refused = act(api, sid, {"line_id": 1, **post}, {"line_id": 2, **post})
+    assert refused.status_code == 409, refused.get_json()
+    assert refused.get_json()["error"].startswith("line 2: line 1 of this request")
+    assert snapshot(app) == before
+    done = act(
+        api, sid, {"line_id": 1, **post}, {"line_id": 2, "action": "ignore"}, {"line_id": 3, **post}
+    )
+    assert done.status_code == 200, done.get_json()
+    assert [x["status"] for x in done.get_json()["lines"]] == ["posted", "ignored", "posted"]
+
+
 def test_ignore_then_post_later(api, books):
     sid = upload_statement(
         api, books["bank"], statement_file(line("2026-03-02", 5, "A"))
