@@ -212,7 +212,7 @@ def readme(start: date | None, end: date | None, head: dict) -> str:
     else:
         walk = (
             f"Its first event is seq {first}; the hash before it (event seq {first - 1}, or\n"
-            f"64 zeros before seq 1) is\n    {predecessor}"
+            f"  64 zeros before seq 1) is\n    {predecessor}"
         )
     return README.format(
         window=window, walk=walk, head_seq=head["seq"], head_hash=head["hash"],
