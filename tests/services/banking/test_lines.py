@@ -277,6 +277,40 @@ def test_reconcile_from_the_statement(api, books):
     assert all(item["reconciled"] for item in bank_entries(api, books["bank"]))
 
 
+def test_a_corrected_reconciled_posting_keeps_the_bank_reference(api, books):
+    """Correcting a reconciled transaction posted from a statement line (same date,
+    same bank entry, another counter account: allowed) keeps the entry's bank
+    reference with its reconciled mark, so the same file uploaded again finds the line
+    a duplicate of the replacement, not a new line to post a second time."""
+    data = statement_file(
+        line("2026-03-02", -2500, "Shop", "R1"),
+        closing_balance_cents=-2500,
+        closing_balance_on="2026-03-31",
+    )
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
+    original = posted.get_json()["lines"][0]["transaction_id"]
+    assert api.post(f"/statements/{sid}/reconcile").status_code == 201
+    corrected = api.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-03-02",
+            "description": "Shop, as dues refunded",
+            "entries": [
+                {"account_id": books["dues"], "amount_cents": 2500},
+                {"account_id": books["bank"], "amount_cents": -2500},
+            ],
+            "replaces": original,
+        },
+    )
+    assert corrected.status_code == 201, corrected.get_json()
+    replacement = corrected.get_json()["id"]
+    [entry] = bank_entries(api, books["bank"])
+    assert (entry["transaction_id"], entry["reconciled"]) == (replacement, True)
+    again = upload_statement(api, books["bank"], data).get_json()["lines"][0]
+    assert (again["status"], again["transaction_id"]) == ("duplicate", replacement)
+
+
 def test_reconcile_answers_the_difference(app, api, books):
     sid = reconcilable(api, books, "bank", 2500, 3000)
     act(api, sid, {"line_id": 1, "action": "ignore"})
