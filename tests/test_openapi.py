@@ -115,3 +115,73 @@ def test_security_tiers_follow_the_spec():
             else:
                 assert "security" not in op, f"{key} is full tier: the global security applies"
                 assert "401" in op["responses"], f"{key} must document the 401 challenge"
+
+
+class _DuplicateKeys(yaml.SafeLoader):
+    """A loader that records every key given twice in one mapping (yaml.safe_load
+    keeps the last silently: two schemas of one name left one of them unused)."""
+
+    duplicates: list[str]
+
+
+def _record_duplicates(loader, node, deep=False):
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            loader.duplicates.append(f"{key} (line {key_node.start_mark.line + 1})")
+        seen.add(key)
+    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+
+_DuplicateKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _record_duplicates)
+
+
+@DESCRIPTIONS
+def test_no_key_is_given_twice(which):
+    loader = _DuplicateKeys(which.read_text(encoding="utf-8"))
+    loader.duplicates = []
+    try:
+        loader.get_single_data()
+    finally:
+        loader.dispose()
+    assert not loader.duplicates, f"{which.relative_to(ROOT)}: {loader.duplicates}"
+
+
+def _inlined(node, schemas: dict):
+    """The schema with every #/components/schemas/ reference replaced by its target."""
+    if isinstance(node, dict):
+        ref = node.get("$ref", "")
+        if ref.startswith("#/components/schemas/"):
+            return _inlined(schemas[ref.rsplit("/", 1)[1]], schemas)
+        return {key: _inlined(value, schemas) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inlined(item, schemas) for item in node]
+    return node
+
+
+def test_a_served_bank_statement_is_what_the_description_says():
+    """A statement with a line, built by the service's own serializers, validates against
+    the described Statement (its lines were once resolved to the income statement's)."""
+    from datetime import date, datetime
+    from types import SimpleNamespace
+
+    import jsonschema
+
+    from app.services.banking.statements import served_header, served_line
+
+    header = SimpleNamespace(
+        id=1, account_id=2, format="camt.053", bank_account="DE89370400440532013000",
+        currency="EUR", period_from=date(2026, 11, 1), period_to=date(2026, 11, 30),
+        opening_balance_cents=10000, closing_balance_cents=4000,
+        closing_balance_on=date(2026, 11, 30), sha256="0" * 64,
+        created_at=datetime(2026, 11, 28, 4, 46, 10),
+    )  # fmt: skip
+    line = SimpleNamespace(
+        line_id=1, booked_on=date(2026, 11, 4), amount_cents=-5000, payee="Grocer",
+        memo="part one", bank_ref="A1", status="new", transaction_id=None,
+    )  # fmt: skip
+    statement = {**served_header(header), "lines": [served_line(line)]}
+    statement["lines"][0]["suggestion"] = {"account_id": 3, "source": "rule", "rule_id": 1}
+    schemas = _description(CANONICAL)["components"]["schemas"]
+    jsonschema.Draft202012Validator(_inlined(schemas["Statement"], schemas)).validate(statement)

@@ -7,7 +7,8 @@ server (harness/inprocess.py); docs/deploy.md, "Limits":
   limit, or the document or statement limit plus the multipart framing) is answered
   413 from its headers, before a byte of it is read or spooled to a temporary file,
   whoever sends it (waitress's max_request_body_size, which refuses a declared length
-  at or above it, and a chunked body once it grows past it);
+  at or above it, and a chunked body once it grows past it), in the {error} shape as
+  every other refusal (waitress's own plain-text page replaced);
 - a connection is dropped once it has been idle for REQUEST_TIMEOUT_SECONDS (30): no
   byte received or sent, and no request in a serving thread; so is a request still not
   received whole that long after its first byte (a trickle of a byte every few seconds
@@ -86,12 +87,54 @@ def guard(socket_map: dict) -> None:
             server.maintenance = partial(_maintenance, server)
 
 
+def error_message(error) -> str:
+    """The sentence of the server's own refusal (waitress's Error: code, reason, body)."""
+    if error.code == 413:
+        return (
+            "the request body is larger than the largest this service accepts "
+            f"({largest_body_of(error)} bytes); nothing was read or stored"
+        )
+    return f"{error.reason.lower()}: {error.body}" if error.body else error.reason.lower()
+
+
+def largest_body_of(error) -> str:
+    """The limit waitress names in its 413 ("exceeds max_body of N": N is one above it)."""
+    limit = str(error.body).rsplit(" ", 1)[-1]
+    return str(int(limit) - 1) if limit.isdigit() else "the limit"
+
+
+def _error_task_class():
+    """waitress's answer to a request it refuses itself (a body over the limit, broken
+    framing), in the service's {error} JSON shape rather than its plain-text page."""
+    import orjson
+    from waitress.task import ErrorTask
+
+    class JsonErrorTask(ErrorTask):
+        def execute(self):
+            error = self.request.error
+            body = orjson.dumps({"error": error_message(error)})
+            self.status = f"{error.code} {error.reason}"
+            self.response_headers.extend(
+                [
+                    ("Content-Type", "application/json"),
+                    ("Cache-Control", "no-store"),
+                    ("X-Content-Type-Options", "nosniff"),
+                ]
+            )
+            self.set_close_on_finish()
+            self.content_length = len(body)
+            self.write(body)
+
+    return JsonErrorTask
+
+
 def _channel_class():
     from waitress.buffers import ReadOnlyFileBasedBuffer
     from waitress.channel import HTTPChannel
 
     class Channel(HTTPChannel):
         request_began = 0.0  # when the first byte of the request in progress arrived
+        error_task_class = _error_task_class()
 
         def received(self, data):
             if self.request is None:

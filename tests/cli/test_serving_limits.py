@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -39,6 +40,14 @@ def answer_head(sock: socket.socket) -> bytes:
         chunk = sock.recv(4096)
         if not chunk:
             break
+        got += chunk
+    return got
+
+
+def whole_answer(sock: socket.socket) -> bytes:
+    """Everything the server sent until it closed the connection."""
+    got = b""
+    while chunk := sock.recv(4096):
         got += chunk
     return got
 
@@ -95,7 +104,14 @@ def test_a_body_larger_than_any_route_takes_is_413_before_it_is_sent(app):
             f"{UPLOAD}Content-Type: multipart/form-data; boundary=x\r\n"
             f"Content-Length: {too_large}\r\n\r\n".encode()
         )
-        assert answer_head(sock).startswith(b"HTTP/1.1 413 ")
+        head, _, body = whole_answer(sock).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 413 ")
+        # In the service's {error} shape, as every refusal (not waitress's text page).
+        assert b"\r\nContent-Type: application/json\r\n" in head
+        assert json.loads(body) == {
+            "error": f"the request body is larger than the largest this service accepts "
+            f"({too_large - 1} bytes); nothing was read or stored"
+        }
     with InProcessServer(app) as server, connect(server) as sock:
         # Chunked: refused once it grows past the limit, long before waitress's 1 GiB.
         sock.sendall(f"{UPLOAD}Transfer-Encoding: chunked\r\n\r\n".encode())

@@ -13,7 +13,9 @@
 Posted and matched lines leave their mark on the statement account's entry: cleared,
 holding the line's bank reference; one entries.cleared event (with the statement's
 id) covers the request's entries. A line already posted, matched or a duplicate, or
-a line whose bank reference another transaction of the account now holds: 409.
+a line whose bank reference another transaction of the account now holds (or an
+earlier line of the same request takes, with the same amount: the file listed one
+bank line twice, and two requests would refuse the second likewise): 409.
 Every refusal names the line (400 or 409) and, raised inside the request's one unit
 of work, leaves nothing changed.
 """
@@ -149,6 +151,7 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
     marks: list[dict] = []
     set_lines: list[dict] = []
     posted: dict[int, tuple[int, str | None]] = {}  # transaction -> (line_id, bank_ref)
+    claimed: dict[tuple[str, int], int] = {}  # (bank_ref, amount) -> the line taking it here
     for wanted in asked:
         line = wanted["line"]
         line_id = int(line.line_id)
@@ -156,11 +159,17 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
             if wanted["action"] == "ignore":
                 set_lines.append(_line_state(statement_id, line_id, "ignored", None))
                 continue
-            if line.bank_ref and (line.bank_ref, int(line.amount_cents)) in held:
-                holder = held[(line.bank_ref, int(line.amount_cents))]
+            reference = (line.bank_ref, int(line.amount_cents)) if line.bank_ref else None
+            if reference in held:
+                holder = held[reference]
                 raise ConflictError(
                     f"transaction {holder} of the account already holds its bank reference "
                     f"{line.bank_ref!r}: the line is a duplicate"
+                )
+            if reference in claimed:  # as a second request would find it: one answer
+                raise ConflictError(
+                    f"line {claimed[reference]} of this request already takes its bank "
+                    f"reference {line.bank_ref!r} with the same amount: the line is a duplicate"
                 )
             if wanted["action"] == "match":
                 tx_id = wanted["transaction_id"]
@@ -170,6 +179,8 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
                     account_id, tx_id, int(line.amount_cents), line.booked_on
                 )
                 taken.add(tx_id)
+                if reference is not None:
+                    claimed[reference] = line_id
                 marks.append({"e_id": entry_id, "ref": line.bank_ref})
                 set_lines.append(_line_state(statement_id, line_id, "matched", tx_id))
             else:
@@ -184,6 +195,8 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
                     created_by,
                 )
                 posted[tx_id] = (line_id, line.bank_ref)
+                if reference is not None:
+                    claimed[reference] = line_id
                 set_lines.append(_line_state(statement_id, line_id, "posted", tx_id))
         except ServiceError as err:
             raise _on_line(line_id, err) from None

@@ -69,7 +69,8 @@ def _conditions(value) -> dict:
     for key in CENT_KEYS:
         if key in value:
             parsed[key] = validate.integer(f"conditions.{key}", value[key])
-    if parsed.get("min_cents", 0) > parsed.get("max_cents", parsed.get("min_cents", 0)):
+    low, high = parsed.get("min_cents"), parsed.get("max_cents")
+    if low is not None and high is not None and low > high:
         raise BadRequestError("'conditions.min_cents' is above 'conditions.max_cents'")
     return parsed
 

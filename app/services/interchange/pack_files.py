@@ -212,7 +212,7 @@ def readme(start: date | None, end: date | None, head: dict) -> str:
     else:
         walk = (
             f"Its first event is seq {first}; the hash before it (event seq {first - 1}, or\n"
-            f"64 zeros before seq 1) is\n    {predecessor}"
+            f"  64 zeros before seq 1) is\n    {predecessor}"
         )
     return README.format(
         window=window, walk=walk, head_seq=head["seq"], head_hash=head["hash"],
@@ -249,8 +249,9 @@ FILES
                         hash {head_hash}.
   README.txt            this file.
   manifest.json         the size and SHA-256 of every file above.
-Amounts are decimal strings of exact cents (25.00); in the reports, liabilities,
-equity and income are shown positive, as the service's reports show them.
+In the reports and reconciliations.csv amounts are decimal strings of exact cents
+(25.00), and liabilities, equity and income are shown positive, as the service's
+reports show them; transactions.csv keeps the csv export's signed integer cents.
 
 CHECKING THE MANIFEST
   Every file is listed in manifest.json with its size and lowercase hex SHA-256;

@@ -22,7 +22,7 @@ two reconciliations of one account run one after the other.
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from ...extensions import db
 from ...models import Account, Entry, Reconciliation, Transaction
@@ -204,10 +204,34 @@ def kept_in_correction(tx_id: int, original_day, day, parsed: list[tuple[int, in
     return kept
 
 
-def keep_reconciled(entry_ids: list[int]) -> None:
+_KEEP_REFERENCE = (
+    update(Entry).where(Entry.id == bindparam("e_id")).values(bank_ref=bindparam("ref"))
+)
+
+
+def keep_reconciled(entry_ids: list[int], original_id: int | None = None) -> None:
     """Mark a correction's kept entries (kept_in_correction) cleared and reconciled, as
-    the original's were; the posting's event names them (kept_reconciled)."""
-    if entry_ids:
-        db.session.execute(
-            update(Entry).where(Entry.id.in_(entry_ids)).values(cleared=True, reconciled=True)
-        )
+    the original's were; the posting's event names them (kept_reconciled). Each also
+    keeps the bank reference a statement line left on the original's entry it takes
+    over (entry_ids follow the original's reconciled entries in id order, as
+    kept_in_correction pairs them), so the same bank line in a later upload is still
+    a `duplicate` of the books rather than a `new` line to post a second time."""
+    if not entry_ids:
+        return
+    db.session.execute(
+        update(Entry).where(Entry.id.in_(entry_ids)).values(cleared=True, reconciled=True)
+    )
+    if original_id is None:
+        return
+    references = db.session.execute(
+        select(Entry.bank_ref)
+        .where(Entry.transaction_id == original_id, Entry.reconciled)
+        .order_by(Entry.id)
+    ).scalars()
+    marks = [
+        {"e_id": entry_id, "ref": ref}
+        for entry_id, ref in zip(entry_ids, references, strict=True)
+        if ref is not None
+    ]
+    if marks:
+        db.session.connection().execute(_KEEP_REFERENCE, marks)

@@ -183,7 +183,7 @@ def _post(day, description, parsed, created_by, action, links: dict, kept: list[
         stored.extend(_insert_entries(connection, rows[i : i + ENTRY_CHUNK]))
     # Entry ids follow the posting's order (see _insert_entries).
     kept_ids = [sorted(stored)[i][0] for i in kept]
-    reconciliation.keep_reconciled(kept_ids)
+    reconciliation.keep_reconciled(kept_ids, links["replaces"])
     event = audit.transaction_object(tx_id, day, description, stored, **links)
     audit.record(action, event | ({"kept_reconciled": kept_ids} if kept_ids else {}))
     return tx_id

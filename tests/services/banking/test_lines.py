@@ -211,6 +211,26 @@ def test_a_duplicate_or_a_reference_now_held_is_409(api, books):
     assert refused.status_code == 409
 
 
+def test_a_bank_line_listed_twice_is_posted_once_in_one_request_as_in_two(app, api, books):
+    """The file lists one bank line twice (same reference, same amount): posting both in
+    one request is refused as a second request would be, naming the second line, and
+    changes nothing; the same reference with another amount is another line."""
+    twice = line("2026-03-02", -1000, "Cafe", "F3")
+    data = statement_file(twice, twice, line("2026-03-02", -500, "Cafe", "F3"))
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    before = snapshot(app)
+    post = {"action": "post", "account_id": books["food"]}
+    refused = act(api, sid, {"line_id": 1, **post}, {"line_id": 2, **post})
+    assert refused.status_code == 409, refused.get_json()
+    assert refused.get_json()["error"].startswith("line 2: line 1 of this request")
+    assert snapshot(app) == before
+    done = act(
+        api, sid, {"line_id": 1, **post}, {"line_id": 2, "action": "ignore"}, {"line_id": 3, **post}
+    )
+    assert done.status_code == 200, done.get_json()
+    assert [x["status"] for x in done.get_json()["lines"]] == ["posted", "ignored", "posted"]
+
+
 def test_ignore_then_post_later(api, books):
     sid = upload_statement(
         api, books["bank"], statement_file(line("2026-03-02", 5, "A"))
@@ -255,6 +275,40 @@ def test_reconcile_from_the_statement(api, books):
     assert done.get_json()["statement_date"] == "2026-03-31"
     assert done.get_json()["closing_balance_cents"] == 2500
     assert all(item["reconciled"] for item in bank_entries(api, books["bank"]))
+
+
+def test_a_corrected_reconciled_posting_keeps_the_bank_reference(api, books):
+    """Correcting a reconciled transaction posted from a statement line (same date,
+    same bank entry, another counter account: allowed) keeps the entry's bank
+    reference with its reconciled mark, so the same file uploaded again finds the line
+    a duplicate of the replacement, not a new line to post a second time."""
+    data = statement_file(
+        line("2026-03-02", -2500, "Shop", "R1"),
+        closing_balance_cents=-2500,
+        closing_balance_on="2026-03-31",
+    )
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
+    original = posted.get_json()["lines"][0]["transaction_id"]
+    assert api.post(f"/statements/{sid}/reconcile").status_code == 201
+    corrected = api.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-03-02",
+            "description": "Shop, as dues refunded",
+            "entries": [
+                {"account_id": books["dues"], "amount_cents": 2500},
+                {"account_id": books["bank"], "amount_cents": -2500},
+            ],
+            "replaces": original,
+        },
+    )
+    assert corrected.status_code == 201, corrected.get_json()
+    replacement = corrected.get_json()["id"]
+    [entry] = bank_entries(api, books["bank"])
+    assert (entry["transaction_id"], entry["reconciled"]) == (replacement, True)
+    again = upload_statement(api, books["bank"], data).get_json()["lines"][0]
+    assert (again["status"], again["transaction_id"]) == ("duplicate", replacement)
 
 
 def test_reconcile_answers_the_difference(app, api, books):

@@ -81,6 +81,20 @@ def test_refusals_name_the_field(api, books, body, field):
     assert api.get("/rules").get_json() == []
 
 
+def test_one_bound_alone_is_no_range_to_check(api, books):
+    """min_cents above max_cents is refused only when both are given: a lone negative
+    max_cents (every payment of at least 50.00) or a lone min_cents is a rule."""
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -6000, "Garage"))
+    ).get_json()["id"]
+    for name, conditions in (("Big out", {"max_cents": -5000}), ("Big in", {"min_cents": 5000})):
+        made = rule(api, name=name, counter_account_id=books["food"], conditions=conditions)
+        assert made.status_code == 201, made.get_json()
+        assert made.get_json()["conditions"] == conditions
+    line_of = api.get(f"/statements/{sid}").get_json()["lines"][0]
+    assert line_of["suggestion"]["rule_id"] == api.get("/rules").get_json()[0]["id"]
+
+
 def test_archived_counter_account_and_taken_name_are_refused(api, books):
     assert api.put(f"/accounts/{books['fuel']}", json={"archived": True}).status_code == 200
     refused = rule(api, name="R", counter_account_id=books["fuel"], conditions={"min_cents": 0})

@@ -155,5 +155,14 @@ def test_the_manifest_lists_every_file_and_the_readme_explains_them(api, books):
         if not name.startswith("documents/"):
             assert name in readme, name
     assert "sha256sum" in readme and "hledger -f books.journal bal" in readme
+    # What it says of amounts holds for each file: decimal strings in the reports,
+    # the csv export's integer cents in transactions.csv.
+    assert "transactions.csv keeps the csv export's signed integer cents" in readme
+    rows = list(csv.DictReader(io.StringIO(files["transactions.csv"].decode("utf-8"))))
+    assert any(row["cents"] for row in rows)
+    assert all(re.fullmatch(r"-?\d+", row["cents"]) for row in rows if row["cents"])
+    # Every line of the trail's recipe keeps the section's indent.
+    recipe = readme.split("CHECKING THE TRAIL\n", 1)[1].split("\n\n", 1)[0]
+    assert all(line.startswith("  ") for line in recipe.splitlines()), recipe
     head = json.loads(files["audit-head.json"])
     assert f"seq {head['seq']}" in readme and head["hash"] in readme
