@@ -132,12 +132,13 @@ def _no_recheck() -> None:
 
 
 def _no_lock_archived() -> None:
+    from app import store
     from app.services.ledger import transactions
 
-    old = transactions._INSERT_CHECKED_SQLITE
+    old = transactions._INSERT_CHECKED_SQLITE.statement
     sql = old.text.replace("AND NOT archived)", ")")
     sql = re.sub(r"AND NOT EXISTS \(SELECT 1 FROM settings WHERE [^)]*\)", "", sql)
-    transactions._INSERT_CHECKED_SQLITE = _retext(old, sql)
+    transactions._INSERT_CHECKED_SQLITE = store.FixedStatement(_retext(old, sql))
     old = transactions._INSERT_CHECKED
     sql = old.text.replace(" AND NOT archived", "").replace(
         "AND NOT EXISTS (SELECT 1 FROM books WHERE locked_through >= :occurred_on)", ""

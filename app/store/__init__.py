@@ -11,6 +11,8 @@ snapshot.py     the one consistent read snapshot: begin_snapshot() for the sessi
 dialect.py      the dialect questions (is_postgresql(), is_sqlite(), name()), the
                 INSERT ... ON CONFLICT builder (insert(), upsert(), per_dialect()) and
                 int_array() (a PostgreSQL integer array's one text literal)
+fixed.py        FixedStatement: a hot path's statement compiled once per dialect and
+                run as driver SQL on the unit's connection (no per-call cache lookup)
 refusals.py     the commit-time error mapping: store refusals -> services.errors
 sqlite.py       connection pragmas, the pre-commit balance check, BEGIN IMMEDIATE,
                 the writer lock handed on after COMMIT (dialect commit and pool events)
@@ -29,6 +31,7 @@ on_its_own for a statement that needs no transaction of the unit's.
 """
 
 from . import dialect, postgresql, sqlite
+from .fixed import FixedStatement
 from .intent import (
     declare,
     intent,
@@ -72,6 +75,7 @@ __all__ = [
     "RETRYABLE_SQLSTATES",
     "WRITER_WAIT_SECONDS",
     "BalanceViolation",
+    "FixedStatement",
     "WriterLock",
     "after_commit",
     "begin_snapshot",

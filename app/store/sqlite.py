@@ -18,6 +18,7 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 
 from ..extensions import db
+from .fixed import FixedStatement
 from .intent import write_intent
 from .writer_lock import WriterLock
 
@@ -52,6 +53,8 @@ _SQLITE_TAKE_PENDING = text(
                WHERE t.id = ledger_balance_pending.transaction_id)
     """
 )
+
+_TAKE_PENDING = FixedStatement(_SQLITE_TAKE_PENDING)
 
 
 def _first_unbalanced(rows) -> int | None:
@@ -209,9 +212,10 @@ def _check_sqlite_balance(session):
     at_begin = connection.info.get(_CHANGES_AT_BEGIN)
     if at_begin is not None and connection.connection.dbapi_connection.total_changes == at_begin:
         return  # this transaction changed no row: nothing of it can be pending
-    # A Core statement on the session's connection (the ORM's execution path cost
-    # more than the query: docs/performance.md, "The write path, issue 30").
-    bad = _first_unbalanced(connection.execute(_SQLITE_TAKE_PENDING))
+    # On the session's connection as driver SQL compiled once (fixed.py): the ORM's
+    # execution path cost more than the query (docs/performance.md, "The write path,
+    # issue 30"), and Core's per-call cache lookup a third of what is left ("Sixth pass").
+    bad = _first_unbalanced(_TAKE_PENDING.execute(connection, {}))
     if bad is not None:
         raise BalanceViolation(f"transaction {bad} does not balance")
 

@@ -159,8 +159,8 @@ def _post(day, description, parsed, created_by, action, links: dict, kept: list[
     if dialect.is_sqlite(connection) and len(accounts) <= ENTRY_CHUNK:
         # The lock date, the account check and the header in one statement (as on
         # PostgreSQL); nothing is written when one of them refuses (named below).
-        tx_id = connection.execute(
-            _INSERT_CHECKED_SQLITE,
+        tx_id = _INSERT_CHECKED_SQLITE.execute(
+            connection,
             {**header, "account_set": _json_ints(accounts), "account_count": len(accounts)},
         ).scalar()
     if tx_id is None:
@@ -210,8 +210,11 @@ _INSERT_HEADER = insert(Transaction).returning(Transaction.id)
 # expanding IN: the statement's text is then the same for every posting, so neither
 # SQLAlchemy nor sqlite3 builds it again per request (the expanding IN was rendered
 # anew for each).
-_INSERT_CHECKED_SQLITE = text(
-    """
+# Compiled once per process and run as driver SQL (store.FixedStatement): the statement
+# is the same for every posting.
+_INSERT_CHECKED_SQLITE = store.FixedStatement(
+    text(
+        """
     INSERT INTO transactions (occurred_on, description, created_by, created_at)
     SELECT :occurred_on, :description, :created_by, :created_at
     WHERE (SELECT count(*) FROM accounts
@@ -220,9 +223,10 @@ _INSERT_CHECKED_SQLITE = text(
       AND NOT EXISTS (SELECT 1 FROM settings WHERE id = 1 AND locked_through >= :occurred_on)
     RETURNING id
     """
-).bindparams(
-    bindparam("occurred_on", type_=Date()),
-    bindparam("created_at", type_=UTCDateTime()),
+    ).bindparams(
+        bindparam("occurred_on", type_=Date()),
+        bindparam("created_at", type_=UTCDateTime()),
+    )
 )
 # RETURNING gives the new entry ids for the audit event without another statement.
 _INSERT_ENTRIES = insert(Entry).returning(Entry.id, Entry.account_id, Entry.amount_cents)
@@ -231,13 +235,15 @@ _INSERT_ENTRIES = insert(Entry).returning(Entry.id, Entry.account_id, Entry.amou
 # (so entry ids follow the order the entries were sent, as on PostgreSQL); SQLite's
 # JSON keeps 64-bit integers exact. One text for every posting: no per-request
 # rendering of a multi-row VALUES (SQLAlchemy's "insertmanyvalues" did that).
-_INSERT_ENTRIES_SQLITE = text(
-    """
+_INSERT_ENTRIES_SQLITE = store.FixedStatement(
+    text(
+        """
     INSERT INTO entries (transaction_id, account_id, amount_cents)
     SELECT :tx_id, json_extract(value, '$[0]'), json_extract(value, '$[1]')
     FROM json_each(:pairs) ORDER BY key
     RETURNING id, account_id, amount_cents
     """
+    )
 )
 
 
@@ -250,7 +256,7 @@ def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
     if dialect.is_sqlite(connection):
         pairs = ",".join(f"[{int(r['account_id'])},{int(r['amount_cents'])}]" for r in rows)
         params = {"tx_id": rows[0]["transaction_id"], "pairs": "[" + pairs + "]"}
-        return [tuple(r) for r in connection.execute(_INSERT_ENTRIES_SQLITE, params)]
+        return [tuple(r) for r in _INSERT_ENTRIES_SQLITE.execute(connection, params)]
     return [tuple(r) for r in connection.execute(_INSERT_ENTRIES.values(rows))]
 
 

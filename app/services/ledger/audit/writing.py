@@ -66,14 +66,17 @@ _MAKE_HEAD_ANY = {
 }
 _MAKE_HEAD = _MAKE_HEAD_ANY["sqlite"]
 _EVENT_COLUMNS = "seq, at, action, user_email, via, client_id, client_name, object, hash"
-_APPEND_SQLITE = text(
-    f"""
+# Compiled once per process and run as driver SQL (store.FixedStatement).
+_APPEND_SQLITE = store.FixedStatement(
+    text(
+        f"""
     INSERT INTO audit_events ({_EVENT_COLUMNS})
     SELECT seq + 1, :at, :action, :user_email, :via, :client_id, :client_name, :object,
            sha256_hex(hash || :before_seq || CAST(seq + 1 AS TEXT) || :after_seq)
     FROM audit_head WHERE id = 1
     """
-).bindparams(bindparam("at", type_=UTCDateTime()))
+    ).bindparams(bindparam("at", type_=UTCDateTime()))
+)
 _PENDING_COLUMNS = (
     "at, action, user_email, via, client_id, client_name, object, "
     "text_before_object, text_after_seq"
@@ -196,9 +199,9 @@ def record(action: str, obj: dict) -> None:
     }
     before, after = event_parts(values)
     params = {**values, "before_seq": before, "after_seq": after}
-    if connection.execute(_APPEND_SQLITE, params).rowcount < 1:
+    if _APPEND_SQLITE.execute(connection, params).rowcount < 1:
         connection.execute(_MAKE_HEAD)  # no head row yet: make it, once
-        if connection.execute(_APPEND_SQLITE, params).rowcount != 1:
+        if _APPEND_SQLITE.execute(connection, params).rowcount != 1:
             raise RuntimeError("the audit trail's head row is missing")
 
 
