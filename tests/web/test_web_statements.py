@@ -162,6 +162,37 @@ def known_rules(live, ids):
         store.commit()
 
 
+def reconciled(page, at: str) -> None:
+    """The statement shows itself reconciled (to `at`: "DATE at AMOUNT") and offers no
+    second reconciliation."""
+    _expect_text(page, "#reconcile", rf"^Reconciled to {re.escape(at)}$")
+    expect(page.locator("#reconcile")).to_be_disabled()
+    expect(page.locator("#statement-section")).to_have_attribute("data-reconciled", "true")
+    _expect_text(
+        page,
+        "#reconcile-hint",
+        r"^This statement is reconciled: the account's entries up to \d{4}-\d\d-\d\d are "
+        r"locked and agree with its closing balance\. There is nothing left to do here\.$",
+    )
+
+
+def reconciliations(live, account_id) -> list[tuple[str, int]]:
+    """The account's reconciliations as stored: (statement date, closing balance)."""
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.models import Reconciliation
+
+    with live.app.app_context():
+        rows = db.session.execute(
+            select(Reconciliation.statement_date, Reconciliation.closing_balance_cents)
+            .where(Reconciliation.account_id == account_id)
+            .order_by(Reconciliation.id)
+        ).all()
+        db.session.rollback()
+    return [(str(day), cents) for day, cents in rows]
+
+
 class Clicks:
     """Every click the treasurer makes goes through here, so the test counts them."""
 
@@ -231,7 +262,18 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     )
     assert clicks.count <= 10, clicks.count
     assert clicks.count == 4  # Statements, choose the file, post, reconcile
+    # Reconciled: said on the page, and not offered again (a second press would record
+    # the same reconciliation twice); so too when the statement is opened again.
+    reconciled(page, f"2026-03-31 at {shown}")
+    assert page.locator("#post-suggested").is_disabled()
     fits(page)
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    reconciled(page, f"2026-03-31 at {shown}")
+    expect(page.locator("#statements > li[data-statement] .hint")).to_have_text(
+        re.compile(r", reconciled$")
+    )
+    assert reconciliations(live, ids["Bank"]) == [("2026-02-28", 500000), ("2026-03-31", closing)]
     # The same file again: every line already imported, nothing to post.
     page.set_input_files(
         "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
