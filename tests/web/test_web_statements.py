@@ -1,6 +1,8 @@
 """The statement page in headless Chromium, at 1280x800 and on a 390x844 phone
 (docs/statements.md, "The statement page"): read a real OFX file, file its 40 lines
-whose payees the rules know and reconcile, counting the clicks; change a line's
+whose payees the rules know and reconcile, counting the clicks (the statement then
+shows itself reconciled and offers no second reconciliation); a credit card's OFX on a
+liability account, its figures equal to the API's to the cent; change a line's
 account, match, ignore, make a rule from a line after its preview, the 409's
 difference; and a 1,000-line statement usable on a phone (nothing wider than the
 screen, no date or word broken, targets at least 24x24 px, the primary ones 44x44).
@@ -488,3 +490,157 @@ def test_a_thousand_lines_on_a_phone(treasurer, live, size):
     assert page.evaluate(TARGETS_JS) == []
     if size == "phone":
         page.evaluate("window.scrollTo(0, 0)")
+
+
+# A card statement as the card's issuer sends it: purchases negative, the payment from
+# the bank positive, the closing balance the debt, negative.
+CARD_LINES = [
+    ("2026-03-03", -2345, "Corner Grocer", "Food"),
+    ("2026-03-09", -6107, "Fuel Station 12", "Fuel"),
+    ("2026-03-15", 10000, "Payment thank you", "Bank"),
+    ("2026-03-22", -899, "Corner Grocer", "Food"),
+]
+
+
+def card_ofx(opening: int) -> bytes:
+    """An OFX 1.x card statement (CREDITCARDMSGSRSV1, CCSTMTRS, CCACCTFROM) of CARD_LINES,
+    closing at `opening` (the bank's sign: a debt is negative) plus their sum."""
+
+    def money(cents: int) -> str:
+        return f"{'-' if cents < 0 else ''}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+    body = "".join(
+        f"<STMTTRN>\n<TRNTYPE>{'CREDIT' if cents > 0 else 'DEBIT'}\n"
+        f"<DTPOSTED>{day.replace('-', '')}\n<TRNAMT>{money(cents)}\n<FITID>CC{n:04d}\n"
+        f"<NAME>{payee}\n</STMTTRN>\n"
+        for n, (day, cents, payee, _) in enumerate(CARD_LINES, 1)
+    )
+    closing = opening + sum(cents for _, cents, _, _ in CARD_LINES)
+    text = (
+        "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\n"
+        "CHARSET:1252\nCOMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n"
+        "<OFX>\n<SIGNONMSGSRSV1><SONRS><STATUS><CODE>0<SEVERITY>INFO</STATUS>"
+        "<DTSERVER>20260401<LANGUAGE>ENG</SONRS></SIGNONMSGSRSV1>\n"
+        "<CREDITCARDMSGSRSV1><CCSTMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS>\n"
+        "<CCSTMTRS><CURDEF>EUR<CCACCTFROM><ACCTID>4111000011112222</CCACCTFROM>\n"
+        f"<BANKTRANLIST><DTSTART>20260301<DTEND>20260331\n{body}</BANKTRANLIST>\n"
+        f"<LEDGERBAL><BALAMT>{money(closing)}<DTASOF>20260331</LEDGERBAL>\n"
+        "</CCSTMTRS></CCSTMTTRNRS></CREDITCARDMSGSRSV1>\n</OFX>\n"
+    )
+    return text.encode("ascii")
+
+
+def api_get(page, live, path):
+    """The API's answer to GET `path`, asked from the page with the person's session."""
+    return page.evaluate(
+        """async (url) => {
+          const response = await fetch(url, { credentials: "include" });
+          if (!response.ok) throw new Error(`${url}: ${response.status}`);
+          return response.json();
+        }""",
+        live.api + path,
+    )
+
+
+def money_words(cents: int) -> str:
+    """As the pages write an amount: 1,234.56, -93.51."""
+    return f"{'-' if cents < 0 else ''}{abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+
+
+def test_a_card_statement_on_a_liability_account(treasurer, live, size):
+    """A credit card's OFX on a liability account: its lines posted, the statement's
+    negative closing balance reconciled as the card's debt, every figure the page
+    shows equal to the API's to the cent."""
+    from app.services.ledger import accounts, reconciliation, register, transactions
+
+    with live.app.app_context():
+        ids = {
+            name: accounts.create_account(name, kind)["id"]
+            for name, kind in [
+                ("Bank", "asset"),
+                ("Card", "liability"),
+                ("Opening", "equity"),
+                ("Food", "expense"),
+                ("Fuel", "expense"),
+            ]
+        }
+        # 100.00 owed on the card at the end of February, reconciled then.
+        transactions.record_transaction(
+            "2026-02-28",
+            "Card opening balance",
+            [
+                {"account_id": ids["Opening"], "amount_cents": 10000},
+                {"account_id": ids["Card"], "amount_cents": -10000},
+            ],
+            created_by=None,
+        )
+        opening = register.register(ids["Card"], None, None, 1, None)["items"][0]["entry_id"]
+        reconciliation.set_cleared(ids["Card"], [opening], True)
+        reconciliation.reconcile(ids["Card"], "2026-02-28", 10000, None)
+        store.commit()
+    closing = -10000 + sum(cents for _, cents, _, _ in CARD_LINES)
+    assert closing == -9351  # the card's issuer: 93.51 owed, written negative
+
+    page = sign_in(treasurer, live, "/")
+    go(page, live, f"/statements?account={ids['Card']}")
+    page.set_input_files(
+        "#stmt-file",
+        files=[{"name": "card.ofx", "mimeType": "application/x-ofx", "buffer": card_ofx(-10000)}],
+    )
+    _expect_text(page, "#upload-message", r"^Read 4 lines from card\.ofx\.$")
+    (listed,) = api_get(page, live, f"/statements?account_id={ids['Card']}")
+    shown_api = api_get(page, live, f"/statements/{listed['id']}")
+    assert shown_api["closing_balance_cents"] == closing
+    assert shown_api["closing_balance_on"] == "2026-03-31"
+    assert shown_api["bank_account"] == "4111000011112222"
+    _expect_text(
+        page,
+        "#statement-facts",
+        rf"^OFX file, account 4111000011112222, EUR, closing balance "
+        rf"{re.escape(money_words(closing))} on 2026-03-31\.$",
+    )
+    # Each line's amount as the API holds it (a purchase negative, the payment positive).
+    for line in shown_api["lines"]:
+        row = page.locator(f"#lines > li[data-line='{line['line_id']}']")
+        expect(row.locator(".amt")).to_have_text(money_words(line["amount_cents"]))
+        expect(row).to_have_attribute("data-status", "new")
+        account = CARD_LINES[line["line_id"] - 1][3]
+        row.locator("select").select_option(str(ids[account]))
+    assert [line["amount_cents"] for line in shown_api["lines"]] == [c for _, c, _, _ in CARD_LINES]
+    _expect_text(page, "#post-suggested", r"^Post 4 suggested lines$")
+    page.click("#post-suggested")
+    _expect_text(page, "#statement-counts", r"^4 lines: 4 posted\.$")
+    _expect_text(
+        page, "#reconcile", rf"^Reconcile to 2026-03-31 at {re.escape(money_words(closing))}$"
+    )
+    page.click("#reconcile")
+    _expect_text(
+        page,
+        "#statement-message",
+        rf"^Reconciled Card to 2026-03-31 at {re.escape(money_words(closing))} on the "
+        rf"statement, a balance of {re.escape(money_words(-closing))} in the books: 4 entries "
+        r"now locked\.$",
+    )
+    reconciled(page, f"2026-03-31 at {money_words(closing)}")
+    fits(page)
+
+    # The books: each purchase on its expense, the payment from the bank, the card's
+    # debt 93.51 as the register counts it, reconciled to the cent.
+    card = api_get(page, live, f"/accounts/{ids['Card']}/register?limit=100")
+    assert card["balance_cents"] == -closing == 9351
+    assert card["cleared_balance_cents"] == 9351
+    assert all(item["reconciled"] for item in card["items"])
+    assert reconciliations(live, ids["Card"]) == [("2026-02-28", 10000), ("2026-03-31", 9351)]
+    by_account = {}
+    for tx in live.transactions():
+        for entry in tx["entries"]:
+            by_account.setdefault(entry["account_id"], []).append(entry["amount_cents"])
+    assert sorted(by_account[ids["Food"]]) == [899, 2345]
+    assert by_account[ids["Fuel"]] == [6107]
+    assert by_account[ids["Bank"]] == [-10000]
+    # The register page shows the same figures as its API.
+    go(page, live, f"/register?account={ids['Card']}")
+    _expect_text(page, "#register-balance", rf"^{re.escape(money_words(card['balance_cents']))}$")
+    _expect_text(page, "#register-cleared", r"^93\.51$")
+    _expect_text(page, "#rec-last", r"^Last reconciled to 2026-03-31, closing balance 93\.51\.$")
+    assert treasurer.errors == []
