@@ -644,3 +644,59 @@ def test_a_card_statement_on_a_liability_account(treasurer, live, size):
     _expect_text(page, "#register-cleared", r"^93\.51$")
     _expect_text(page, "#rec-last", r"^Last reconciled to 2026-03-31, closing balance 93\.51\.$")
     assert treasurer.errors == []
+
+
+def test_ignore_a_line_found_in_the_books_and_every_control_can_be_tapped(treasurer, live, size):
+    """Ignore (the statement line's "not this one" button) on a line found in the books
+    leaves the transaction recorded by hand untouched (not cleared, no bank reference);
+    on a phone every control of the page, a line's rule panel and a statement's delete
+    confirmation open, is at least 24x24 CSS px and the buttons, fields and pickers 44
+    (issue 37's sizes, tests/web/test_web_walk37.py)."""
+    from tests.web.test_web_walk37 import all_big_enough
+
+    ids = seed(live, by_hand=True)
+    page = sign_in(treasurer, live, "/")
+    go(page, live, f"/statements?account={ids['Bank']}")
+    page.set_input_files(
+        "#stmt-file",
+        files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(statement_lines(6))}],
+    )
+    _expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 found in the books\.$")
+    found = page.locator("#lines > li[data-line='5']")
+    ignore = found.get_by_role("button", name="Ignore Printing Shop, 2026-03-21, -19.99")
+    expect(ignore).to_have_text("Ignore")
+    if size == "phone":
+        all_big_enough(page)
+    ignore.click()
+    expect(found).to_have_attribute("data-status", "ignored")
+    expect(found.locator(".badge")).to_have_text("Ignored")
+    expect(found.locator(".detail")).to_have_text("Left out of the books.")
+    expect(found.locator("button")).to_have_count(0)  # nothing more to do on it
+    _expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 ignored\.$")
+    _expect_text(page, "#post-suggested", r"^Nothing suggested to post$")
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.models import Entry
+
+    with live.app.app_context():
+        entry = db.session.execute(
+            select(Entry.cleared, Entry.bank_ref).where(
+                Entry.transaction_id == ids["by_hand"], Entry.account_id == ids["Bank"]
+            )
+        ).one()
+        db.session.rollback()
+    assert (bool(entry.cleared), entry.bank_ref) == (False, None)
+    assert [t["description"] for t in live.transactions()].count("Printing of newsletters") == 1
+
+    # A line's rule panel and a statement's delete confirmation, open.
+    first = page.locator("#lines > li[data-line='1']")
+    first.locator("select").select_option(str(ids["Food"]))
+    first.locator(".act-rule").click()
+    expect(first.locator(".act-make-rule")).to_be_enabled()
+    page.locator("#statements > li[data-statement]").get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("button", name="Delete it")).to_be_visible()
+    fits(page)
+    if size == "phone":
+        all_big_enough(page)
+    assert treasurer.errors == []
