@@ -2,7 +2,9 @@
 (docs/statements.md, "The statement page"): read a real OFX file, file its 40 lines
 whose payees the rules know and reconcile, counting the clicks (the statement then
 shows itself reconciled and offers no second reconciliation); a credit card's OFX on a
-liability account, its figures equal to the API's to the cent; change a line's
+liability account, its figures equal to the API's to the cent; Ignore on a line found
+in the books, every control of the page big enough to tap on a phone; the register's
+Opening balance field checked against the last reconciliation; change a line's
 account, match, ignore, make a rule from a line after its preview, the 409's
 difference; and a 1,000-line statement usable on a phone (nothing wider than the
 screen, no date or word broken, targets at least 24x24 px, the primary ones 44x44).
@@ -699,4 +701,51 @@ def test_ignore_a_line_found_in_the_books_and_every_control_can_be_tapped(treasu
     fits(page)
     if size == "phone":
         all_big_enough(page)
+    assert treasurer.errors == []
+
+
+def test_the_statements_opening_balance_in_the_register(treasurer, live, size):
+    """The register's Opening balance field (the reconcile form's; the account form has
+    none): the statement's opening balance checked against the account's last
+    reconciliation, a first statement said so, an unreadable figure named, nothing said
+    while the field is empty."""
+    from app.services.ledger import accounts
+
+    ids = seed(live)  # Bank reconciled to 2026-02-28 at 5,000.00
+    with live.app.app_context():
+        savings = accounts.create_account("Savings", "asset")["id"]
+        store.commit()
+    page = sign_in(treasurer, live, "/")
+    go(page, live, f"/register?account={ids['Bank']}")
+    _expect_text(page, "#rec-last", r"^Last reconciled to 2026-02-28, closing balance 5,000\.00\.$")
+    check = page.locator("#rec-opening-check")
+    assert check.is_hidden()
+    expect(page.get_by_label("Opening balance")).to_have_attribute("id", "rec-opening")
+    page.fill("#rec-opening", "5,000.00")
+    _expect_text(
+        page,
+        "#rec-opening-check",
+        r"^The opening balance matches the last reconciliation \(2026-02-28\)\.$",
+    )
+    page.fill("#rec-opening", "4,990.01")
+    _expect_text(
+        page,
+        "#rec-opening-check",
+        r"^The opening balance differs from the last reconciliation's closing 5,000\.00 by "
+        r"-9\.99: a statement may be missing\.$",
+    )
+    page.fill("#rec-opening", "12.345")
+    _expect_text(page, "#rec-opening-check", r"^Opening balance: “12\.345”: ")
+    page.fill("#rec-opening", "")
+    expect(check).to_be_hidden()
+    fits(page)
+
+    go(page, live, f"/register?account={savings}")
+    _expect_text(page, "#rec-last", r"^Not reconciled before: this is the first statement\.$")
+    page.fill("#rec-opening", "10.00")
+    _expect_text(
+        page,
+        "#rec-opening-check",
+        r"^No earlier reconciliation to compare the opening balance with\.$",
+    )
     assert treasurer.errors == []
