@@ -6,7 +6,7 @@ import { test } from "node:test";
 
 import {
   ACCEPT, bulkActions, bulkWords, candidateWindow, candidateWords, changedLines, chosenAccount,
-  differenceWords, periodWords, previewWords, reconcileState, registerClosing, ruleFromLine,
+  differenceWords, periodWords, previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine,
   statusWord, suggestionWords, summaryWords, waitingCount,
 } from "../../app/web/static/js/bankfile.js";
 
@@ -90,7 +90,7 @@ test("always file this payee here: payee_is, limited to the statement's account"
 
 test("reconcile only with a closing balance and nothing waiting", () => {
   const statement = { closing_balance_cents: 206667, closing_balance_on: "2026-03-31", lines: [line(1, "posted"), line(2, "ignored"), line(3, "duplicate")] };
-  assert.deepEqual(reconcileState(statement), { ready: true, reason: "" });
+  assert.deepEqual(reconcileState(statement), { ready: true, done: false, reason: "" });
   assert.equal(reconcileState({ ...statement, lines: [line(1, "new"), line(2, "match")] }).reason,
     "2 lines are still waiting: post, match or ignore them first.");
   assert.equal(reconcileState({ ...statement, lines: [line(1, "new")] }).reason,
@@ -99,6 +99,25 @@ test("reconcile only with a closing balance and nothing waiting", () => {
   assert.equal(reconcileState({ ...statement, closing_balance_on: null }).ready, false);
   // 0.00 is a closing balance.
   assert.equal(reconcileState({ ...statement, closing_balance_cents: 0 }).ready, true);
+});
+
+test("a reconciled statement is not offered again", () => {
+  const statement = { closing_balance_cents: -52345, closing_balance_on: "2026-03-31", lines: [line(1, "posted")] };
+  const event = (object) => ({ action: "entries.reconciled", object: { account_id: 4, statement_date: "2026-03-31", closing_balance_cents: 52345, ...object } });
+  // A card: the statement's -523.45 is the register's 523.45 owed.
+  const done = reconciliationOf([event({ account_id: 9 }), event({})], 4, statement, "liability");
+  assert.deepEqual(done, { statement_date: "2026-03-31", closing_balance_cents: 52345 });
+  assert.equal(reconciliationOf([event({})], 4, statement, "asset"), null);
+  assert.equal(reconciliationOf([event({ statement_date: "2026-02-28" })], 4, statement, "liability"), null);
+  assert.equal(reconciliationOf([event({ account_id: 5 })], 4, statement, "liability"), null);
+  assert.equal(reconciliationOf([{ action: "entries.cleared", object: event({}).object }], 4, statement, "liability"), null);
+  assert.equal(reconciliationOf([event({})], 4, { ...statement, closing_balance_cents: null }, "liability"), null);
+  const state = reconcileState(statement, done);
+  assert.equal(state.ready, false);
+  assert.equal(state.done, true);
+  assert.match(state.reason, /^This statement is reconciled: .* up to 2026-03-31 /);
+  // Lines waiting come first: they must be done before anything else.
+  assert.equal(reconcileState({ ...statement, lines: [line(1, "new")] }, done).done, false);
 });
 
 test("the register's closing figure: a card's debt is positive there", () => {

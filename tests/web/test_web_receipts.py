@@ -106,3 +106,60 @@ def test_attach_a_receipt_download_it_and_the_audit_pack(treasurer, live, size):
         assert manifest["from"] == "2026-02-01"
         assert {f["path"] for f in manifest["files"]} == set(names) - {"manifest.json"}
     fits(page)
+
+
+# An iPhone photo: an ISO BMFF file whose `ftyp` box names the HEIC brand (what the
+# server reads from the bytes, docs/ledger.md "Receipts").
+PHOTO = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(range(256)) * 4
+
+
+def test_a_heic_photo_and_a_pdf_from_the_record_form(treasurer, live, size):
+    """The record form's receipt field takes a phone's HEIC photo (it says which kinds it
+    takes); in the receipts panel the photo is marked HEIC and its name downloads it (no
+    browser shows HEIC in the page), a PDF is marked PDF and opens in the page."""
+    ids = seed(live)
+    page = sign_in(treasurer, live)
+    if page.locator("#record-section").get_attribute("open") is None:
+        page.click("#record-section > summary")
+    field = page.locator("#record-receipt")
+    assert field.get_attribute("accept") == "image/*,application/pdf"  # image/heic among them
+    expect(page.locator("label", has=field)).to_contain_text("Receipt (photo or file, optional)")
+    page.check("input[name=mode][value=out]")
+    page.fill("#occurred-on", "2026-02-03")
+    page.fill("#description", "Hall keys cut")
+    page.fill("#amount", "12.50")
+    page.select_option("#credit", label="Bank")
+    page.select_option("#debit", label="Rent")
+    field.set_input_files({"name": "IMG_0001.HEIC", "mimeType": "image/heic", "buffer": PHOTO})
+    page.click("#record-submit")
+    _expect_text(
+        page,
+        "#record-message",
+        r"^Recorded: Hall keys cut, 12\.50\. Receipt attached: IMG_0001\.HEIC\.$",
+    )
+    row = page.locator("#transactions tbody tr[data-id]", has_text="Hall keys cut")
+    tx_id = row.get_attribute("data-id")
+    clip = row.locator("td.receipts button.clip")
+    expect(clip).to_have_text("1")
+    clip.click()
+    panel = page.locator(f"tr.receipts-row[data-receipts-of='{tx_id}']")
+    expect(panel.locator("p.hint")).to_have_text("PDF, JPEG, PNG, WebP or HEIC, up to 10 MB.")
+    photo = panel.locator("li", has_text="IMG_0001.HEIC")
+    expect(photo.locator(".thumb.pdf")).to_have_text("HEIC")
+    with page.expect_download() as info:
+        photo.get_by_role("button", name="IMG_0001.HEIC").click()
+    assert info.value.suggested_filename == "IMG_0001.HEIC"
+    assert Path(info.value.path()).read_bytes() == PHOTO
+    assert panel.locator(".receipt-viewer").is_hidden()  # downloaded, not shown
+
+    panel.locator(f"#receipt-file-{tx_id}").set_input_files(
+        {"name": "keys invoice.pdf", "mimeType": "application/pdf", "buffer": INVOICE}
+    )
+    expect(clip).to_have_text("2")
+    invoice = panel.locator("li", has_text="keys invoice.pdf")
+    expect(invoice.locator(".thumb.pdf")).to_have_text("PDF")
+    invoice.get_by_role("button", name="keys invoice.pdf").click()
+    expect(panel.locator(".receipt-viewer iframe.receipt-pdf")).to_be_visible()
+    fits(page)
+    assert treasurer.errors == []
+    del ids

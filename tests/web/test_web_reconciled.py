@@ -1,4 +1,5 @@
-"""A reconciled transaction in the web app, in headless Chromium at 1280x800: Edit
+"""A reconciled transaction in the web app, in headless Chromium at 1280x800 and on a
+390x844 phone (tests/web/conftest.py's `size`): Edit
 changes only what may change (the date, the amount and the reconciled bank account
 locked), the correction stays reconciled, Adjust records the difference the bank really
 paid with `adjusts`, and History links the two both ways; the Reports page's audit
@@ -21,21 +22,12 @@ from app.models import Entry
 from tests.web import test_web_browser as browser_tests
 from tests.web.test_web_browser import _expect_text, expect
 from tests.web.test_web_views import fits, go, seed, sign_in
-from tests.web.web_support import SIZES, person_at
+from tests.web.test_web_walk37 import all_big_enough
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
 browser = browser_tests.browser
 live = browser_tests.live
-
-
-@pytest.fixture
-def at_desk(browser, live):
-    """A person at the desktop size (tests/web/web_support.py SIZES)."""
-    someone = person_at(browser, live, SIZES["desktop"])
-    yield someone
-    assert someone.errors == []
-    someone.close()
 
 
 def reconcile_bank(live, bank: int) -> None:
@@ -64,14 +56,15 @@ def bank_entry_of(live, bank: int, description: str) -> tuple[bool, bool]:
         return bool(row.cleared), bool(row.reconciled)
 
 
-def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(at_desk, live):
+def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(treasurer, live, size):
     ids = seed(live)
     reconcile_bank(live, ids["Bank"])
-    page = sign_in(at_desk, live)
+    page = sign_in(treasurer, live)
     rent = page.locator("#transactions tbody tr[data-id]", has_text="Hall rent")
     original = rent.get_attribute("data-id")
     actions = rent.locator("td.row-actions")
     expect(actions.locator(".badge.reconciled")).to_have_text("reconciled")
+    expect(actions.locator(".badge.reconciled")).to_be_visible()  # on a phone's card row too
     expect(actions.get_by_role("button", name="Delete")).to_have_count(0)
 
     # Edit: only the description and the expense account may change.
@@ -82,12 +75,16 @@ def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(at_desk, live
     expect(form.locator(".e-credit")).to_be_disabled()  # money out: from the bank
     expect(form.locator(".e-debit")).to_be_enabled()
     expect(form).to_contain_text("its date, amount and reconciled account stay")
+    fits(page)
+    if size == "phone":  # the form's fields and buttons can be tapped (issue 37's sizes)
+        all_big_enough(page)
     form.locator(".e-description").fill("Hall rent, February")
     form.locator(".e-debit").select_option(str(ids["Coffee"]))
     form.locator(".e-save").click()
     _expect_text(page, "#tx-message", r"^Saved: Hall rent, February, 450\.00\.$")
     rent = page.locator("#transactions tbody tr[data-id]", has_text="Hall rent, February")
     expect(rent.locator(".badge.reconciled")).to_have_count(1)
+    expect(rent.locator(".badge.reconciled")).to_be_visible()
     corrected = rent.get_attribute("data-id")
     assert corrected != original
     assert bank_entry_of(live, ids["Bank"], "Hall rent, February") == (True, True)
@@ -100,6 +97,8 @@ def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(at_desk, live
     assert adjust.locator(".a-date").get_attribute("max") == "2026-02-28"
     adjust.locator(".a-amount").fill("0.30")
     fits(page)
+    if size == "phone":
+        all_big_enough(page)
     adjust.locator(".a-save").click()
     _expect_text(page, "#tx-message", r"^Adjusted “Hall rent, February” by 0\.30\.$")
     made = page.locator("#transactions tbody tr[data-id]", has_text="Adjustment: Hall rent")
@@ -134,3 +133,4 @@ def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(at_desk, live
     assert "2026-02-01 Opening balances" in journal
     _expect_text(page, "#export-section .message", r"\(2026-02-01 to 2026-02-28\)\.$")
     fits(page)
+    assert treasurer.errors == []

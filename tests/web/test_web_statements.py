@@ -1,6 +1,10 @@
 """The statement page in headless Chromium, at 1280x800 and on a 390x844 phone
 (docs/statements.md, "The statement page"): read a real OFX file, file its 40 lines
-whose payees the rules know and reconcile, counting the clicks; change a line's
+whose payees the rules know and reconcile, counting the clicks (the statement then
+shows itself reconciled and offers no second reconciliation); a credit card's OFX on a
+liability account, its figures equal to the API's to the cent; Ignore on a line found
+in the books, every control of the page big enough to tap on a phone; the register's
+Opening balance field checked against the last reconciliation; change a line's
 account, match, ignore, make a rule from a line after its preview, the 409's
 difference; and a 1,000-line statement usable on a phone (nothing wider than the
 screen, no date or word broken, targets at least 24x24 px, the primary ones 44x44).
@@ -162,6 +166,37 @@ def known_rules(live, ids):
         store.commit()
 
 
+def reconciled(page, at: str) -> None:
+    """The statement shows itself reconciled (to `at`: "DATE at AMOUNT") and offers no
+    second reconciliation."""
+    _expect_text(page, "#reconcile", rf"^Reconciled to {re.escape(at)}$")
+    expect(page.locator("#reconcile")).to_be_disabled()
+    expect(page.locator("#statement-section")).to_have_attribute("data-reconciled", "true")
+    _expect_text(
+        page,
+        "#reconcile-hint",
+        r"^This statement is reconciled: the account's entries up to \d{4}-\d\d-\d\d are "
+        r"locked and agree with its closing balance\. There is nothing left to do here\.$",
+    )
+
+
+def reconciliations(live, account_id) -> list[tuple[str, int]]:
+    """The account's reconciliations as stored: (statement date, closing balance)."""
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.models import Reconciliation
+
+    with live.app.app_context():
+        rows = db.session.execute(
+            select(Reconciliation.statement_date, Reconciliation.closing_balance_cents)
+            .where(Reconciliation.account_id == account_id)
+            .order_by(Reconciliation.id)
+        ).all()
+        db.session.rollback()
+    return [(str(day), cents) for day, cents in rows]
+
+
 class Clicks:
     """Every click the treasurer makes goes through here, so the test counts them."""
 
@@ -231,7 +266,18 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     )
     assert clicks.count <= 10, clicks.count
     assert clicks.count == 4  # Statements, choose the file, post, reconcile
+    # Reconciled: said on the page, and not offered again (a second press would record
+    # the same reconciliation twice); so too when the statement is opened again.
+    reconciled(page, f"2026-03-31 at {shown}")
+    assert page.locator("#post-suggested").is_disabled()
     fits(page)
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    reconciled(page, f"2026-03-31 at {shown}")
+    expect(page.locator("#statements > li[data-statement] .hint")).to_have_text(
+        re.compile(r", reconciled$")
+    )
+    assert reconciliations(live, ids["Bank"]) == [("2026-02-28", 500000), ("2026-03-31", closing)]
     # The same file again: every line already imported, nothing to post.
     page.set_input_files(
         "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
@@ -446,3 +492,260 @@ def test_a_thousand_lines_on_a_phone(treasurer, live, size):
     assert page.evaluate(TARGETS_JS) == []
     if size == "phone":
         page.evaluate("window.scrollTo(0, 0)")
+
+
+# A card statement as the card's issuer sends it: purchases negative, the payment from
+# the bank positive, the closing balance the debt, negative.
+CARD_LINES = [
+    ("2026-03-03", -2345, "Corner Grocer", "Food"),
+    ("2026-03-09", -6107, "Fuel Station 12", "Fuel"),
+    ("2026-03-15", 10000, "Payment thank you", "Bank"),
+    ("2026-03-22", -899, "Corner Grocer", "Food"),
+]
+
+
+def card_ofx(opening: int) -> bytes:
+    """An OFX 1.x card statement (CREDITCARDMSGSRSV1, CCSTMTRS, CCACCTFROM) of CARD_LINES,
+    closing at `opening` (the bank's sign: a debt is negative) plus their sum."""
+
+    def money(cents: int) -> str:
+        return f"{'-' if cents < 0 else ''}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+    body = "".join(
+        f"<STMTTRN>\n<TRNTYPE>{'CREDIT' if cents > 0 else 'DEBIT'}\n"
+        f"<DTPOSTED>{day.replace('-', '')}\n<TRNAMT>{money(cents)}\n<FITID>CC{n:04d}\n"
+        f"<NAME>{payee}\n</STMTTRN>\n"
+        for n, (day, cents, payee, _) in enumerate(CARD_LINES, 1)
+    )
+    closing = opening + sum(cents for _, cents, _, _ in CARD_LINES)
+    text = (
+        "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nSECURITY:NONE\nENCODING:USASCII\n"
+        "CHARSET:1252\nCOMPRESSION:NONE\nOLDFILEUID:NONE\nNEWFILEUID:NONE\n\n"
+        "<OFX>\n<SIGNONMSGSRSV1><SONRS><STATUS><CODE>0<SEVERITY>INFO</STATUS>"
+        "<DTSERVER>20260401<LANGUAGE>ENG</SONRS></SIGNONMSGSRSV1>\n"
+        "<CREDITCARDMSGSRSV1><CCSTMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS>\n"
+        "<CCSTMTRS><CURDEF>EUR<CCACCTFROM><ACCTID>4111000011112222</CCACCTFROM>\n"
+        f"<BANKTRANLIST><DTSTART>20260301<DTEND>20260331\n{body}</BANKTRANLIST>\n"
+        f"<LEDGERBAL><BALAMT>{money(closing)}<DTASOF>20260331</LEDGERBAL>\n"
+        "</CCSTMTRS></CCSTMTTRNRS></CREDITCARDMSGSRSV1>\n</OFX>\n"
+    )
+    return text.encode("ascii")
+
+
+def api_get(page, live, path):
+    """The API's answer to GET `path`, asked from the page with the person's session."""
+    return page.evaluate(
+        """async (url) => {
+          const response = await fetch(url, { credentials: "include" });
+          if (!response.ok) throw new Error(`${url}: ${response.status}`);
+          return response.json();
+        }""",
+        live.api + path,
+    )
+
+
+def money_words(cents: int) -> str:
+    """As the pages write an amount: 1,234.56, -93.51."""
+    return f"{'-' if cents < 0 else ''}{abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+
+
+def test_a_card_statement_on_a_liability_account(treasurer, live, size):
+    """A credit card's OFX on a liability account: its lines posted, the statement's
+    negative closing balance reconciled as the card's debt, every figure the page
+    shows equal to the API's to the cent."""
+    from app.services.ledger import accounts, reconciliation, register, transactions
+
+    with live.app.app_context():
+        ids = {
+            name: accounts.create_account(name, kind)["id"]
+            for name, kind in [
+                ("Bank", "asset"),
+                ("Card", "liability"),
+                ("Opening", "equity"),
+                ("Food", "expense"),
+                ("Fuel", "expense"),
+            ]
+        }
+        # 100.00 owed on the card at the end of February, reconciled then.
+        transactions.record_transaction(
+            "2026-02-28",
+            "Card opening balance",
+            [
+                {"account_id": ids["Opening"], "amount_cents": 10000},
+                {"account_id": ids["Card"], "amount_cents": -10000},
+            ],
+            created_by=None,
+        )
+        opening = register.register(ids["Card"], None, None, 1, None)["items"][0]["entry_id"]
+        reconciliation.set_cleared(ids["Card"], [opening], True)
+        reconciliation.reconcile(ids["Card"], "2026-02-28", 10000, None)
+        store.commit()
+    closing = -10000 + sum(cents for _, cents, _, _ in CARD_LINES)
+    assert closing == -9351  # the card's issuer: 93.51 owed, written negative
+
+    page = sign_in(treasurer, live, "/")
+    go(page, live, f"/statements?account={ids['Card']}")
+    page.set_input_files(
+        "#stmt-file",
+        files=[{"name": "card.ofx", "mimeType": "application/x-ofx", "buffer": card_ofx(-10000)}],
+    )
+    _expect_text(page, "#upload-message", r"^Read 4 lines from card\.ofx\.$")
+    (listed,) = api_get(page, live, f"/statements?account_id={ids['Card']}")
+    shown_api = api_get(page, live, f"/statements/{listed['id']}")
+    assert shown_api["closing_balance_cents"] == closing
+    assert shown_api["closing_balance_on"] == "2026-03-31"
+    assert shown_api["bank_account"] == "4111000011112222"
+    _expect_text(
+        page,
+        "#statement-facts",
+        rf"^OFX file, account 4111000011112222, EUR, closing balance "
+        rf"{re.escape(money_words(closing))} on 2026-03-31\.$",
+    )
+    # Each line's amount as the API holds it (a purchase negative, the payment positive).
+    for line in shown_api["lines"]:
+        row = page.locator(f"#lines > li[data-line='{line['line_id']}']")
+        expect(row.locator(".amt")).to_have_text(money_words(line["amount_cents"]))
+        expect(row).to_have_attribute("data-status", "new")
+        account = CARD_LINES[line["line_id"] - 1][3]
+        row.locator("select").select_option(str(ids[account]))
+    assert [line["amount_cents"] for line in shown_api["lines"]] == [c for _, c, _, _ in CARD_LINES]
+    _expect_text(page, "#post-suggested", r"^Post 4 suggested lines$")
+    page.click("#post-suggested")
+    _expect_text(page, "#statement-counts", r"^4 lines: 4 posted\.$")
+    _expect_text(
+        page, "#reconcile", rf"^Reconcile to 2026-03-31 at {re.escape(money_words(closing))}$"
+    )
+    page.click("#reconcile")
+    _expect_text(
+        page,
+        "#statement-message",
+        rf"^Reconciled Card to 2026-03-31 at {re.escape(money_words(closing))} on the "
+        rf"statement, a balance of {re.escape(money_words(-closing))} in the books: 4 entries "
+        r"now locked\.$",
+    )
+    reconciled(page, f"2026-03-31 at {money_words(closing)}")
+    fits(page)
+
+    # The books: each purchase on its expense, the payment from the bank, the card's
+    # debt 93.51 as the register counts it, reconciled to the cent.
+    card = api_get(page, live, f"/accounts/{ids['Card']}/register?limit=100")
+    assert card["balance_cents"] == -closing == 9351
+    assert card["cleared_balance_cents"] == 9351
+    assert all(item["reconciled"] for item in card["items"])
+    assert reconciliations(live, ids["Card"]) == [("2026-02-28", 10000), ("2026-03-31", 9351)]
+    by_account = {}
+    for tx in live.transactions():
+        for entry in tx["entries"]:
+            by_account.setdefault(entry["account_id"], []).append(entry["amount_cents"])
+    assert sorted(by_account[ids["Food"]]) == [899, 2345]
+    assert by_account[ids["Fuel"]] == [6107]
+    assert by_account[ids["Bank"]] == [-10000]
+    # The register page shows the same figures as its API.
+    go(page, live, f"/register?account={ids['Card']}")
+    _expect_text(page, "#register-balance", rf"^{re.escape(money_words(card['balance_cents']))}$")
+    _expect_text(page, "#register-cleared", r"^93\.51$")
+    _expect_text(page, "#rec-last", r"^Last reconciled to 2026-03-31, closing balance 93\.51\.$")
+    assert treasurer.errors == []
+
+
+def test_ignore_a_line_found_in_the_books_and_every_control_can_be_tapped(treasurer, live, size):
+    """Ignore (the statement line's "not this one" button) on a line found in the books
+    leaves the transaction recorded by hand untouched (not cleared, no bank reference);
+    on a phone every control of the page, a line's rule panel and a statement's delete
+    confirmation open, is at least 24x24 CSS px and the buttons, fields and pickers 44
+    (issue 37's sizes, tests/web/test_web_walk37.py)."""
+    from tests.web.test_web_walk37 import all_big_enough
+
+    ids = seed(live, by_hand=True)
+    page = sign_in(treasurer, live, "/")
+    go(page, live, f"/statements?account={ids['Bank']}")
+    page.set_input_files(
+        "#stmt-file",
+        files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(statement_lines(6))}],
+    )
+    _expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 found in the books\.$")
+    found = page.locator("#lines > li[data-line='5']")
+    ignore = found.get_by_role("button", name="Ignore Printing Shop, 2026-03-21, -19.99")
+    expect(ignore).to_have_text("Ignore")
+    if size == "phone":
+        all_big_enough(page)
+    ignore.click()
+    expect(found).to_have_attribute("data-status", "ignored")
+    expect(found.locator(".badge")).to_have_text("Ignored")
+    expect(found.locator(".detail")).to_have_text("Left out of the books.")
+    expect(found.locator("button")).to_have_count(0)  # nothing more to do on it
+    _expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 ignored\.$")
+    _expect_text(page, "#post-suggested", r"^Nothing suggested to post$")
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.models import Entry
+
+    with live.app.app_context():
+        entry = db.session.execute(
+            select(Entry.cleared, Entry.bank_ref).where(
+                Entry.transaction_id == ids["by_hand"], Entry.account_id == ids["Bank"]
+            )
+        ).one()
+        db.session.rollback()
+    assert (bool(entry.cleared), entry.bank_ref) == (False, None)
+    assert [t["description"] for t in live.transactions()].count("Printing of newsletters") == 1
+
+    # A line's rule panel and a statement's delete confirmation, open.
+    first = page.locator("#lines > li[data-line='1']")
+    first.locator("select").select_option(str(ids["Food"]))
+    first.locator(".act-rule").click()
+    expect(first.locator(".act-make-rule")).to_be_enabled()
+    page.locator("#statements > li[data-statement]").get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("button", name="Delete it")).to_be_visible()
+    fits(page)
+    if size == "phone":
+        all_big_enough(page)
+    assert treasurer.errors == []
+
+
+def test_the_statements_opening_balance_in_the_register(treasurer, live, size):
+    """The register's Opening balance field (the reconcile form's; the account form has
+    none): the statement's opening balance checked against the account's last
+    reconciliation, a first statement said so, an unreadable figure named, nothing said
+    while the field is empty."""
+    from app.services.ledger import accounts
+
+    ids = seed(live)  # Bank reconciled to 2026-02-28 at 5,000.00
+    with live.app.app_context():
+        savings = accounts.create_account("Savings", "asset")["id"]
+        store.commit()
+    page = sign_in(treasurer, live, "/")
+    go(page, live, f"/register?account={ids['Bank']}")
+    _expect_text(page, "#rec-last", r"^Last reconciled to 2026-02-28, closing balance 5,000\.00\.$")
+    check = page.locator("#rec-opening-check")
+    assert check.is_hidden()
+    expect(page.get_by_label("Opening balance")).to_have_attribute("id", "rec-opening")
+    page.fill("#rec-opening", "5,000.00")
+    _expect_text(
+        page,
+        "#rec-opening-check",
+        r"^The opening balance matches the last reconciliation \(2026-02-28\)\.$",
+    )
+    page.fill("#rec-opening", "4,990.01")
+    _expect_text(
+        page,
+        "#rec-opening-check",
+        r"^The opening balance differs from the last reconciliation's closing 5,000\.00 by "
+        r"-9\.99: a statement may be missing\.$",
+    )
+    page.fill("#rec-opening", "12.345")
+    _expect_text(page, "#rec-opening-check", r"^Opening balance: “12\.345”: ")
+    page.fill("#rec-opening", "")
+    expect(check).to_be_hidden()
+    fits(page)
+
+    go(page, live, f"/register?account={savings}")
+    _expect_text(page, "#rec-last", r"^Not reconciled before: this is the first statement\.$")
+    page.fill("#rec-opening", "10.00")
+    _expect_text(
+        page,
+        "#rec-opening-check",
+        r"^No earlier reconciliation to compare the opening balance with\.$",
+    )
+    assert treasurer.errors == []

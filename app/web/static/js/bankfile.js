@@ -113,17 +113,34 @@ export function ruleFromLine(line, statementAccountId, counter) {
   };
 }
 
-// Can "Reconcile" be pressed? {ready, reason}: a statement without a closing balance
-// or its date, or with lines waiting, cannot be (the server would answer 409).
-export function reconcileState(statement) {
+// Can "Reconcile" be pressed? {ready, done, reason}: a statement without a closing
+// balance or its date, or with lines waiting, cannot be (the server would answer 409);
+// one already reconciled (`done`: the account's reconciliation to this statement,
+// see reconciliationOf) is not offered again, since a second press would only record
+// the same reconciliation twice.
+export function reconcileState(statement, done = null) {
   const waiting = waitingCount(statement.lines ?? []);
   if (statement.closing_balance_cents === null || statement.closing_balance_cents === undefined || !statement.closing_balance_on) {
-    return { ready: false, reason: "The file gives no closing balance and date, so this statement cannot be reconciled here: use the register." };
+    return { ready: false, done: false, reason: "The file gives no closing balance and date, so this statement cannot be reconciled here: use the register." };
   }
   if (waiting > 0) {
-    return { ready: false, reason: `${waiting} line${waiting === 1 ? " is" : "s are"} still waiting: post, match or ignore ${waiting === 1 ? "it" : "them"} first.` };
+    return { ready: false, done: false, reason: `${waiting} line${waiting === 1 ? " is" : "s are"} still waiting: post, match or ignore ${waiting === 1 ? "it" : "them"} first.` };
   }
-  return { ready: true, reason: "" };
+  if (done) {
+    return { ready: false, done: true, reason: `This statement is reconciled: the account's entries up to ${statement.closing_balance_on} are locked and agree with its closing balance. There is nothing left to do here.` };
+  }
+  return { ready: true, done: false, reason: "" };
+}
+
+// The account's reconciliation to this statement among `entries.reconciled` audit
+// events (any order), or null: the same account, the statement's closing date and
+// its closing balance as the register counts it (registerClosing).
+export function reconciliationOf(events, accountId, statement, kind) {
+  const closing = registerClosing(statement, kind);
+  if (closing === null || !statement.closing_balance_on) return null;
+  const found = events.find((e) => e.action === "entries.reconciled" && e.object?.account_id === accountId
+    && e.object.statement_date === statement.closing_balance_on && e.object.closing_balance_cents === closing);
+  return found ? { statement_date: found.object.statement_date, closing_balance_cents: found.object.closing_balance_cents } : null;
 }
 
 // The closing balance as the account's register shows it (the register's `closing`

@@ -10,11 +10,12 @@ import { renderNav } from "../nav.js";
 import { saveBlob } from "../download.js";
 import {
   ACCEPT, bulkActions, bulkWords, candidateWindow, candidateWords, changedLines, chosenAccount,
-  differenceWords, periodWords, previewWords, reconcileState, registerClosing, ruleFromLine,
+  differenceWords, periodWords, previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine,
   STATUS, statusWord, suggestionWords, summaryWords,
 } from "../bankfile.js";
 
 const LINES_PAGE = 100; // lines drawn at a time: a 1,000-line file stays quick on a phone
+const AUDIT_PAGES = 4; // the account's reconciliations are looked for in the newest 2,000
 const FORMATS = { ofx: "OFX", "camt.053": "camt.053", mt940: "MT940" };
 
 const state = {
@@ -25,6 +26,7 @@ const state = {
   candidates: new Map(), // transaction id → register item (found / already imported lines)
   picker: null, // a <select> of the offered accounts, cloned for each line
   shown: LINES_PAGE, nodes: new Map(), pendingFile: null,
+  reconciliations: [], // the account's entries.reconciled events (a statement's done or not)
 };
 const message = () => byId("statement-message");
 const account = () => state.accounts.byId.get(state.accountId);
@@ -174,11 +176,13 @@ function renderHead() {
   post.textContent = bulkWords(bulk);
   post.disabled = bulk.lines.length === 0;
   byId("statement-counts").textContent = summaryWords(s.lines);
-  const ready = reconcileState(s);
+  const ready = reconcileState(s, reconciliationOf(state.reconciliations, state.accountId, s, account().kind));
   const rec = byId("reconcile");
-  rec.textContent = s.closing_balance_on && s.closing_balance_cents !== null
-    ? `Reconcile to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}` : "Reconcile";
+  const at = s.closing_balance_on && s.closing_balance_cents !== null
+    ? ` to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}` : "";
+  rec.textContent = `${ready.done ? "Reconciled" : "Reconcile"}${at}`;
   rec.disabled = !ready.ready;
+  byId("statement-section").dataset.reconciled = String(ready.done);
   byId("reconcile-hint").textContent = ready.reason;
 }
 
@@ -299,25 +303,31 @@ async function openStatement(id) {
   await loadCandidates();
 }
 
-byId("post-suggested").addEventListener("click", (event) => {
+// The head's two buttons are enabled by renderHead, after busy() has let go of them.
+byId("post-suggested").addEventListener("click", async (event) => {
   const bulk = bulkActions(state.statement.lines, state.choices, state.offered);
   if (bulk.lines.length === 0) return;
-  busy(event.currentTarget, async () => {
+  await busy(event.currentTarget, async () => {
     if (await act(bulk.lines)) {
       const parts = [bulk.post ? `posted ${bulk.post}` : null, bulk.match ? `matched ${bulk.match}` : null].filter(Boolean);
       say(message(), `Done: ${parts.join(" and ")} line${bulk.post + bulk.match === 1 ? "" : "s"}.`, "info");
     }
   });
+  renderHead();
 });
 
-byId("reconcile").addEventListener("click", (event) => {
+byId("reconcile").addEventListener("click", async (event) => {
   const s = state.statement;
   say(message(), "");
-  busy(event.currentTarget, async () => {
+  await busy(event.currentTarget, async () => {
     try {
       const done = await orSignIn(api(`/statements/${s.id}/reconcile`, { method: "POST" }));
+      state.reconciliations.unshift({ action: "entries.reconciled", object: { account_id: state.accountId, statement_date: done.statement_date, closing_balance_cents: done.closing_balance_cents } });
       const n = Array.isArray(done.entries) ? done.entries.length : done.entries;
-      say(message(), `Reconciled ${account().name} to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}${Number.isSafeInteger(n) ? `: ${n} entr${n === 1 ? "y" : "ies"} now locked` : ""}.`, "info");
+      renderList();
+      // A card's statement shows its debt negative; the register counts it positive (the answer's figure).
+      const books = done.closing_balance_cents !== s.closing_balance_cents ? ` on the statement, a balance of ${formatCents(done.closing_balance_cents)} in the books` : "";
+      say(message(), `Reconciled ${account().name} to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}${books}${Number.isSafeInteger(n) ? `: ${n} entr${n === 1 ? "y" : "ies"} now locked` : ""}.`, "info");
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && Number.isSafeInteger(err.body?.difference_cents)) {
         say(message(), differenceWords(s, account().name, err.body.difference_cents));
@@ -328,6 +338,7 @@ byId("reconcile").addEventListener("click", (event) => {
       }
     }
   });
+  renderHead();
 });
 
 byId("lines-more").addEventListener("click", () => {
@@ -397,7 +408,8 @@ function statementItem(s) {
     event.preventDefault();
     openStatement(s.id).catch((err) => say(byId("list-message"), err.message));
   });
-  const facts = [FORMATS[s.format] ?? s.format, s.bank_account, s.closing_balance_cents !== null ? `closing ${formatCents(s.closing_balance_cents)}` : null].filter(Boolean).join(", ");
+  const done = reconciliationOf(state.reconciliations, state.accountId, s, account().kind);
+  const facts = [FORMATS[s.format] ?? s.format, s.bank_account, s.closing_balance_cents !== null ? `closing ${formatCents(s.closing_balance_cents)}` : null, done ? "reconciled" : null].filter(Boolean).join(", ");
   const download = h("button", { type: "button", class: "secondary" }, "Download the file");
   download.addEventListener("click", () => busy(download, async () => {
     try {
@@ -442,6 +454,20 @@ function renderList() {
   byId("list-section").hidden = false;
 }
 
+// The account's reconciliations, from the trail (the API has no list of them; the
+// register reads its last one the same way): which of its statements are done.
+async function loadReconciliations(accountId) {
+  const found = [];
+  let cursor = null;
+  for (let n = 0; n < AUDIT_PAGES; n += 1) {
+    const page = await orSignIn(api("/audit", { query: { action: "entries.reconciled", limit: 500, cursor } }));
+    found.push(...page.items.filter((e) => e.object?.account_id === accountId));
+    if (!page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  if (state.accountId === accountId) state.reconciliations = found;
+}
+
 async function loadList() {
   state.statements = await orSignIn(api("/statements", { query: { account_id: state.accountId } }));
   renderList();
@@ -453,6 +479,7 @@ async function openAccount(id, statementId = null) {
   state.accountId = id;
   state.statement = null;
   state.candidates = new Map();
+  state.reconciliations = [];
   say(byId("message"), "");
   const others = state.accounts.open.filter((a) => a.id !== id);
   state.offered = new Set(others.map((a) => a.id));
@@ -461,6 +488,7 @@ async function openAccount(id, statementId = null) {
   byId("upload-section").hidden = false;
   renderStatement();
   remember();
+  await loadReconciliations(id);
   await loadList();
   const wanted = statementId ?? state.statements[0]?.id ?? null;
   if (wanted) await openStatement(wanted);
