@@ -156,12 +156,23 @@ _DAYS = """
 """
 
 
-# PostgreSQL: no parallel workers for the rest of this read (set_config(..., true) is
-# SET LOCAL: it ends with the transaction), asked in the same round trip as the days.
-# Below a cursor the planner cannot tell how many of a span's rows remain (it takes
-# the date and id bounds as independent), expects a handful, sorts the whole span and
-# starts a worker to do it: 6-17 ms instead of 1 ms at a million transactions.
-_SERIAL = ", set_config('max_parallel_workers_per_gather', '0', true)"
+# PostgreSQL: for the rest of this read (set_config(..., true) is SET LOCAL: it ends
+# with the transaction), asked in the same round trip as the days:
+# - no parallel workers. Below a cursor the planner cannot tell how many of a span's
+#   rows remain (it takes the date and id bounds as independent), expects a handful,
+#   sorts the whole span and starts a worker to do it: 6-17 ms instead of 1 ms at a
+#   million transactions.
+# - no hash or merge join: a span's entries are its transactions, each probed for the
+#   account's entries (_entries). Once a span holds a few hundred transactions (a
+#   sparse account's, or any account's at 100,000 transactions) the planner prices
+#   those probes above reading every entry of the account and hashing it against the
+#   span: 6,847 entries from 2,184 heap pages, 4.5-5.2 ms where the probes take 0.6
+#   (docs/performance.md, issue 39).
+_SERIAL = (
+    ", set_config('max_parallel_workers_per_gather', '0', true)"
+    ", set_config('enable_hashjoin', 'off', true)"
+    ", set_config('enable_mergejoin', 'off', true)"
+)
 
 
 def _days(account_id: int, start, high, inclusive: bool, n: int) -> tuple[date | None, int]:
