@@ -10,7 +10,8 @@ cleared_balance_cents the same over its cleared entries.
 Paging is by key (occurred_on, entry id), as the transaction listing. Without
 `limit` the first validate.PAGE_DEFAULT (100) entries come (the same shape; follow next_cursor).
 
-Speed, at any depth (4 statements: account, active days, entries, figures): the
+Speed, at any depth (5 statements when one span fills the page: account, active days,
+entries, the page's document counts, figures; two more for each further span): the
 page's date range is bounded from the account's active days (account_day_balances,
 by its (account_id, day) index), a span at a time, so the entries read are those of
 a few days (_page_rows); the running balance of the page's newest entry is the
