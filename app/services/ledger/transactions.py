@@ -24,11 +24,12 @@ from sqlalchemy import (
     insert,
     select,
     text,
+    update,
 )
 
 from ... import store
 from ...extensions import db
-from ...models import Account, Entry, Transaction
+from ...models import Account, Entry, StatementLine, Transaction
 from ...models.types import UTCDateTime
 from ...store import dialect
 from .. import clock
@@ -383,8 +384,16 @@ def replace_original(original, replacement_id: int) -> None:
     of work: the original is deleted, with its own transaction.deleted event.
     Anything the original carries that must survive the correction moves to the
     replacement here, before the deletion: its documents (one document.moved event
-    each), so deleting it detaches nothing."""
+    each), so deleting it detaches nothing; and the bank statement lines that posted
+    or matched it, which then name the replacement (docs/statements.md, "Acting on the lines"):
+    the statement still shows where its line went, and the payee's next suggestion
+    learns the corrected account."""
     documents.move_documents(original.id, replacement_id)
+    db.session.execute(
+        update(StatementLine)
+        .where(StatementLine.transaction_id == original.id)
+        .values(transaction_id=replacement_id)
+    )
     _delete(original)
 
 

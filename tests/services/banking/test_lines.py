@@ -311,6 +311,43 @@ def test_a_corrected_reconciled_posting_keeps_the_bank_reference(api, books):
     assert (again["status"], again["transaction_id"]) == ("duplicate", replacement)
 
 
+def test_a_corrected_posting_moves_its_statement_line_and_the_payee_learns(api, books):
+    """The treasurer posts a line to the wrong account, then corrects the transaction:
+    the line names the replacement (not a deleted transaction), and the same payee's
+    next line is suggested the corrected account, not the wrong one."""
+    first = statement_file(line("2026-03-02", -2500, "Corner Shop", "R1"))
+    sid = upload_statement(api, books["bank"], first).get_json()["id"]
+    posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
+    original = posted.get_json()["lines"][0]["transaction_id"]
+    corrected = api.post(
+        "/transactions",
+        json={
+            "occurred_on": "2026-03-02",
+            "description": "Corner Shop, stamps",
+            "entries": [
+                {"account_id": books["dues"], "amount_cents": 2500},
+                {"account_id": books["bank"], "amount_cents": -2500},
+            ],
+            "replaces": original,
+        },
+    )
+    assert corrected.status_code == 201, corrected.get_json()
+    replacement = corrected.get_json()["id"]
+    [shown] = api.get(f"/statements/{sid}").get_json()["lines"]
+    assert (shown["status"], shown["transaction_id"]) == ("posted", replacement)
+
+    later = statement_file(line("2026-04-02", -1800, "CORNER  shop", "R2"))
+    [waiting] = upload_statement(api, books["bank"], later).get_json()["lines"]
+    assert waiting["status"] == "new"
+    assert waiting["suggestion"]["source"] == "history"
+    assert waiting["suggestion"]["account_id"] == books["dues"]
+
+    # Deleted outright, the transaction leaves the line as it was, naming nothing.
+    assert api.delete(f"/transactions/{replacement}").status_code == 204
+    [shown] = api.get(f"/statements/{sid}").get_json()["lines"]
+    assert (shown["status"], shown["transaction_id"]) == ("posted", None)
+
+
 def test_reconcile_answers_the_difference(app, api, books):
     sid = reconcilable(api, books, "bank", 2500, 3000)
     act(api, sid, {"line_id": 1, "action": "ignore"})
