@@ -12,7 +12,9 @@
   the statement's own date is not enough, an earlier entry may lie inside the lock.
 - A transaction with a reconciled entry cannot be deleted (409), nor corrected except
   on its own date with its reconciled entries' accounts and amounts kept, which stay
-  reconciled in the replacement (kept_in_correction, keep_reconciled).
+  reconciled in the replacement (kept_in_correction, keep_marks); a cleared entry's
+  mark and bank reference likewise move to the replacement's entry of the same
+  account and amount, when it has one.
 
 Concurrency: each of the three first locks the account rows involved
 (accounts.lock_account: FOR NO KEY UPDATE on PostgreSQL, the one writer on SQLite),
@@ -21,6 +23,8 @@ two reconciliations of one account run one after the other.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from sqlalchemy import bindparam, select, update
 
@@ -130,9 +134,10 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
     return {"statement_date": day.isoformat(), "closing_balance_cents": closing, "entries": newly}
 
 
-def _reconciled_entries(tx_id: int) -> list:
-    """The (id, account_id, amount_cents) of the transaction's reconciled entries, by id,
-    its accounts locked first (PostgreSQL) so no reconciliation counts them meanwhile."""
+def _marked_entries(tx_id: int) -> list:
+    """The (id, account_id, amount_cents, reconciled, bank_ref) of the transaction's
+    cleared entries (reconciled ones are cleared too), by id, its accounts locked first
+    (PostgreSQL) so no reconciliation counts them meanwhile."""
     account_ids = sorted(
         set(
             db.session.execute(
@@ -152,8 +157,8 @@ def _reconciled_entries(tx_id: int) -> list:
         ).all()
     return list(
         db.session.execute(
-            select(Entry.id, Entry.account_id, Entry.amount_cents)
-            .where(Entry.transaction_id == tx_id, Entry.reconciled)
+            select(Entry.id, Entry.account_id, Entry.amount_cents, Entry.reconciled, Entry.bank_ref)
+            .where(Entry.transaction_id == tx_id, Entry.cleared | Entry.reconciled)
             .order_by(Entry.id)
         ).all()
     )
@@ -161,7 +166,7 @@ def _reconciled_entries(tx_id: int) -> list:
 
 def refuse_if_reconciled(tx_id: int) -> None:
     """409 when the transaction holds a reconciled entry (called before deleting it)."""
-    reconciled = _reconciled_entries(tx_id)
+    reconciled = [entry for entry in _marked_entries(tx_id) if entry.reconciled]
     if reconciled:
         raise Reconciled(
             f"transaction {tx_id} has a reconciled entry ({reconciled[0].id}); "
@@ -169,69 +174,81 @@ def refuse_if_reconciled(tx_id: int) -> None:
         )
 
 
-def kept_in_correction(tx_id: int, original_day, day, parsed: list[tuple[int, int]]) -> list[int]:
+class Kept(NamedTuple):
+    """An entry of a correction that takes over a mark of the original's: `position` in
+    the replacement's parsed entries, whether it stays `reconciled` (else only
+    cleared), and the bank reference a statement line left on the original's entry."""
+
+    position: int
+    reconciled: bool
+    bank_ref: str | None
+
+
+def kept_in_correction(tx_id: int, original_day, day, parsed: list[tuple[int, int]]) -> list[Kept]:
     """A correction of transaction `tx_id` (docs/ledger.md, "Corrections of reconciled
-    transactions"): the positions in the replacement's `parsed` (account_id, cents)
-    entries that take over the original's reconciled entries, [] when it has none.
+    transactions" and "Corrections of cleared transactions"): the entries of the
+    replacement's `parsed` (account_id, cents) that take over the original's marks,
+    [] when it has none marked.
+
     Each reconciled entry, in id order, takes the first entry not yet taken with the
     same account and amount; 409 (nothing changes) when the date differs or one finds
-    none: a reconciled entry's date, account and amount are what the statement saw."""
-    reconciled = _reconciled_entries(tx_id)
-    if not reconciled:
+    none: a reconciled entry's date, account and amount are what the statement saw.
+    Then each entry only cleared (the bank has shown it, no statement is reconciled
+    yet) takes the first entry left with its account and amount, on any date, and
+    keeps its clearing and bank reference; one that finds none is simply not carried
+    (the corrected figure is no longer what the bank showed)."""
+    marked = _marked_entries(tx_id)
+    if not marked:
         return []
-    if day != original_day:
+    reconciled = [entry for entry in marked if entry.reconciled]
+    if reconciled and day != original_day:
         raise Reconciled(
             f"transaction {tx_id} has a reconciled entry ({reconciled[0].id}); "
             f"a correction of it must keep its date, {original_day.isoformat()}"
         )
-    kept: list[int] = []
-    for entry in reconciled:
+    kept: list[Kept] = []
+    taken: set[int] = set()
+    for entry in reconciled + [entry for entry in marked if not entry.reconciled]:
         position = next(
             (
                 i
                 for i, (account_id, cents) in enumerate(parsed)
-                if i not in kept and (account_id, cents) == (entry.account_id, entry.amount_cents)
+                if i not in taken and (account_id, cents) == (entry.account_id, entry.amount_cents)
             ),
             None,
         )
         if position is None:
+            if not entry.reconciled:
+                continue
             raise Reconciled(
                 f"transaction {tx_id} has a reconciled entry ({entry.id}) of "
                 f"{entry.amount_cents} cents on account {entry.account_id}; a correction "
                 "of it must keep an entry of that account and amount"
             )
-        kept.append(position)
+        taken.add(position)
+        kept.append(Kept(position, entry.reconciled, entry.bank_ref))
     return kept
 
 
-_KEEP_REFERENCE = (
-    update(Entry).where(Entry.id == bindparam("e_id")).values(bank_ref=bindparam("ref"))
+_KEEP_MARKS = (
+    update(Entry)
+    .where(Entry.id == bindparam("e_id"))
+    .values(cleared=True, reconciled=bindparam("reconciled"), bank_ref=bindparam("ref"))
 )
 
 
-def keep_reconciled(entry_ids: list[int], original_id: int | None = None) -> None:
-    """Mark a correction's kept entries (kept_in_correction) cleared and reconciled, as
-    the original's were; the posting's event names them (kept_reconciled). Each also
-    keeps the bank reference a statement line left on the original's entry it takes
-    over (entry_ids follow the original's reconciled entries in id order, as
-    kept_in_correction pairs them), so the same bank line in a later upload is still
-    a `duplicate` of the books rather than a `new` line to post a second time."""
-    if not entry_ids:
-        return
-    db.session.execute(
-        update(Entry).where(Entry.id.in_(entry_ids)).values(cleared=True, reconciled=True)
-    )
-    if original_id is None:
-        return
-    references = db.session.execute(
-        select(Entry.bank_ref)
-        .where(Entry.transaction_id == original_id, Entry.reconciled)
-        .order_by(Entry.id)
-    ).scalars()
-    marks = [
-        {"e_id": entry_id, "ref": ref}
-        for entry_id, ref in zip(entry_ids, references, strict=True)
-        if ref is not None
-    ]
-    if marks:
-        db.session.connection().execute(_KEEP_REFERENCE, marks)
+def keep_marks(entry_ids: list[int], kept: list[Kept]) -> None:
+    """Give a correction's entries `entry_ids` (the stored ids of `kept`, in its order)
+    the marks they take over: cleared, reconciled where the original's was, and the
+    bank reference a statement line left, so the same bank line in a later upload is
+    still a `duplicate` of the books rather than a `new` line to post a second time,
+    and the statement's cleared balance does not move. The posting's event names them
+    (kept_reconciled, kept_cleared), which verify replays."""
+    if entry_ids:
+        db.session.connection().execute(
+            _KEEP_MARKS,
+            [
+                {"e_id": entry_id, "reconciled": mark.reconciled, "ref": mark.bank_ref}
+                for entry_id, mark in zip(entry_ids, kept, strict=True)
+            ],
+        )

@@ -109,9 +109,10 @@ def record_transaction(
     importer) carries the posting with its new entry ids, in the same unit of work.
     With `replaces` (a transaction id) the posting corrects that transaction: see
     replace_original; the posting's event then carries `replaces: <id>`, and when the
-    original has reconciled entries, `kept_reconciled`: the replacement's entries that
-    stay reconciled (reconciliation.kept_in_correction). With `adjusts` (a transaction
-    id) the event carries `adjusts: <id>`, the link History follows both ways.
+    original has reconciled or cleared entries, `kept_reconciled` and `kept_cleared`:
+    the replacement's entries that keep those marks (reconciliation.kept_in_correction).
+    With `adjusts` (a transaction id) the event carries `adjusts: <id>`, the link
+    History follows both ways.
     """
     original_id = parse_replaces(replaces)
     if occurred_on is None:
@@ -135,10 +136,12 @@ def record_transaction(
     return tx_id
 
 
-def _post(day, description, parsed, created_by, action, links: dict, kept: list[int]) -> int:
+def _post(
+    day, description, parsed, created_by, action, links: dict, kept: list[reconciliation.Kept]
+) -> int:
     """Store a parsed, balanced posting and its audit event; its id. `links`: the
-    event's replaces and adjusts (None when absent); `kept`: positions in `parsed` of
-    entries that keep a corrected original's reconciled marks."""
+    event's replaces and adjusts (None when absent); `kept`: the entries of `parsed`
+    that keep a corrected original's reconciled or cleared marks."""
     connection = db.session.connection()
     if dialect.is_postgresql(connection) and len(parsed) <= ENTRY_CHUNK and not kept:
         stored = _insert_checked_postgresql(
@@ -183,10 +186,14 @@ def _post(day, description, parsed, created_by, action, links: dict, kept: list[
     for i in range(0, len(rows), ENTRY_CHUNK):
         stored.extend(_insert_entries(connection, rows[i : i + ENTRY_CHUNK]))
     # Entry ids follow the posting's order (see _insert_entries).
-    kept_ids = [sorted(stored)[i][0] for i in kept]
-    reconciliation.keep_reconciled(kept_ids, links["replaces"])
+    kept_ids = [sorted(stored)[mark.position][0] for mark in kept]
+    reconciliation.keep_marks(kept_ids, kept)
     event = audit.transaction_object(tx_id, day, description, stored, **links)
-    audit.record(action, event | ({"kept_reconciled": kept_ids} if kept_ids else {}))
+    for key, reconciled in (("kept_reconciled", True), ("kept_cleared", False)):
+        marked = [i for i, m in zip(kept_ids, kept, strict=True) if m.reconciled is reconciled]
+        if marked:
+            event[key] = marked
+    audit.record(action, event)
     return tx_id
 
 

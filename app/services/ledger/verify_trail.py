@@ -177,6 +177,8 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
         state.transactions += 1
         for entry_id in obj.get("kept_reconciled", ()):  # a reconciled original's correction
             state.flags[int(entry_id)] = (True, True, seq)
+        for entry_id in obj.get("kept_cleared", ()):  # a cleared original's correction
+            state.flags[int(entry_id)] = (True, False, seq)
     elif action == "transaction.deleted":
         _transaction_id(obj)
         state.transactions -= 1

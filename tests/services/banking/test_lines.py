@@ -348,6 +348,84 @@ def test_a_corrected_posting_moves_its_statement_line_and_the_payee_learns(api, 
     assert (shown["status"], shown["transaction_id"]) == ("posted", None)
 
 
+def correct(api, books, original, cents=2500, day="2026-03-02", account="dues"):
+    """A correction of a 25.00 payment posted from a line: `account` the cost."""
+    response = api.post(
+        "/transactions",
+        json={
+            "occurred_on": day,
+            "description": "Shop, corrected",
+            "entries": [
+                {"account_id": books[account], "amount_cents": cents},
+                {"account_id": books["bank"], "amount_cents": -cents},
+            ],
+            "replaces": original,
+        },
+    )
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["id"]
+
+
+def test_a_posting_corrected_before_month_end_still_reconciles(api, books, runner):
+    """The common month-end slip: a line posted to the wrong account, corrected before
+    the statement is reconciled (here also to another day). The bank entry keeps its
+    clearing and bank reference in the replacement, so the statement still reconciles
+    in one call and the same file uploaded again finds a duplicate, not a line to post
+    twice; verify replays the carried mark from the posting's event."""
+    data = statement_file(
+        line("2026-03-02", -2500, "Shop", "R1"),
+        closing_balance_cents=-2500,
+        closing_balance_on="2026-03-31",
+    )
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
+    original = posted.get_json()["lines"][0]["transaction_id"]
+    replacement = correct(api, books, original, day="2026-03-03")
+
+    [entry] = bank_entries(api, books["bank"])
+    assert entry["transaction_id"] == replacement
+    assert (entry["cleared"], entry["reconciled"]) == (True, False)
+    register = api.get(f"/accounts/{books['bank']}/register").get_json()
+    assert register["cleared_balance_cents"] == -2500
+    posting = next(
+        e
+        for e in api.get("/audit").get_json()["items"]
+        if e["action"] == "transaction.posted" and e["object"].get("replaces") == original
+    )
+    assert posting["object"]["kept_cleared"] == [entry["entry_id"]]
+    assert "kept_reconciled" not in posting["object"]
+
+    result = runner.invoke(args=["verify"])  # the carried mark, replayed from the event
+    assert result.exit_code == 0, result.output
+
+    again = upload_statement(api, books["bank"], data).get_json()["lines"][0]
+    assert (again["status"], again["transaction_id"]) == ("duplicate", replacement)
+    done = api.post(f"/statements/{sid}/reconcile")
+    assert done.status_code == 201, done.get_json()
+    assert done.get_json()["entries"] == [entry["entry_id"]]
+
+
+def test_a_correction_of_the_bank_figure_waits_to_be_cleared_again(api, books, runner):
+    """A correction that changes the bank entry's amount no longer holds what the bank
+    showed: nothing is carried, and reconciling says by how much it is out."""
+    data = statement_file(
+        line("2026-03-02", -2500, "Shop", "R1"),
+        closing_balance_cents=-2500,
+        closing_balance_on="2026-03-31",
+    )
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
+    replacement = correct(api, books, posted.get_json()["lines"][0]["transaction_id"], cents=2550)
+
+    [entry] = bank_entries(api, books["bank"])
+    assert (entry["transaction_id"], entry["cleared"]) == (replacement, False)
+    refused = api.post(f"/statements/{sid}/reconcile")
+    assert refused.status_code == 409
+    assert refused.get_json()["difference_cents"] == -2500
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 0, result.output
+
+
 def test_reconcile_answers_the_difference(app, api, books):
     sid = reconcilable(api, books, "bank", 2500, 3000)
     act(api, sid, {"line_id": 1, "action": "ignore"})

@@ -140,3 +140,49 @@ def test_an_adjustment_names_the_transaction_it_adjusts(app, api, books, runner)
     assert len(ids(api)) == 2
     result = runner.invoke(args=["verify"])  # the event as hashed (PostgreSQL: built in SQL)
     assert result.exit_code == 0, result.output
+
+
+def clear(api, books, tx_id, account="bank"):
+    entry = next(
+        i["entry_id"]
+        for i in register(api, books[account])["items"]
+        if i["transaction_id"] == tx_id
+    )
+    done = api.post(
+        f"/accounts/{books[account]}/cleared", json={"entry_ids": [entry], "cleared": True}
+    )
+    assert done.status_code == 204, done.get_json()
+
+
+def test_a_cleared_entry_keeps_its_mark_through_a_correction(api, rpc, books, runner):
+    """docs/ledger.md, "Corrections of cleared transactions": an entry cleared by hand
+    (no reconciliation yet) stays cleared in the replacement's entry of the same
+    account and amount, on another date too, over HTTP and through the tool; one whose
+    amount changed is not carried; an entry that was not cleared is not cleared by
+    being corrected."""
+    original = posted(api, books)
+    clear(api, books, original)
+    moved = post(api, corrected(books, original, day="2026-02-14"))
+    assert moved.status_code == 201, moved.get_json()
+    first = moved.get_json()["id"]
+    item = bank_item(api, books, first)
+    assert (item["cleared"], item["reconciled"]) == (True, False)
+    assert register(api, books["bank"])["cleared_balance_cents"] == -6098
+    # The cost side was never cleared and stays so.
+    hall = [i for i in register(api, books["food"])["items"] if i["transaction_id"] == first]
+    assert [i["cleared"] for i in hall] == [False]
+
+    second = rpc.result("record_transaction", corrected(books, first, hall="hall"))["id"]
+    assert bank_item(api, books, second)["cleared"] is True
+    posting = events(api, "transaction.posted")[0]
+    assert posting["object"]["kept_cleared"] == [bank_item(api, books, second)["entry_id"]]
+    result = runner.invoke(args=["verify"])  # the carried mark, replayed from the event
+    assert result.exit_code == 0, result.output
+
+    third = post(api, corrected(books, second, cents=6100)).get_json()["id"]
+    assert bank_item(api, books, third)["cleared"] is False
+    assert register(api, books["bank"])["cleared_balance_cents"] == 0
+    assert "kept_cleared" not in events(api, "transaction.posted")[0]["object"]
+
+    fourth = post(api, corrected(books, third, cents=6100)).get_json()["id"]
+    assert bank_item(api, books, fourth)["cleared"] is False

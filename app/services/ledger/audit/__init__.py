@@ -10,8 +10,9 @@ dicts; dates as "YYYY-MM-DD" strings):
 
   transaction.posted    {"transaction": {id, occurred_on, description,
                           entries: [{id, account_id, amount_cents}, ...]}}; a correction
-                          adds "replaces": id (and "kept_reconciled": [entry ids] when
-                          the original had reconciled entries), an adjustment "adjusts": id
+                          adds "replaces": id (and "kept_reconciled" / "kept_cleared":
+                          [entry ids] when the original had reconciled / cleared
+                          entries), an adjustment "adjusts": id
   transaction.imported  same shape as transaction.posted (one event per imported txn)
   transaction.deleted   same shape: the whole transaction as it was, entries included
   account.created       {"account": {id, name, kind, archived}}
