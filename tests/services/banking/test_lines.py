@@ -277,11 +277,9 @@ def test_reconcile_from_the_statement(api, books):
     assert all(item["reconciled"] for item in bank_entries(api, books["bank"]))
 
 
-def test_a_corrected_reconciled_posting_keeps_the_bank_reference(api, books):
-    """Correcting a reconciled transaction posted from a statement line (same date,
-    same bank entry, another counter account: allowed) keeps the entry's bank
-    reference with its reconciled mark, so the same file uploaded again finds the line
-    a duplicate of the replacement, not a new line to post a second time."""
+def shop_posted_to_food(api, books):
+    """A one-line statement (25.00 to Shop, closing -25.00 on 2026-03-31) whose line is
+    posted to Food: the file's bytes, the statement's id and the transaction's."""
     data = statement_file(
         line("2026-03-02", -2500, "Shop", "R1"),
         closing_balance_cents=-2500,
@@ -289,63 +287,7 @@ def test_a_corrected_reconciled_posting_keeps_the_bank_reference(api, books):
     )
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
-    original = posted.get_json()["lines"][0]["transaction_id"]
-    assert api.post(f"/statements/{sid}/reconcile").status_code == 201
-    corrected = api.post(
-        "/transactions",
-        json={
-            "occurred_on": "2026-03-02",
-            "description": "Shop, as dues refunded",
-            "entries": [
-                {"account_id": books["dues"], "amount_cents": 2500},
-                {"account_id": books["bank"], "amount_cents": -2500},
-            ],
-            "replaces": original,
-        },
-    )
-    assert corrected.status_code == 201, corrected.get_json()
-    replacement = corrected.get_json()["id"]
-    [entry] = bank_entries(api, books["bank"])
-    assert (entry["transaction_id"], entry["reconciled"]) == (replacement, True)
-    again = upload_statement(api, books["bank"], data).get_json()["lines"][0]
-    assert (again["status"], again["transaction_id"]) == ("duplicate", replacement)
-
-
-def test_a_corrected_posting_moves_its_statement_line_and_the_payee_learns(api, books):
-    """The treasurer posts a line to the wrong account, then corrects the transaction:
-    the line names the replacement (not a deleted transaction), and the same payee's
-    next line is suggested the corrected account, not the wrong one."""
-    first = statement_file(line("2026-03-02", -2500, "Corner Shop", "R1"))
-    sid = upload_statement(api, books["bank"], first).get_json()["id"]
-    posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
-    original = posted.get_json()["lines"][0]["transaction_id"]
-    corrected = api.post(
-        "/transactions",
-        json={
-            "occurred_on": "2026-03-02",
-            "description": "Corner Shop, stamps",
-            "entries": [
-                {"account_id": books["dues"], "amount_cents": 2500},
-                {"account_id": books["bank"], "amount_cents": -2500},
-            ],
-            "replaces": original,
-        },
-    )
-    assert corrected.status_code == 201, corrected.get_json()
-    replacement = corrected.get_json()["id"]
-    [shown] = api.get(f"/statements/{sid}").get_json()["lines"]
-    assert (shown["status"], shown["transaction_id"]) == ("posted", replacement)
-
-    later = statement_file(line("2026-04-02", -1800, "CORNER  shop", "R2"))
-    [waiting] = upload_statement(api, books["bank"], later).get_json()["lines"]
-    assert waiting["status"] == "new"
-    assert waiting["suggestion"]["source"] == "history"
-    assert waiting["suggestion"]["account_id"] == books["dues"]
-
-    # Deleted outright, the transaction leaves the line as it was, naming nothing.
-    assert api.delete(f"/transactions/{replacement}").status_code == 204
-    [shown] = api.get(f"/statements/{sid}").get_json()["lines"]
-    assert (shown["status"], shown["transaction_id"]) == ("posted", None)
+    return data, sid, posted.get_json()["lines"][0]["transaction_id"]
 
 
 def correct(api, books, original, cents=2500, day="2026-03-02", account="dues"):
@@ -366,20 +308,51 @@ def correct(api, books, original, cents=2500, day="2026-03-02", account="dues"):
     return response.get_json()["id"]
 
 
+def test_a_corrected_reconciled_posting_keeps_the_bank_reference(api, books):
+    """Correcting a reconciled transaction posted from a statement line (same date,
+    same bank entry, another counter account: allowed) keeps the entry's bank
+    reference with its reconciled mark, so the same file uploaded again finds the line
+    a duplicate of the replacement, not a new line to post a second time."""
+    data, sid, original = shop_posted_to_food(api, books)
+    assert api.post(f"/statements/{sid}/reconcile").status_code == 201
+    replacement = correct(api, books, original)
+    [entry] = bank_entries(api, books["bank"])
+    assert (entry["transaction_id"], entry["reconciled"]) == (replacement, True)
+    again = upload_statement(api, books["bank"], data).get_json()["lines"][0]
+    assert (again["status"], again["transaction_id"]) == ("duplicate", replacement)
+
+
+def test_a_corrected_posting_moves_its_statement_line_and_the_payee_learns(api, books):
+    """The treasurer posts a line to the wrong account, then corrects the transaction:
+    the line names the replacement (not a deleted transaction), and the same payee's
+    next line is suggested the corrected account, not the wrong one."""
+    first = statement_file(line("2026-03-02", -2500, "Corner Shop", "R1"))
+    sid = upload_statement(api, books["bank"], first).get_json()["id"]
+    posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
+    original = posted.get_json()["lines"][0]["transaction_id"]
+    replacement = correct(api, books, original)
+    [shown] = api.get(f"/statements/{sid}").get_json()["lines"]
+    assert (shown["status"], shown["transaction_id"]) == ("posted", replacement)
+
+    later = statement_file(line("2026-04-02", -1800, "CORNER  shop", "R2"))
+    [waiting] = upload_statement(api, books["bank"], later).get_json()["lines"]
+    assert waiting["status"] == "new"
+    assert waiting["suggestion"]["source"] == "history"
+    assert waiting["suggestion"]["account_id"] == books["dues"]
+
+    # Deleted outright, the transaction leaves the line as it was, naming nothing.
+    assert api.delete(f"/transactions/{replacement}").status_code == 204
+    [shown] = api.get(f"/statements/{sid}").get_json()["lines"]
+    assert (shown["status"], shown["transaction_id"]) == ("posted", None)
+
+
 def test_a_posting_corrected_before_month_end_still_reconciles(api, books, runner):
     """The common month-end slip: a line posted to the wrong account, corrected before
     the statement is reconciled (here also to another day). The bank entry keeps its
     clearing and bank reference in the replacement, so the statement still reconciles
     in one call and the same file uploaded again finds a duplicate, not a line to post
     twice; verify replays the carried mark from the posting's event."""
-    data = statement_file(
-        line("2026-03-02", -2500, "Shop", "R1"),
-        closing_balance_cents=-2500,
-        closing_balance_on="2026-03-31",
-    )
-    sid = upload_statement(api, books["bank"], data).get_json()["id"]
-    posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
-    original = posted.get_json()["lines"][0]["transaction_id"]
+    data, sid, original = shop_posted_to_food(api, books)
     replacement = correct(api, books, original, day="2026-03-03")
 
     [entry] = bank_entries(api, books["bank"])
@@ -408,14 +381,8 @@ def test_a_posting_corrected_before_month_end_still_reconciles(api, books, runne
 def test_a_correction_of_the_bank_figure_waits_to_be_cleared_again(api, books, runner):
     """A correction that changes the bank entry's amount no longer holds what the bank
     showed: nothing is carried, and reconciling says by how much it is out."""
-    data = statement_file(
-        line("2026-03-02", -2500, "Shop", "R1"),
-        closing_balance_cents=-2500,
-        closing_balance_on="2026-03-31",
-    )
-    sid = upload_statement(api, books["bank"], data).get_json()["id"]
-    posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
-    replacement = correct(api, books, posted.get_json()["lines"][0]["transaction_id"], cents=2550)
+    _, sid, original = shop_posted_to_food(api, books)
+    replacement = correct(api, books, original, cents=2550)
 
     [entry] = bank_entries(api, books["bank"])
     assert (entry["transaction_id"], entry["cleared"]) == (replacement, False)
