@@ -3,7 +3,8 @@
 whose payees the rules know and reconcile, counting the clicks (the statement then
 shows itself reconciled and offers no second reconciliation); a credit card's OFX on a
 liability account, its figures equal to the API's to the cent; Ignore on a line found
-in the books, every control of the page big enough to tap on a phone; the register's
+in the books, every control of the page big enough to tap on a phone; a line filed
+under the wrong account, corrected on the Books page, still reconciling; the register's
 Opening balance field checked against the last reconciliation; change a line's
 account, match, ignore, make a rule from a line after its preview, the 409's
 difference; and a 1,000-line statement usable on a phone (nothing wider than the
@@ -748,4 +749,53 @@ def test_the_statements_opening_balance_in_the_register(treasurer, live, size):
         "#rec-opening-check",
         r"^No earlier reconciliation to compare the opening balance with\.$",
     )
+    assert treasurer.errors == []
+
+
+def test_a_line_filed_wrong_corrected_in_the_books_still_reconciles(treasurer, live, size):
+    """Month-end's common slip (docs/ledger.md, "Corrections of cleared transactions"):
+    the hall hire is filed by its rule, the treasurer corrects it on the Books page to
+    Sundries before reconciling, and the statement still reconciles in one click: the
+    corrected transaction's bank entry kept its clearing and bank reference."""
+    ids = seed(live)
+    known_rules(live, ids)
+    lines = statement_lines(3)
+    hall = lines[2]
+    assert (hall["payee"], hall["amount_cents"]) == ("Hall Hire Ltd", -15002)
+    page = sign_in(treasurer, live, "/")
+    go(page, live, f"/statements?account={ids['Bank']}")
+    page.set_input_files(
+        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
+    )
+    _expect_text(page, "#statement-counts", r"^3 lines: 3 new\.$")
+    page.click("#post-suggested")
+    _expect_text(page, "#statement-counts", r"^3 lines: 3 posted\.$")
+
+    go(page, live, "/")
+    row = page.locator("#transactions tbody tr[data-id]", has_text="Hall Hire Ltd")
+    original = row.get_attribute("data-id")
+    row.locator("td.row-actions").get_by_role("button", name="Edit").click()
+    form = page.locator(f"tr[data-edit='{original}'] form.edit-form")
+    form.locator(".e-debit").select_option(str(ids["Sundries"]))
+    form.locator(".e-save").click()
+    _expect_text(page, "#tx-message", r"^Saved: Hall Hire Ltd, 150\.02\.$")
+    corrected = page.locator("#transactions tbody tr[data-id]", has_text="Hall Hire Ltd")
+    expect(corrected).to_have_count(1)
+    assert corrected.get_attribute("data-id") != original
+
+    go(page, live, f"/statements?account={ids['Bank']}")
+    expect(page.locator("#lines > li[data-status=posted]")).to_have_count(3)
+    closing = 500000 + sum(line["amount_cents"] for line in lines)
+    shown = f"{closing // 100:,}.{closing % 100:02d}"
+    page.click("#reconcile")
+    _expect_text(
+        page, "#statement-message", rf"^Reconciled Bank to 2026-03-31 at {re.escape(shown)}"
+    )
+    reconciled(page, f"2026-03-31 at {shown}")
+    fits(page)
+    assert reconciliations(live, ids["Bank"]) == [("2026-02-28", 500000), ("2026-03-31", closing)]
+    filed = [tx for tx in live.transactions() if tx["description"] == "Hall Hire Ltd"]
+    assert [{e["account_id"] for e in tx["entries"]} for tx in filed] == [
+        {ids["Bank"], ids["Sundries"]}
+    ]
     assert treasurer.errors == []
