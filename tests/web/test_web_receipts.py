@@ -26,15 +26,21 @@ RECEIPT = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8
 INVOICE = b"%PDF-1.4\n% an invoice\n%%EOF\n"
 
 
+def open_receipts(page, description: str, count: str):
+    """The Books row of `description`, its paperclip showing `count` ("—": none), opened:
+    (the transaction's id, its paperclip, its receipts panel)."""
+    row = page.locator("#transactions tbody tr[data-id]", has_text=description)
+    tx_id = row.get_attribute("data-id")
+    clip = row.locator("td.receipts button.clip")
+    expect(clip).to_have_text(count)
+    clip.click()
+    return tx_id, clip, page.locator(f"tr.receipts-row[data-receipts-of='{tx_id}']")
+
+
 def test_attach_a_receipt_download_it_and_the_audit_pack(treasurer, live, size):
     ids = seed(live)
     page = sign_in(treasurer, live)
-    rent = page.locator("#transactions tbody tr[data-id]", has_text="Hall rent")
-    tx_id = rent.get_attribute("data-id")
-    clip = rent.locator("td.receipts button.clip")
-    expect(clip).to_have_text("—")
-    clip.click()
-    panel = page.locator(f"tr.receipts-row[data-receipts-of='{tx_id}']")
+    tx_id, clip, panel = open_receipts(page, "Hall rent", "—")
     expect(panel.locator(".receipts-list")).to_contain_text("No receipt yet.")
     # The phone's camera is offered straight away; a file can be chosen as well.
     camera = panel.locator(f"#receipt-camera-{tx_id}")
@@ -137,12 +143,7 @@ def test_a_heic_photo_and_a_pdf_from_the_record_form(treasurer, live, size):
         "#record-message",
         r"^Recorded: Hall keys cut, 12\.50\. Receipt attached: IMG_0001\.HEIC\.$",
     )
-    row = page.locator("#transactions tbody tr[data-id]", has_text="Hall keys cut")
-    tx_id = row.get_attribute("data-id")
-    clip = row.locator("td.receipts button.clip")
-    expect(clip).to_have_text("1")
-    clip.click()
-    panel = page.locator(f"tr.receipts-row[data-receipts-of='{tx_id}']")
+    tx_id, clip, panel = open_receipts(page, "Hall keys cut", "1")
     expect(panel.locator("p.hint")).to_have_text("PDF, JPEG, PNG, WebP or HEIC, up to 10 MB.")
     photo = panel.locator("li", has_text="IMG_0001.HEIC")
     expect(photo.locator(".thumb.pdf")).to_have_text("HEIC")
