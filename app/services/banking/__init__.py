@@ -9,8 +9,8 @@ statements    upload, list, the file as uploaded, delete, reconcile from the clo
 status        each line's status at upload (duplicate, match, new); a match's entry
 lines         post, match or ignore lines, all or nothing, through the ledger's posting
 rules         the person's filing rules, suggestions, the preview
-verify_statements  verify's check of every stored statement file against the trail
+verify_statements  verify's check of every stored statement file and rule against the trail
 
 Arrows: banking -> ledger (postings, reconciliation, accounts), errors, clock; the
-one arrow back is ledger.verify calling verify_statements.check.
+one arrow back is ledger.verify calling verify_statements.check and check_rules.
 """

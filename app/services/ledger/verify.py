@@ -45,7 +45,13 @@ def _statements(_state: Replay) -> str:
     return f", {count} statements" if count else ""
 
 
-MORE_CHECKS: list[Callable[[Replay], str]] = [_statements]
+def _rules(_state: Replay) -> str:
+    """The statement rules against the trail (services/banking/verify_statements)."""
+    count = verify_statements.check_rules(Disagreement)
+    return f", {count} rules" if count else ""
+
+
+MORE_CHECKS: list[Callable[[Replay], str]] = [_statements, _rules]
 
 
 def run() -> str:

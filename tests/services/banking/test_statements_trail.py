@@ -1,6 +1,6 @@
 """Statements and the audit trail, on both stores: the upload and delete events carry
 the file's sha256, `verify` passes after postings and matches from a statement and
-exits 1 when a stored statement file changes behind the service, and backup and
+exits 1 when a stored statement file or a rule changes behind the service, and backup and
 restore carry statements, their files and rules across stores (docs/statements.md)."""
 
 from __future__ import annotations
@@ -110,6 +110,63 @@ def test_verify_names_a_statement_added_behind_the_service(app, books, runner):
     )
     result = runner.invoke(args=["verify"])
     assert result.exit_code == 1 and "statement 77 is in the ledger" in result.output
+
+
+def test_verify_holds_every_rule_to_its_last_event(app, api, books, runner):
+    """A rule decides where the bank's lines go, so verify replays rule.created,
+    rule.changed and rule.deleted and names a rule changed, added or removed behind
+    the service (docs/statements.md, "Checking")."""
+
+    def make(name, payee):
+        body = {
+            "name": name,
+            "counter_account_id": books["food"],
+            "conditions": {"payee_is": payee},
+        }
+        made = api.post("/rules", json=body)
+        assert made.status_code == 201, made.get_json()
+        return made.get_json()["id"]
+
+    shop, fuel, gone = make("Shop", "Shop"), make("Fuel", "Garage"), make("Gone", "Old")
+    assert api.put(f"/rules/{fuel}", json={"priority": 5}).status_code == 200
+    assert api.delete(f"/rules/{gone}").status_code == 204
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 0, result.output
+    assert ", 2 rules;" in result.output
+    api.get("/audit/head")  # seal
+
+    with app.app_context():
+        (conditions,) = db.session.execute(
+            text("SELECT conditions FROM rules WHERE id = :i"), {"i": shop}
+        ).one()
+        db.session.rollback()
+    for column, forged, put_back in (
+        ("conditions", '{"payee_contains":"S"}', conditions),
+        ("priority", 1, 100),
+        ("active", False, True),
+    ):
+        tamper(app, f"UPDATE rules SET {column} = :v WHERE id = :i", v=forged, i=shop)
+        result = runner.invoke(args=["verify"])
+        assert result.exit_code == 1, (column, result.output)
+        assert f"rule {shop}: {column} is" in result.output, result.output
+        tamper(app, f"UPDATE rules SET {column} = :v WHERE id = :i", v=put_back, i=shop)
+        assert runner.invoke(args=["verify"]).exit_code == 0
+
+    tamper(
+        app,
+        "INSERT INTO rules (id, name, name_key, priority, conditions, counter_account_id,"
+        " active, created_at) VALUES (77, 'Sneaky', 'sneaky', 1, :c, :f, :t,"
+        " '2026-01-01 00:00:00')",
+        c='{"payee_contains":"a"}',
+        f=books["food"],
+        t=True,
+    )
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1 and "rule 77 is in the ledger" in result.output
+    tamper(app, "DELETE FROM rules WHERE id IN (77, :i)", i=fuel)
+    result = runner.invoke(args=["verify"])
+    assert result.exit_code == 1
+    assert f"rule {fuel} (event seq" in result.output and "missing" in result.output
 
 
 # slow: a restore into a new PostgreSQL database (created, migrated, dropped) takes seconds
