@@ -135,7 +135,9 @@ def served(row) -> dict:
     }
 
 
-def _audit_object(rule: dict) -> dict:
+def audit_object(rule: dict) -> dict:
+    """A rule's event object: the rule as served but its created_at (verify compares
+    each stored rule with the last one of these, verify_statements.check_rules)."""
     return {"rule": {k: v for k, v in rule.items() if k != "created_at"}}
 
 
@@ -183,7 +185,7 @@ def create_rule(body: dict) -> dict:
     except IntegrityError:
         raise BadRequestError(f"'name': a rule named {rule['name']!r} already exists") from None
     created = served(row)
-    audit.record("rule.created", _audit_object(created))
+    audit.record("rule.created", audit_object(created))
     return created
 
 
@@ -194,7 +196,7 @@ def update_rule(rule_id: int, body: dict) -> dict:
     key = _name_free(rule["name"], except_id=rule_id)
     db.session.execute(update(Rule).where(Rule.id == rule_id).values(**_stored(rule, key)))
     changed = get_rule(rule_id)
-    audit.record("rule.changed", _audit_object(changed))
+    audit.record("rule.changed", audit_object(changed))
     return changed
 
 
@@ -202,7 +204,7 @@ def delete_rule(rule_id: int) -> None:
     """DELETE /rules/{id}: one rule.deleted event carrying the rule as it was."""
     gone = get_rule(rule_id)
     db.session.execute(delete(Rule).where(Rule.id == rule_id))
-    audit.record("rule.deleted", _audit_object(gone))
+    audit.record("rule.deleted", audit_object(gone))
 
 
 # --- suggestions ---------------------------------------------------------------------

@@ -114,12 +114,12 @@ def check_rules(disagreement) -> int:
             if action == "rule.deleted":
                 standing.pop(int(rule["id"]), None)
             else:
-                standing[int(rule["id"])] = (dict(rule), seq)
+                standing[int(rule["id"])] = (rule, seq)
         except (KeyError, TypeError, ValueError, orjson.JSONDecodeError) as exc:
             raise disagreement(f"audit {label}: its object is not a {action} object") from exc
     rows = db.session.execute(select(Rule).order_by(Rule.id)).scalars().all()
     for row in rows:
-        stored = {k: v for k, v in rules.served(row).items() if k != "created_at"}
+        stored = rules.audit_object(rules.served(row))["rule"]
         trail = standing.pop(stored["id"], None)
         if trail is None:
             raise disagreement(

@@ -186,7 +186,8 @@ def _post(
     for i in range(0, len(rows), ENTRY_CHUNK):
         stored.extend(_insert_entries(connection, rows[i : i + ENTRY_CHUNK]))
     # Entry ids follow the posting's order (see _insert_entries).
-    kept_ids = [sorted(stored)[mark.position][0] for mark in kept]
+    ordered = sorted(stored) if kept else stored
+    kept_ids = [ordered[mark.position][0] for mark in kept]
     reconciliation.keep_marks(kept_ids, kept)
     event = audit.transaction_object(tx_id, day, description, stored, **links)
     for key, reconciled in (("kept_reconciled", True), ("kept_cleared", False)):
