@@ -19,7 +19,10 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from waitress.task import ThreadedTaskDispatcher
 
 HOST = "127.0.0.1"
 
@@ -40,6 +43,7 @@ class InProcessServer:
         adjust: dict[str, Any] | None = None,
     ) -> None:
         from waitress.server import create_server
+        from waitress.task import ThreadedTaskDispatcher
 
         from app.cli import limits
 
@@ -53,12 +57,32 @@ class InProcessServer:
         # The limits `serve` applies (app/cli/limits.py), from the first app's config
         # (a plain WSGI app: the defaults); `adjust` overrides any of waitress's settings.
         settings = {**limits.settings(getattr(apps[0], "config", {})), **(adjust or {})}
-        self.servers = [
-            create_server(
-                app, map=self.map, host=host, port=port, threads=threads, ident=ident, **settings
-            )
-            for app, port in zip(apps, wanted, strict=True)
-        ]
+        self.servers: list[Any] = []
+        # Each app's workers, started here rather than inside create_server, so that a
+        # server whose port is taken has its threads stopped too.
+        self.dispatchers: list[ThreadedTaskDispatcher] = []
+        try:
+            for app, port in zip(apps, wanted, strict=True):
+                dispatcher = ThreadedTaskDispatcher()
+                self.dispatchers.append(dispatcher)
+                dispatcher.set_thread_count(threads)
+                self.servers.append(
+                    create_server(
+                        app,
+                        map=self.map,
+                        _dispatcher=dispatcher,
+                        host=host,
+                        port=port,
+                        threads=threads,
+                        ident=ident,
+                        **settings,
+                    )
+                )
+        except BaseException:
+            # A port already taken: close what was opened before it (listeners, the
+            # trigger, the worker threads), or they are left to the garbage collector.
+            self._close()
+            raise
         limits.guard(self.map)
         self.ports = [server.effective_port for server in self.servers]
         self.origins = [f"http://{host}:{port}" for port in self.ports]
@@ -96,16 +120,19 @@ class InProcessServer:
 
     def stop(self, timeout: float = 10.0) -> None:
         """End the loop, join its thread, stop the workers and close every socket."""
-        from app.cli.serving import close_sockets
-
         self._stopping.set()
         if self.thread.is_alive():
             self.servers[0].trigger.pull_trigger()  # wake the loop now
             self.thread.join(timeout=timeout)
-        for server in self.servers:
-            server.task_dispatcher.shutdown(timeout=5)
-        close_sockets(self.map)  # and the answers not sent yet, as `serve` does
+        self._close()
         assert not self.thread.is_alive(), "the in-process server did not stop"
+
+    def _close(self) -> None:
+        from app.cli.serving import close_sockets
+
+        for dispatcher in self.dispatchers:
+            dispatcher.shutdown(timeout=5)
+        close_sockets(self.map)  # and the answers not sent yet, as `serve` does
 
     def __enter__(self) -> InProcessServer:
         return self.start()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -61,8 +62,33 @@ def cli(url: str, *args: str, stdin: str | None = None, check: bool = True, **en
     return _run(args, _env(url, **env), stdin, check, None)
 
 
+# Where free_port looks: below the kernel's ephemeral range, which it hands out as the
+# local port of every outgoing connection (a PostgreSQL connection, Chromium's requests).
+# A port taken from that range with bind(0) and released can be given to such a
+# connection before the server binds it ("Address already in use"); one below it cannot.
+_LOWEST_PORT = 20000
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 49152, 65535  # IANA's dynamic range, the default elsewhere
+
+
 def free_port() -> int:
-    with socket.socket() as s:
+    """A loopback TCP port nothing listens on, outside the ephemeral range when there is room."""
+    low, _ = _ephemeral_range()
+    candidates = random.sample(range(_LOWEST_PORT, low), min(200, max(0, low - _LOWEST_PORT)))
+    for port in candidates:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as s:  # no room below the range: let the kernel choose
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 

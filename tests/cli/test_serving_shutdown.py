@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import gc
 import socket
+import threading
 import time
 import warnings
 
+import pytest
 from flask import Flask, send_file
 from waitress.channel import HTTPChannel
 
 from harness.inprocess import InProcessServer
+from harness.server import _ephemeral_range, free_port
 
 
 def _file_app(path) -> Flask:
@@ -51,6 +54,7 @@ def test_stopping_closes_a_file_answer_not_sent_yet(tmp_path, monkeypatch):
     try:
         client.sendall(b"GET /file HTTP/1.1\r\nHost: test\r\n\r\n")
         channel = _unsent_channel(server)
+        gc.collect()  # what earlier tests left is theirs, not this server's
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             server.stop()
@@ -61,3 +65,41 @@ def test_stopping_closes_a_file_answer_not_sent_yet(tmp_path, monkeypatch):
         assert server.map == {}
     finally:
         client.close()
+
+
+def test_a_port_already_taken_leaves_nothing_open():
+    """The second app's port is taken: the first app's listener, the trigger and the
+    worker threads are closed before the error reaches the caller, not left to the
+    garbage collector (whose ResourceWarning would fail whichever test runs then)."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", free_port()))
+    taken.listen()
+    try:
+        gc.collect()
+        threads_before = threading.active_count()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises(OSError):
+                InProcessServer(
+                    _file_app(__file__), _file_app(__file__), ports=[0, taken.getsockname()[1]]
+                )
+            gc.collect()
+        unclosed = [w for w in caught if issubclass(w.category, ResourceWarning)]
+        assert unclosed == [], [str(w.message) for w in unclosed]
+        # Each worker leaves waitress's set before its thread returns: give them a moment.
+        deadline = time.monotonic() + 5
+        while threading.active_count() > threads_before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert threading.active_count() == threads_before, threading.enumerate()
+    finally:
+        taken.close()
+
+
+def test_free_ports_come_from_below_the_ephemeral_range():
+    """The kernel gives ports of its ephemeral range to outgoing connections (to
+    PostgreSQL, Chromium's requests); a test server's port taken from there could be
+    gone by the time the server binds it. Below the range, only a bind can take it."""
+    low, _ = _ephemeral_range()
+    ports = {free_port() for _ in range(50)}
+    assert all(1024 <= port < low for port in ports), sorted(ports)
+    assert len(ports) > 1  # chosen at random, so two servers rarely reach for one port

@@ -127,16 +127,20 @@ def live(database_url):
             # The real clock: device polling intervals and the throttle are real waits here.
         }
     )
-    with app.app_context():
-        reset_database()
-    # As `serve` runs them: both apps in one loop thread (harness/inprocess.py).
-    with InProcessServer(
-        app, create_web_app(api_url, web_url), ports=[api_port, web_port], host="localhost"
-    ):
-        yield Live(app, api_url, web_url)
-    with app.app_context():
-        db.session.remove()
-        db.engine.dispose()
+    try:
+        with app.app_context():
+            reset_database()
+        # As `serve` runs them: both apps in one loop thread (harness/inprocess.py).
+        with InProcessServer(
+            app, create_web_app(api_url, web_url), ports=[api_port, web_port], host="localhost"
+        ):
+            yield Live(app, api_url, web_url)
+    finally:
+        # Even when a server could not start: an open connection left to the garbage
+        # collector warns inside whichever test happens to be running then.
+        with app.app_context():
+            db.session.remove()
+            db.engine.dispose()
 
 
 class Person:
