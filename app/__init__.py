@@ -56,6 +56,10 @@ def create_app(test_config: dict | None = None) -> Flask:
         # The sign-in page shows how long a throttled login must wait (429 Retry-After);
         # a cross-origin page can read only the response headers listed here.
         expose_headers=["Retry-After"],
+        # CORS headers only for a request that carries an Origin (docs/deploy.md,
+        # "CORS"): a script, curl or the MCP SDK sends none and gets none, and the
+        # extension builds no headers for it (flask-cors's default sends them always).
+        always_send=False,
     )
 
     if app.config["TRUSTED_PROXIES"] > 0:

@@ -9,6 +9,15 @@ def test_web_origin_is_allowed_with_credentials(api):
     assert response.headers["Access-Control-Allow-Credentials"] == "true"
 
 
+def test_a_request_without_origin_gets_no_cors_headers(api):
+    """A script, curl or the MCP SDK sends no Origin: no CORS answer at all (flask-cors's
+    default would name WEB_ORIGIN on every response), but Vary: Origin still, so a cache
+    keeps it apart from the web app's answers."""
+    for response in (api.get("/accounts"), api.get("/health"), api.get("/nowhere")):
+        assert not [name for name, _value in response.headers if name.startswith("Access-Control-")]
+        assert "Origin" in response.headers["Vary"]
+
+
 def test_other_origins_get_no_allow_origin(api):
     for origin in [
         "http://evil.example",
