@@ -189,9 +189,13 @@ def test_one_in_process_server():
 
 def test_shared_test_helpers_are_defined_once():
     """The helpers many tests use are defined once (tests/README.md, "Helpers"): the
-    plain ones in tests/testkit.py, the browser tests' sizes in tests/web/web_support.py
-    and their fixtures in tests/web/conftest.py."""
-    functions = ("upload", "multipart", "events", "person_at", "size", "treasurer")
+    plain ones in tests/testkit.py, the browser tests' sizes, person and waits in
+    tests/web/web_support.py, their page checks in tests/web/pages.py and their
+    fixtures in tests/web/conftest.py."""
+    functions = (
+        *("upload", "multipart", "events", "person_at", "expect_text"),
+        *("sign_in", "go", "all_big_enough", "browser", "live", "size", "treasurer"),
+    )
     defined: dict[str, list[str]] = {name: [] for name in (*functions, "SIZES")}
     for path in SOURCES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -206,7 +210,13 @@ def test_shared_test_helpers_are_defined_once():
         "multipart": ["tests/testkit.py"],
         "events": ["tests/testkit.py"],
         "person_at": ["tests/web/web_support.py"],
+        "expect_text": ["tests/web/web_support.py"],
         "SIZES": ["tests/web/web_support.py"],
+        "sign_in": ["tests/web/pages.py"],
+        "go": ["tests/web/pages.py"],
+        "all_big_enough": ["tests/web/pages.py"],
+        "browser": ["tests/web/conftest.py"],
+        "live": ["tests/web/conftest.py"],
         "size": ["tests/web/conftest.py"],
         "treasurer": ["tests/web/conftest.py"],
     }

@@ -19,15 +19,10 @@ from pathlib import Path
 import pytest
 
 from app import store
-from tests.web.pages import fits, sign_in
+from tests.web.pages import fits, go, sign_in
 from tests.web.web_support import expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
-
-
-def go(page, live, path):
-    page.goto(live.web + path)
-    page.wait_for_selector("body[data-ready=true]")
 
 
 def record(ids, on, description, *entries):
