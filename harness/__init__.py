@@ -7,6 +7,8 @@
 - `fuzzing`: the schemathesis run from the published description (strategies, checks,
   the leak check, the seeded ledger), used by tests/system/test_fuzz.py
   and bench/fuzz.py.
+- `serve_trials`: `Trials`, `serve` stopped by a signal at one moment of its start-up and
+  judged, used by tests/web/test_web_serve.py and bench/serve_signals.py.
 - `statement_files`: generated bank files (mutated real ones and grammar-written ones)
   for the statement readers' fuzzing, used by tests/services/banking/test_readers_fuzz.py
   and bench/statements_fuzz.py.

@@ -91,6 +91,49 @@ def _imported_modules(path: Path) -> list[str]:
     return found
 
 
+def _test_modules_imported(path: Path) -> list[str]:
+    """The test modules (tests...test_*) `path` imports, at any depth of the file: by
+    `import tests.x.test_y`, `from tests.x.test_y import ...` or `from tests.x import
+    test_y`, absolute or relative."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            modules = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        tests_modules = [
+            module
+            for module in modules
+            if module.split(".")[0] == "tests" and module.split(".")[-1].startswith("test_")
+        ]
+        if tests_modules:
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {tests_modules[0]}")
+    return found
+
+
+def test_no_test_module_imports_another():
+    """No module under tests/ (a test module, a helper, a conftest) imports a test module:
+    what several test modules share lives in a helper module (tests/README.md, "Helpers":
+    tests/support.py, tests/testkit.py, a folder's own such as tests/web/web_support.py or
+    tests/services/oauth/flow.py), fixtures in a conftest.py. A helper kept in a test
+    module ties its importers to that module's tests, and a fixture taken in by import
+    hides where it comes from."""
+    found = [
+        line
+        for path in SOURCES
+        if path.relative_to(ROOT).parts[0] == "tests"
+        for line in _test_modules_imported(path)
+    ]
+    assert found == [], "move the shared helper out of the test module it is imported from"
+
+
 def test_bench_and_harness_never_import_tests():
     """The shared pieces are in harness/; bench/ and harness/ never reach into tests/."""
     found = [
@@ -146,9 +189,13 @@ def test_one_in_process_server():
 
 def test_shared_test_helpers_are_defined_once():
     """The helpers many tests use are defined once (tests/README.md, "Helpers"): the
-    plain ones in tests/testkit.py, the browser tests' sizes in tests/web/web_support.py
-    and their fixtures in tests/web/conftest.py."""
-    functions = ("upload", "multipart", "events", "person_at", "size", "treasurer")
+    plain ones in tests/testkit.py, the browser tests' sizes, person and waits in
+    tests/web/web_support.py, their page checks in tests/web/pages.py and their
+    fixtures in tests/web/conftest.py."""
+    functions = (
+        *("upload", "multipart", "events", "person_at", "expect_text"),
+        *("sign_in", "go", "all_big_enough", "browser", "live", "size", "treasurer"),
+    )
     defined: dict[str, list[str]] = {name: [] for name in (*functions, "SIZES")}
     for path in SOURCES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -163,7 +210,13 @@ def test_shared_test_helpers_are_defined_once():
         "multipart": ["tests/testkit.py"],
         "events": ["tests/testkit.py"],
         "person_at": ["tests/web/web_support.py"],
+        "expect_text": ["tests/web/web_support.py"],
         "SIZES": ["tests/web/web_support.py"],
+        "sign_in": ["tests/web/pages.py"],
+        "go": ["tests/web/pages.py"],
+        "all_big_enough": ["tests/web/pages.py"],
+        "browser": ["tests/web/conftest.py"],
+        "live": ["tests/web/conftest.py"],
         "size": ["tests/web/conftest.py"],
         "treasurer": ["tests/web/conftest.py"],
     }

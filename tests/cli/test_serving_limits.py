@@ -24,7 +24,7 @@ import pytest
 from app.config import DEFAULTS, largest_body
 from app.routes.support import open_route
 from harness.inprocess import InProcessServer
-from tests.services.ledger.test_documents import PDF, upload
+from tests.testkit import PDF, upload
 
 UPLOAD = "POST /transactions/1/documents HTTP/1.1\r\nHost: test\r\n"
 

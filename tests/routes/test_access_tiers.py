@@ -9,11 +9,11 @@
 """
 
 import pytest
-from flask import url_for
 from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import Account, Session, Transaction
+from tests.routes.route_table import WRITE_METHODS, routes
 from tests.support import PASSWORD
 
 SPEC_OPEN = {
@@ -44,22 +44,6 @@ SPEC_SESSION_ONLY = {
     ("PUT", "/books/lock"),  # docs/ledger.md: a person moves the lock, never a token
     ("POST", "/budgets/<int:budget_id>/approve"),  # docs/ledger.md: a person approves a budget
 }
-WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
-
-
-def routes(app):
-    """(method, rule, concrete url, view) for every route of the app."""
-    out = []
-    with app.test_request_context():
-        for rule in app.url_map.iter_rules():
-            view = app.view_functions[rule.endpoint]
-            values = {arg: 1 if f"<int:{arg}>" in rule.rule else "x1" for arg in rule.arguments}
-            url = url_for(rule.endpoint, **values)
-            out.extend(
-                (method, rule.rule, url, view)
-                for method in sorted(rule.methods - {"HEAD", "OPTIONS"})
-            )
-    return out
 
 
 def tier(view):

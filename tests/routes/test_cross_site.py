@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from app.models import Budget, Document
-from tests.routes.test_access_tiers import WRITE_METHODS, routes
+from tests.routes.route_table import WRITE_METHODS, routes
 from tests.support import WEB_ORIGIN
 from tests.testkit import BOUNDARY, PDF, multipart, row_count
 

@@ -3,7 +3,7 @@ in headless Chromium at 1280x800 and on a 390x844 phone: a correction is one req
 (a reconciled or locked original is refused whole), the new-entry form keeps its
 date and its typing, accounts read cleanly, History takes its filter from the address
 and shows a correction as one line, locked and reconciled rows are marked, the phone
-list is compact. Fixtures come from tests/web/test_web_browser.py and tests/web/conftest.py.
+list is compact. Fixtures come from tests/web/conftest.py, helpers from tests/web/pages.py.
 """
 
 from __future__ import annotations
@@ -15,13 +15,10 @@ from sqlalchemy import select
 
 from app import store
 from app.extensions import db
-from tests.web import test_web_views as views
-from tests.web.test_web_browser import _expect_text, expect
+from tests.web.pages import fits, go, seed, shot, sign_in
+from tests.web.web_support import expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
-
-browser = views.browser
-live = views.live
 
 
 def writes_of(page, live) -> list:
@@ -85,8 +82,8 @@ def browser_today(page) -> str:
 
 
 def test_an_edit_is_one_request_and_keeps_the_entry_form(treasurer, live, size):
-    views.seed(live)
-    page = views.sign_in(treasurer, live)
+    seed(live)
+    page = sign_in(treasurer, live)
     writes = writes_of(page, live)
     original = tx_id(live, "Hall rent")
 
@@ -100,9 +97,9 @@ def test_an_edit_is_one_request_and_keeps_the_entry_form(treasurer, live, size):
     assert edit.locator(".e-amount").input_value() == "450.00"
     assert edit.locator(".e-date").input_value() == "2026-02-01"
     edit.locator(".e-amount").fill("450.01")
-    views.shot(page, "books-correction", size)
+    shot(page, "books-correction", size)
     edit.locator(".e-save").click()
-    _expect_text(page, "#tx-message", r"^Saved: Hall rent, 450\.01\.$")
+    expect_text(page, "#tx-message", r"^Saved: Hall rent, 450\.01\.$")
 
     # One request: the corrected transaction naming the one it replaces; no DELETE.
     assert [(m, p) for m, p, _ in writes] == [("POST", "/transactions")]
@@ -115,14 +112,14 @@ def test_an_edit_is_one_request_and_keeps_the_entry_form(treasurer, live, size):
     assert page.locator("#description").input_value() == "Half typed"
     assert page.locator("#amount").input_value() == "12.34"
     assert page.locator("#occurred-on").input_value() == browser_today(page)
-    views.fits(page)
+    fits(page)
 
 
 def test_a_reconciled_or_locked_original_shows_the_refusal_and_records_nothing(
     treasurer, live, size
 ):
-    ids = views.seed(live)
-    page = views.sign_in(treasurer, live)
+    ids = seed(live)
+    page = sign_in(treasurer, live)
     writes = writes_of(page, live)
     before = live.transactions()
 
@@ -133,7 +130,7 @@ def test_a_reconciled_or_locked_original_shows_the_refusal_and_records_nothing(
     edit = page.locator(f"tr.editing[data-edit='{original}']")
     edit.locator(".e-amount").fill("61.00")
     edit.locator(".e-save").click()
-    _expect_text(page, f"#edit-message-{original}", r"^Not saved: .*reconciled")
+    expect_text(page, f"#edit-message-{original}", r"^Not saved: .*reconciled")
     assert "by hand" not in edit.inner_text()
     assert live.transactions() == before  # nothing recorded, nothing deleted
     assert edit.locator(".e-amount").input_value() == "61.00"  # the typing stays
@@ -146,17 +143,17 @@ def test_a_reconciled_or_locked_original_shows_the_refusal_and_records_nothing(
     edit = page.locator(f"tr.editing[data-edit='{coffee}']")
     edit.locator(".e-amount").fill("3.60")
     edit.locator(".e-save").click()
-    _expect_text(page, f"#edit-message-{coffee}", r"locked through 2026-01-31")
+    expect_text(page, f"#edit-message-{coffee}", r"locked through 2026-01-31")
     assert live.transactions() == before
     assert [m for m, _, _ in writes] == ["POST", "POST"]
-    views.fits(page)
+    fits(page)
 
 
 # --- item 2: accounts ----------------------------------------------------------------------
 
 
 def test_accounts_read_cleanly(treasurer, live, size):
-    views.seed(live)
+    seed(live)
     from app.services.ledger import accounts
 
     with live.app.app_context():
@@ -164,7 +161,7 @@ def test_accounts_read_cleanly(treasurer, live, size):
         archived = accounts.create_account("Old float", "asset")["id"]
         accounts.update_account(archived, {"archived": True})
         store.commit()
-    page = views.sign_in(treasurer, live, "/accounts")
+    page = sign_in(treasurer, live, "/accounts")
     page.check("#show-archived")
     expect(page.locator("tr.archived[data-account='Old float']")).to_have_count(1)
     text = page.locator("#account-groups").inner_text()
@@ -196,8 +193,8 @@ def test_accounts_read_cleanly(treasurer, live, size):
         assert name["width"] + 1 >= name["word"], name
         if size == "desktop":
             assert name["lines"] == 1, name
-    views.shot(page, "accounts-kinds", size)
-    views.fits(page)
+    shot(page, "accounts-kinds", size)
+    fits(page)
 
 
 # --- item 5: History filter, register picker, messages, favicon ------------------------------
@@ -206,8 +203,8 @@ def test_accounts_read_cleanly(treasurer, live, size):
 def test_history_takes_its_filter_from_the_address_and_shows_a_correction_as_one_line(
     treasurer, live, size
 ):
-    ids = views.seed(live)
-    page = views.sign_in(treasurer, live)
+    ids = seed(live)
+    page = sign_in(treasurer, live)
     original = tx_id(live, "Hall rent")
     status, body = page.evaluate(
         """async ([api, id, bank, rent]) => {
@@ -221,18 +218,18 @@ def test_history_takes_its_filter_from_the_address_and_shows_a_correction_as_one
     )
     assert status == 201, body
 
-    views.go(page, live, "/history?action=transaction.deleted")
+    go(page, live, "/history?action=transaction.deleted")
     events = page.locator("#events > li")
     expect(events).to_have_count(1)
     assert page.locator("#history-action").input_value() == "transaction.deleted"
 
-    views.go(page, live, "/history")
+    go(page, live, "/history")
     newest = events.first
     expect(newest.locator(".event-action")).to_have_text("Transaction corrected")
     expect(newest.locator(".event-what")).to_have_text("2026-02-01 · Hall rent · 450.00 → 450.01")
     assert page.locator("#events > li[data-action='transaction.deleted']").count() == 0
-    views.shot(page, "history-correction", size)
-    views.fits(page)
+    shot(page, "history-correction", size)
+    fits(page)
 
     # The history of the corrected transaction: the correction, then the first posting.
     newest.locator("a.tx-history").click()
@@ -241,13 +238,13 @@ def test_history_takes_its_filter_from_the_address_and_shows_a_correction_as_one
     expect(events.locator(".event-action")).to_have_text(
         ["Transaction corrected", "Transaction recorded"]
     )
-    _expect_text(page, "#history-one-title", rf"transaction {body['id']}$")
-    views.fits(page)
+    expect_text(page, "#history-one-title", rf"transaction {body['id']}$")
+    fits(page)
 
 
 def test_messages_clear_after_an_unrelated_action(treasurer, live, size):
-    views.seed(live)
-    page = views.sign_in(treasurer, live)
+    seed(live)
+    page = sign_in(treasurer, live)
     open_record_form(page)
     page.check("input[name=mode][value=out]")
     page.fill("#description", "Milk")
@@ -255,13 +252,13 @@ def test_messages_clear_after_an_unrelated_action(treasurer, live, size):
     page.select_option("#credit", label="Cash")
     page.select_option("#debit", label="Coffee")
     page.click("#record-submit")
-    _expect_text(page, "#record-message", r"^Recorded: Milk, 1\.20\.$")
+    expect_text(page, "#record-message", r"^Recorded: Milk, 1\.20\.$")
     page.click("#tx-more")  # something else entirely
     expect(page.locator("#record-message")).to_be_hidden()
     expect(page.locator("#transactions tbody tr[data-id]")).to_have_count(62)
     row_of(page, "Milk").get_by_role("button", name="Delete").click()
     row_of(page, "Milk").get_by_role("button", name="Yes, delete").click()
-    _expect_text(page, "#tx-message", r"^Deleted “Milk”\.$")
+    expect_text(page, "#tx-message", r"^Deleted “Milk”\.$")
     page.click("#record-submit")  # an empty form: refused in the page
     expect(page.locator("#tx-message")).to_be_hidden()
 
@@ -272,20 +269,20 @@ def test_the_favicon_is_served_on_every_page(treasurer, live, size):
         "response",
         lambda r: misses.append(r.url) if r.status >= 400 and "favicon" in r.url else None,
     )
-    page = views.sign_in(treasurer, live)
+    page = sign_in(treasurer, live)
     answer = page.evaluate(
         "async () => { const r = await fetch('/favicon.ico');"
         " return [r.status, r.headers.get('content-type'), (await r.arrayBuffer()).byteLength]; }"
     )
     assert answer[0] == 200 and answer[1] == "image/x-icon" and answer[2] > 0, answer
     for path in ("/accounts", "/history", "/year-end"):
-        views.go(page, live, path)
+        go(page, live, path)
     assert misses == []
 
 
 def test_register_from_the_menu_offers_the_accounts(treasurer, live, size):
-    views.seed(live)
-    page = views.sign_in(treasurer, live)
+    seed(live)
+    page = sign_in(treasurer, live)
     if size == "phone":
         page.click("#menu-toggle")
     page.locator("#nav-views").get_by_role("link", name="Register").click()
@@ -300,22 +297,22 @@ def test_register_from_the_menu_offers_the_accounts(treasurer, live, size):
 def test_locked_and_reconciled_rows_are_marked_and_the_lock_lives_at_the_year_end(
     treasurer, live, size
 ):
-    ids = views.seed(live)
+    ids = seed(live)
     reconcile_behind_the_page(live, ids["Bank"], "Hall rent", -45000)
-    page = views.sign_in(treasurer, live, "/year-end")
-    views.fits(page)
-    _expect_text(page, "#lock-status", r"^The books are not locked")
+    page = sign_in(treasurer, live, "/year-end")
+    fits(page)
+    expect_text(page, "#lock-status", r"^The books are not locked")
     page.select_option("#fy-start", "7")  # a July-June financial year
-    _expect_text(page, "#close-year", r"^Close the year ending \d{4}-06-30$")
+    expect_text(page, "#close-year", r"^Close the year ending \d{4}-06-30$")
     page.fill("#lock-date", "2026-01-10")
     page.click("#lock-submit")
-    _expect_text(page, "#lock-status", r"^The books are locked through 2026-01-10\.$")
-    views.shot(page, "year-end", size)
-    views.fits(page)
+    expect_text(page, "#lock-status", r"^The books are locked through 2026-01-10\.$")
+    shot(page, "year-end", size)
+    fits(page)
 
-    views.go(page, live, "/")
+    go(page, live, "/")
     assert page.locator("#lock-section").count() == 0  # not at the bottom of the books
-    _expect_text(page, "#lock-line", r"locked through 2026-01-10")
+    expect_text(page, "#lock-line", r"locked through 2026-01-10")
     page.click("#tx-more")
     locked = page.locator("#transactions tbody tr.locked")
     expect(locked).to_have_count(20)  # ten days of coffee and dues
@@ -331,18 +328,18 @@ def test_locked_and_reconciled_rows_are_marked_and_the_lock_lives_at_the_year_en
     assert rent.locator("td.row-actions button").all_inner_texts() == ["Edit", "Adjust"]
     open_row = row_of(page, "Coffee 11")
     expect(open_row.get_by_role("button", name="Edit")).to_be_visible()
-    views.shot(page, "books-locked", size)
-    views.fits(page)
+    shot(page, "books-locked", size)
+    fits(page)
 
 
 def test_money_goes_out_of_a_card_and_pickers_fit_the_kind_of_entry(treasurer, live, size):
-    views.seed(live)
+    seed(live)
     from app.services.ledger import accounts
 
     with live.app.app_context():
         card = accounts.create_account("Visa card", "liability")["id"]
         store.commit()
-    page = views.sign_in(treasurer, live)
+    page = sign_in(treasurer, live)
     open_record_form(page)
     page.check("input[name=mode][value=out]")
     assert "Visa card" in page.locator("#credit option").all_inner_texts()
@@ -359,7 +356,7 @@ def test_money_goes_out_of_a_card_and_pickers_fit_the_kind_of_entry(treasurer, l
     page.select_option("#credit", label="Visa card")
     page.select_option("#debit", label="Rent")
     page.click("#record-submit")
-    _expect_text(page, "#record-message", r"^Recorded: Printer paper, 23\.99\.$")
+    expect_text(page, "#record-message", r"^Recorded: Printer paper, 23\.99\.$")
     stored = next(tx for tx in live.transactions() if tx["description"] == "Printer paper")
     assert [(e["account_id"], e["amount_cents"]) for e in stored["entries"]][1] == (card, -2399)
     # It reads as money out, and opens as money out for a correction.
@@ -369,12 +366,12 @@ def test_money_goes_out_of_a_card_and_pickers_fit_the_kind_of_entry(treasurer, l
     edit = page.locator("tr.editing")
     assert edit.locator("input[value=out]").is_checked()
     assert edit.locator(".e-credit").input_value() == str(card)
-    views.fits(page)
+    fits(page)
 
 
 def test_the_phone_shows_a_compact_header_and_list(treasurer, live, size):
-    views.seed(live)
-    page = views.sign_in(treasurer, live)
+    seed(live)
+    page = sign_in(treasurer, live)
     header = page.locator("#nav").bounding_box()
     first = page.locator("#transactions tbody tr[data-id]").first.bounding_box()
     rows = page.locator("#transactions tbody tr[data-id]").evaluate_all(
@@ -393,4 +390,4 @@ def test_the_phone_shows_a_compact_header_and_list(treasurer, live, size):
         assert header["height"] <= 48, header
         expect(page.locator("#nav-views").get_by_role("link", name="Accounts")).to_be_visible()
         expect(page.locator("#menu-toggle")).to_be_hidden()
-    views.fits(page)
+    fits(page)

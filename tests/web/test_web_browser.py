@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-import json
 import re
 import secrets
 import threading
@@ -26,233 +25,17 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from pathlib import Path
 
 import pytest
 
-from app import create_app, store
 from app.extensions import db
-from app.web import create_web_app
-from harness.inprocess import InProcessServer
 from tests.support import PASSWORD, free_port
-from tests.testkit import reset_database
-from tests.web.web_support import CHROMIUM, CHROMIUM_ARGS, require_browser_tools
+from tests.web.web_support import (
+    expect,
+    expect_text,
+)
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
-
-
-def _missing_tools() -> str | None:
-    if not Path(CHROMIUM).exists():
-        return f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright for Python is not installed (pip install -e '.[test]')"
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    missing = _missing_tools()
-    if missing:
-        if require_browser_tools():
-            pytest.fail(missing + " (CI/LEDGER_REQUIRE_BROWSER set: browser tests are required)")
-        pytest.skip(missing)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
-
-
-class Live:
-    """The running pair of servers plus plain-HTTP helpers playing the other clients."""
-
-    def __init__(self, app, api_url, web_url):
-        self.app, self.api, self.web = app, api_url, web_url
-
-    def add_user(self, email="alice@example.com", password=PASSWORD):
-        from app.services.identity import users
-
-        with self.app.app_context():
-            users.add_user(email, password)
-            store.commit()
-
-    def call(self, method, path, *, json_body=None, form=None, token=None):
-        """(status, parsed body) of one API call made outside the browser."""
-        headers, data = {}, None
-        if json_body is not None:
-            headers["Content-Type"] = "application/json"
-            data = json.dumps(json_body).encode()
-        if form is not None:
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-            data = urllib.parse.urlencode(form).encode()
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        request = urllib.request.Request(self.api + path, data=data, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                raw, status = response.read(), response.status
-        except urllib.error.HTTPError as err:
-            with err:
-                raw, status = err.read(), err.code
-        try:
-            return status, json.loads(raw) if raw else None
-        except ValueError:
-            return status, raw.decode()
-
-    def transactions(self):
-        from app.services.ledger import listing
-
-        with self.app.app_context():
-            return listing.list_transactions(None, None)
-
-
-@pytest.fixture
-def live(database_url):
-    api_port, web_port = free_port(), free_port()
-    api_url, web_url = f"http://localhost:{api_port}", f"http://localhost:{web_port}"
-    app = create_app(
-        {
-            "TESTING": True,
-            "DATABASE_URL": database_url,
-            "API_ORIGIN": api_url,
-            "WEB_ORIGIN": web_url,
-            "PASSWORD_HASH_FAST": True,
-            # The real clock: device polling intervals and the throttle are real waits here.
-        }
-    )
-    try:
-        with app.app_context():
-            reset_database()
-        # As `serve` runs them: both apps in one loop thread (harness/inprocess.py).
-        with InProcessServer(
-            app, create_web_app(api_url, web_url), ports=[api_port, web_port], host="localhost"
-        ):
-            yield Live(app, api_url, web_url)
-    finally:
-        # Even when a server could not start: an open connection left to the garbage
-        # collector warns inside whichever test happens to be running then.
-        with app.app_context():
-            db.session.remove()
-            db.engine.dispose()
-
-
-class Person:
-    """One browser profile with a virtual passkey authenticator (CDP WebAuthn domain)."""
-
-    def __init__(self, browser, live, viewport=None):
-        self.live = live
-        # Downloads accepted (Playwright's default, said aloud for the pages that export).
-        self.context = browser.new_context(
-            viewport=viewport or {"width": 1200, "height": 900}, accept_downloads=True
-        )
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(10_000)
-        self.errors = []
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.cdp = self.context.new_cdp_session(self.page)
-        self.cdp.send("WebAuthn.enable", {"enableUI": False})
-        self.authenticator = self._add_authenticator()
-
-    def _add_authenticator(self):
-        return self.cdp.send(
-            "WebAuthn.addVirtualAuthenticator",
-            {
-                "options": {
-                    "protocol": "ctap2",
-                    "transport": "internal",
-                    "hasResidentKey": True,
-                    "hasUserVerification": True,
-                    "isUserVerified": True,
-                    "automaticPresenceSimulation": True,
-                }
-            },
-        )["authenticatorId"]
-
-    def new_device(self):
-        """Swap the authenticator for a fresh one (another device, no credentials yet)."""
-        self.cdp.send(
-            "WebAuthn.removeVirtualAuthenticator", {"authenticatorId": self.authenticator}
-        )
-        self.authenticator = self._add_authenticator()
-
-    def credentials(self):
-        return self.cdp.send("WebAuthn.getCredentials", {"authenticatorId": self.authenticator})[
-            "credentials"
-        ]
-
-    def user_verified(self, flag: bool):
-        self.cdp.send(
-            "WebAuthn.setUserVerified",
-            {"authenticatorId": self.authenticator, "isUserVerified": flag},
-        )
-
-    def password_step(self, email="alice@example.com", password=PASSWORD):
-        self.page.fill("#email", email)
-        self.page.fill("#password", password)
-        self.page.click("#login-submit")
-
-    def first_sign_in(self, email="alice@example.com", passkey_name="Laptop"):
-        """On the sign-in page: password, then enrol the first passkey."""
-        # Ready: signin.js has taken over the form (its button is disabled until then).
-        self.page.wait_for_selector("body[data-ready=true] #login")
-        self.password_step(email)
-        # The password step runs argon2 and the login throttle: on a loaded CI machine
-        # it has taken more than Playwright's default 10 s (seen once in a clean-clone run).
-        self.page.wait_for_selector("#enrol-step:not([hidden])", timeout=30_000)
-        self.page.fill("#passkey-name", passkey_name)
-        self.page.click("#enrol-passkey")
-
-    def books(self):
-        self.page.goto(self.live.web + "/")
-        self.page.wait_for_selector("body[data-ready=true]")
-
-    def message(self, selector="#message"):
-        locator = self.page.locator(selector)
-        locator.wait_for(state="visible")
-        return locator.inner_text()
-
-    def shot(self, name):
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-
-    def close(self):
-        self.context.close()
-        assert self.errors == [], f"uncaught errors in the page: {self.errors}"
-
-
-@pytest.fixture
-def person(browser, live):
-    someone = Person(browser, live)
-    yield someone
-    someone.close()
-
-
-def expect(locator):
-    """Playwright's retrying assertions (imported late: Playwright may be absent)."""
-    from playwright.sync_api import expect as playwright_expect
-
-    return playwright_expect(locator)
-
-
-def _expect_text(page, selector, pattern, timeout=10_000):
-    """Wait until the element's text matches (the pages update asynchronously)."""
-    deadline = time.monotonic() + timeout / 1000
-    text = ""
-    while time.monotonic() < deadline:
-        locator = page.locator(selector)
-        if locator.count() and locator.first.is_visible():
-            text = locator.first.inner_text()
-            if re.search(pattern, text):
-                return text
-        page.wait_for_timeout(50)
-    raise AssertionError(f"{selector} never matched {pattern!r}; last text: {text!r}")
 
 
 def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
@@ -266,16 +49,16 @@ def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
     # The throttle: counted per email (known or not); the page shows the wait.
     for _ in range(4):
         person.password_step("mallory@example.com", "guess")
-        _expect_text(page, "#message", r"^Wrong email or password\.$")
+        expect_text(page, "#message", r"^Wrong email or password\.$")
         page.locator("#message").evaluate("el => { el.textContent = ''; el.hidden = true; }")
     person.password_step("mallory@example.com", "guess")
-    _expect_text(page, "#message", r"Too many failed sign-in attempts\. Wait [12] seconds?")
+    expect_text(page, "#message", r"Too many failed sign-in attempts\. Wait [12] seconds?")
     assert page.locator("#login-submit").is_disabled()
-    _expect_text(page, "#message", r"You can try again now", timeout=5_000)
+    expect_text(page, "#message", r"You can try again now", timeout=5_000)
 
     # Wrong password: said plainly, nothing else happens.
     person.password_step("alice@example.com", "not the password")
-    _expect_text(page, "#message", r"^Wrong email or password\.$")
+    expect_text(page, "#message", r"^Wrong email or password\.$")
     assert page.locator("#enrol-step").is_hidden()
 
     # First sign-in: the password leads to enrolling the first passkey.
@@ -297,27 +80,27 @@ def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
     row = page.locator("#passkeys li", has_text="Laptop")
     row.get_by_role("button", name="Delete").click()
     row.get_by_role("button", name="Yes").click()
-    _expect_text(page, "#passkey-message", r"last passkey.*Add another passkey")
+    expect_text(page, "#passkey-message", r"last passkey.*Add another passkey")
     expect(page.locator("#passkeys li")).to_have_count(1)
 
     # Adding from the same device is refused by the browser (the API excludes the
     # credentials it already has), and the page says why.
     page.fill("#new-passkey-name", "Laptop again")
     page.click("#add-passkey-submit")
-    _expect_text(page, "#passkey-message", r"already holds a passkey")
+    expect_text(page, "#passkey-message", r"already holds a passkey")
     expect(page.locator("#passkeys li")).to_have_count(1)
 
     # A second device adds its passkey; then the first one may go.
     person.new_device()
     page.fill("#new-passkey-name", "Phone")
     page.click("#add-passkey-submit")
-    _expect_text(page, "#passkey-message", r"^Passkey added\.$")
+    expect_text(page, "#passkey-message", r"^Passkey added\.$")
     expect(page.locator("#passkeys li")).to_have_count(2)
     assert len(person.credentials()) == 1
     row = page.locator("#passkeys li", has_text="Laptop")
     row.get_by_role("button", name="Delete").click()
     row.get_by_role("button", name="Yes").click()
-    _expect_text(page, "#passkey-message", r"Deleted “Laptop”")
+    expect_text(page, "#passkey-message", r"Deleted “Laptop”")
     expect(page.locator("#passkeys li .name")).to_have_text(["Phone"])
 
     # Password change with a wrong current password is refused; the session lives on.
@@ -325,7 +108,7 @@ def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
     page.fill("#new-password", "a brand new secret")
     page.fill("#repeat-password", "a brand new secret")
     page.click("#password-submit")
-    _expect_text(page, "#password-message", r"(?i)current password")
+    expect_text(page, "#password-message", r"(?i)current password")
     assert "error" in page.locator("#password-message").get_attribute("class")
     person.shot("security")
 
@@ -340,7 +123,7 @@ def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
     person.user_verified(False)
     person.password_step()
     page.wait_for_selector("#passkey-step:not([hidden])")
-    _expect_text(page, "#message", r"cancelled or timed out")
+    expect_text(page, "#message", r"cancelled or timed out")
     assert page.url.startswith(live.web + "/signin")
     person.user_verified(True)
     page.click("#passkey-signin")
@@ -355,10 +138,10 @@ def test_first_sign_in_enrols_a_passkey_and_later_ones_use_it(live, person):
     page.fill("#new-password", "a brand new secret")
     page.fill("#repeat-password", "a brand new secret")
     page.click("#password-submit")
-    _expect_text(page, "#password-message", r"^Password changed\. You were signed out everywhere")
+    expect_text(page, "#password-message", r"^Password changed\. You were signed out everywhere")
     page.wait_for_url(live.web + "/signin")
     person.password_step(password=PASSWORD)
-    _expect_text(page, "#message", r"^Wrong email or password\.$")
+    expect_text(page, "#message", r"^Wrong email or password\.$")
     person.password_step(password="a brand new secret")
     page.wait_for_url(live.web + "/")
     page.wait_for_selector("body[data-ready=true]")
@@ -538,7 +321,7 @@ def test_consent_for_a_dynamic_client_ends_at_its_redirect_and_can_be_revoked(li
     assert "connected application" in row.inner_text()
     row.get_by_role("button", name="Revoke").click()
     row.get_by_role("button", name="Yes").click()
-    _expect_text(page, "#connection-message", r"^Revoked Helper <b>Bot</b>")
+    expect_text(page, "#connection-message", r"^Revoked Helper <b>Bot</b>")
     expect(page.locator("#connections tbody tr", has_text="Helper")).to_have_count(0)
     status, body = live.call(
         "POST",
@@ -601,13 +384,13 @@ def test_device_flow_is_approved_in_the_page_while_the_device_polls(live, person
     page.wait_for_url(grant["verification_uri_complete"])
     page.wait_for_selector("#device-request:not([hidden])")
     assert page.locator("#device-code-shown").inner_text() == grant["user_code"]
-    _expect_text(page, "#attempts", r"one of 10 attempts")
+    expect_text(page, "#attempts", r"one of 10 attempts")
 
     # A wrong code costs an attempt, and the page says how many are left.
     page.fill("#user-code", "wxyz-wxyz")
     page.click("#lookup")
-    _expect_text(page, "#message", r"No pending request matches that code")
-    _expect_text(page, "#attempts", r"^9 of 10 attempts left")
+    expect_text(page, "#message", r"No pending request matches that code")
+    expect_text(page, "#attempts", r"^9 of 10 attempts left")
 
     # The right code, typed in lower case without the dash.
     page.fill("#user-code", grant["user_code"].lower().replace("-", ""))
@@ -623,7 +406,7 @@ def test_device_flow_is_approved_in_the_page_while_the_device_polls(live, person
     person.shot("device")
     assert "tokens" not in outcome  # the device is still waiting
     page.click("#device-approve")
-    _expect_text(page, "#message", r"^Approved\.")
+    expect_text(page, "#message", r"^Approved\.")
     poller.join(timeout=30)
     assert "tokens" in outcome, outcome
     assert outcome["polls"][0] == "authorization_pending"  # it was waiting on the person
@@ -632,14 +415,14 @@ def test_device_flow_is_approved_in_the_page_while_the_device_polls(live, person
 
     # The budget running out: 9 more failures answer 400, then the API refuses (429).
     page.goto(live.web + "/device")
-    _expect_text(page, "#attempts", r"^9 of 10 attempts left")
+    expect_text(page, "#attempts", r"^9 of 10 attempts left")
     for left in range(8, -1, -1):
         page.fill("#user-code", "WXYZ-WXYZ")
         page.click("#lookup")
-        _expect_text(page, "#attempts", rf"^{left} of 10 attempts left")
+        expect_text(page, "#attempts", rf"^{left} of 10 attempts left")
     page.fill("#user-code", "WXYZ-WXYZ")
     page.click("#lookup")
-    _expect_text(page, "#message", r"All 10 attempts for this sign-in are used up")
+    expect_text(page, "#message", r"All 10 attempts for this sign-in are used up")
     assert page.locator("#lookup").is_disabled()
 
 
@@ -671,10 +454,10 @@ def test_keeping_the_books(live, person):
         page.fill("#account-name", name)
         page.select_option("#account-kind", kind)
         page.click("#account-submit")
-        _expect_text(page, "#new-account-message", rf"^Created {name}\.$")
+        expect_text(page, "#new-account-message", rf"^Created {name}\.$")
     page.fill("#account-name", "Bank")
     page.click("#account-submit")
-    _expect_text(page, "#new-account-message", r"\w")  # the API's duplicate-name refusal
+    expect_text(page, "#new-account-message", r"\w")  # the API's duplicate-name refusal
     assert "error" in page.locator("#new-account-message").get_attribute("class")
     page.goto(live.web + "/")
     page.wait_for_selector("body[data-ready=true]")
@@ -689,11 +472,11 @@ def test_keeping_the_books(live, person):
         page.click("#record-submit")
 
     record("in", "2026-03-01", "Dues from Ann", "$1,234.5", "Dues", "Bank")
-    _expect_text(page, "#record-message", r"^Recorded: Dues from Ann, 1,234\.50\.$")
+    expect_text(page, "#record-message", r"^Recorded: Dues from Ann, 1,234\.50\.$")
     record("out", "2026-03-05", "Stamps", "0.07", "Bank", "Rent")
-    _expect_text(page, "#record-message", r"^Recorded: Stamps, 0\.07\.$")
+    expect_text(page, "#record-message", r"^Recorded: Stamps, 0\.07\.$")
     record("transfer", "2026-01-15", "Float to cash", "12", "Bank", "Cash")
-    _expect_text(page, "#record-message", r"^Recorded: Float to cash, 12\.00\.$")
+    expect_text(page, "#record-message", r"^Recorded: Float to cash, 12\.00\.$")
 
     def stored():
         return {
@@ -710,11 +493,11 @@ def test_keeping_the_books(live, person):
     # Refusals happen in the page: a clear message and nothing sent.
     sent = len(writes)
     record("out", "2026-03-06", "Too precise", "1.234", "Bank", "Rent")
-    _expect_text(page, "#record-message", r"recorded to the cent: use at most two decimal places")
+    expect_text(page, "#record-message", r"recorded to the cent: use at most two decimal places")
     record("transfer", "2026-03-06", "Going nowhere", "12", "Bank", "Bank")
-    _expect_text(page, "#record-message", r"two different accounts")
+    expect_text(page, "#record-message", r"two different accounts")
     record("in", "2026-03-06", "Comma cents", "1,23", "Dues", "Bank")
-    _expect_text(page, "#record-message", r"Commas may only separate thousands")
+    expect_text(page, "#record-message", r"Commas may only separate thousands")
     assert len(writes) == sent and len(live.transactions()) == 3
 
     page.goto(live.web + "/accounts")
@@ -752,7 +535,7 @@ def test_keeping_the_books(live, person):
     edit.locator(".e-amount").fill("0.70")
     edit.locator(".e-description").fill("Stamps and envelopes")
     edit.locator(".e-save").click()
-    _expect_text(page, "#tx-message", r"^Saved: Stamps and envelopes, 0\.70\.$")
+    expect_text(page, "#tx-message", r"^Saved: Stamps and envelopes, 0\.70\.$")
     assert writes[sent:] == [("POST", "/transactions")]
     after = stored()
     assert "Stamps" not in after and after["Stamps and envelopes"] == [("Rent", 70), ("Bank", -70)]
@@ -766,7 +549,7 @@ def test_keeping_the_books(live, person):
     assert len(live.transactions()) == 3
     row.get_by_role("button", name="Delete").click()
     row.get_by_role("button", name="Yes, delete").click()
-    _expect_text(page, "#tx-message", r"^Deleted “Float to cash”\.$")
+    expect_text(page, "#tx-message", r"^Deleted “Float to cash”\.$")
     assert sorted(stored()) == ["Dues from Ann", "Stamps and envelopes"]
     expect(descriptions).to_have_text(["Stamps and envelopes", "Dues from Ann"])
 
@@ -776,15 +559,15 @@ def test_keeping_the_books(live, person):
     page.fill("#is-from", "2026-03-05")
     page.fill("#is-to", "2026-03-05")
     page.click("#is-form button[type=submit]")
-    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+-0\.70$")
+    expect_text(page, "#income-statement-table tr.grand", r"Left over\s+-0\.70$")
     assert page.locator("#is-chart rect.bar.negative").count() == 1
     page.fill("#is-from", "2026-01-01")
     page.fill("#is-to", "2026-12-31")
     page.click("#is-form button[type=submit]")
-    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+1,233\.80$")
+    expect_text(page, "#income-statement-table tr.grand", r"Left over\s+1,233\.80$")
     page.fill("#bs-as-of", "2026-12-31")
     page.click("#bs-form button[type=submit]")
-    _expect_text(page, "#balance-sheet-table tr.grand", r"Net worth\s+1,233\.80$")
+    expect_text(page, "#balance-sheet-table tr.grand", r"Net worth\s+1,233\.80$")
     assert page.locator("#bs-chart rect.bar").count() == 3
     person.shot("books")
 
@@ -795,7 +578,7 @@ def test_keeping_the_books(live, person):
     page.goto(live.web + "/")
     page.wait_for_selector("body[data-ready=true]")
     page.select_option("#book-style", "club")
-    _expect_text(page, "#title", r"^Club accounts$")
+    expect_text(page, "#title", r"^Club accounts$")
     assert page.locator("label:has(input[value=out]) span").inner_text() == "Payment"
     page.goto(live.web + "/reports")
     page.wait_for_selector("body[data-ready=true]")
@@ -804,8 +587,8 @@ def test_keeping_the_books(live, person):
     page.click("#is-form button[type=submit]")
     page.fill("#bs-as-of", "2026-12-31")
     page.click("#bs-form button[type=submit]")
-    _expect_text(page, "#income-statement-table tr.grand", r"^Surplus \(deficit\)\s+1,233\.80$")
-    _expect_text(page, "#balance-sheet-table tr.grand", r"^Total funds\s+1,233\.80$")
+    expect_text(page, "#income-statement-table tr.grand", r"^Surplus \(deficit\)\s+1,233\.80$")
+    expect_text(page, "#balance-sheet-table tr.grand", r"^Total funds\s+1,233\.80$")
     assert page.locator("#reports-section h2").first.inner_text() == "Income and expenditure"
     expect(figures).to_have_text(before)
     assert live.call("GET", "/settings")[0] == 401  # (the API needs a credential)
@@ -886,7 +669,7 @@ def test_a_metadata_document_client_is_shown_by_its_host(
     assert status == 200, other
     page.fill("#user-code", other["user_code"])
     page.click("#lookup")
-    _expect_text(page, "#device-code-shown", "^" + other["user_code"] + "$")
+    expect_text(page, "#device-code-shown", "^" + other["user_code"] + "$")
     assert page.locator("#device-client-origin").is_hidden()
     assert page.locator("#device-first-use-warning").is_hidden()
 
@@ -903,14 +686,14 @@ def test_a_person_locks_the_books_and_a_post_inside_the_lock_is_refused(live, pe
         page.fill("#account-name", name)
         page.select_option("#account-kind", kind)
         page.click("#account-submit")
-        _expect_text(page, "#new-account-message", rf"^Created {name}\.$")
+        expect_text(page, "#new-account-message", rf"^Created {name}\.$")
     page.goto(live.web + "/year-end")  # closing the year is where the lock lives
     page.wait_for_selector("body[data-ready=true]")
 
-    _expect_text(page, "#lock-status", r"^The books are not locked")
+    expect_text(page, "#lock-status", r"^The books are not locked")
     page.fill("#lock-date", "2026-03-31")
     page.click("#lock-submit")
-    _expect_text(page, "#lock-status", r"^The books are locked through 2026-03-31\.$")
+    expect_text(page, "#lock-status", r"^The books are locked through 2026-03-31\.$")
     with live.app.app_context():
         from app.services.ledger import lock
 
@@ -918,7 +701,7 @@ def test_a_person_locks_the_books_and_a_post_inside_the_lock_is_refused(live, pe
         db.session.rollback()
     page.goto(live.web + "/")
     page.wait_for_selector("body[data-ready=true]")
-    _expect_text(page, "#lock-line", r"locked through 2026-03-31")
+    expect_text(page, "#lock-line", r"locked through 2026-03-31")
 
     def record(on, description):
         page.check("input[name=mode][value=out]")
@@ -930,16 +713,16 @@ def test_a_person_locks_the_books_and_a_post_inside_the_lock_is_refused(live, pe
         page.click("#record-submit")
 
     record("2026-03-15", "March rent, late")
-    _expect_text(page, "#record-message", r"^Not recorded: The books are locked through 2026-03-31")
+    expect_text(page, "#record-message", r"^Not recorded: The books are locked through 2026-03-31")
     assert live.transactions() == []
     record("2026-04-01", "April rent")
-    _expect_text(page, "#record-message", r"^Recorded: April rent, 12\.00\.$")
+    expect_text(page, "#record-message", r"^Recorded: April rent, 12\.00\.$")
     assert [tx["description"] for tx in live.transactions()] == ["April rent"]
 
     page.goto(live.web + "/year-end")
     page.wait_for_selector("body[data-ready=true]")
     page.click("#lock-clear")
-    _expect_text(page, "#lock-status", r"^The books are not locked")
+    expect_text(page, "#lock-status", r"^The books are not locked")
     page.set_viewport_size({"width": 390, "height": 844})
     expect(page.locator("#lock-section")).to_be_visible()
     person.shot("books-lock")

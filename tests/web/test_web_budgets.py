@@ -14,14 +14,10 @@ from pathlib import Path
 import pytest
 
 from app import store
-from tests.web import test_web_browser as browser_tests
-from tests.web.test_web_browser import _expect_text
-from tests.web.test_web_views import OVERFLOW_JS, go, shot, sign_in
+from tests.web.pages import OVERFLOW_JS, go, shot, sign_in
+from tests.web.web_support import expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
-
-browser = browser_tests.browser
-live = browser_tests.live
 
 
 def seed(live) -> dict:
@@ -58,7 +54,7 @@ def seed(live) -> dict:
     return ids
 
 
-# tests/web/test_web_views.py's check, but an element inside a box that scrolls on its own
+# tests/web/pages.py's check (fits), but an element inside a box that scrolls on its own
 # (the twelve-month grid) may lie beyond the screen: the box itself must not.
 SCROLL_BOX_JS = OVERFLOW_JS.replace(
     "if (box.width === 0 && box.height === 0) continue;",
@@ -87,8 +83,8 @@ def test_create_fill_approve_and_compare_a_budget(treasurer, live, size):
     page.fill("#budget-start", "2027-01")
     page.select_option("#budget-based-on", "actuals")
     page.click("#budget-create")
-    _expect_text(page, "#editor-title", r"^Club budget 2027: 2027-01-01 to 2027-12-31$")
-    _expect_text(page, "#editor-status", r"^Draft$")
+    expect_text(page, "#editor-title", r"^Club budget 2027: 2027-01-01 to 2027-12-31$")
+    expect_text(page, "#editor-status", r"^Draft$")
     # Last year's actuals: March 2026's dues in the third month, the year beside it.
     assert cell(page, ids["Dues"], 3).input_value() == "20.00"
     assert cell(page, ids["Dues"]).input_value() == "20.00"
@@ -107,15 +103,15 @@ def test_create_fill_approve_and_compare_a_budget(treasurer, live, size):
     assert cell(page, ids["Coffee"]).input_value() == "40.00"
     fits(page)  # the grid scrolls inside its box; the page does not
     page.click("#budget-save")
-    _expect_text(page, "#editor-message", r"^Saved “Club budget 2027”")
+    expect_text(page, "#editor-message", r"^Saved “Club budget 2027”")
 
     page.click("#budget-approve")  # asks once more: approving is for good
     page.click("#budget-approve")
-    _expect_text(page, "#editor-status", r"^Approved \d{4}-\d\d-\d\d by alice@example\.com$")
+    expect_text(page, "#editor-status", r"^Approved \d{4}-\d\d-\d\d by alice@example\.com$")
     assert page.locator("#budget-grid input").count() == 0  # plain figures now
     assert page.locator("#budget-save").is_hidden()
     assert page.locator("#editor-name").is_hidden()
-    _expect_text(page, "#budget-table", r"approved")
+    expect_text(page, "#budget-table", r"approved")
     fits(page)
     page.evaluate("document.getElementById('budget-grid-box').scrollLeft = 0")
     page.locator("#budget-editor").scroll_into_view_if_needed()
@@ -138,9 +134,9 @@ def test_create_fill_approve_and_compare_a_budget(treasurer, live, size):
     go(page, live, "/reports")
     table = "#budget-report-table"
     # It opens on the year to date (docs/web.md); the whole year is one press away.
-    _expect_text(page, "#bva-span", r"^Showing year to date: ")
+    expect_text(page, "#bva-span", r"^Showing year to date: ")
     page.locator("#bva-spans").get_by_role("button", name="Whole year").click()
-    _expect_text(page, f"{table} caption", r"^Club budget 2027: 2027-01-01 to 2027-12-31$")
+    expect_text(page, f"{table} caption", r"^Club budget 2027: 2027-01-01 to 2027-12-31$")
     rent = page.locator(f"{table} tbody tr", has_text="Hall rent").inner_text()
     assert rent.split() == ["Hall", "rent", "100.01", "9.00", "91.01"]
     dues = page.locator(f"{table} tbody tr", has_text="Dues").inner_text()

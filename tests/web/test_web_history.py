@@ -1,7 +1,8 @@
 """The History page in headless Chromium (issue 19): the audit trail, paged and filtered,
 naming the person, how (via) and the application; no sideways scroll at 390 px.
 
-Uses the browser, live servers and person of tests/web/test_web_browser.py (same setup).
+Uses the browser, live servers and person of tests/web/conftest.py (as
+tests/web/test_web_browser.py).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import pytest
 
 from app import store
 from app.services.identity import credentials
-from tests.web.test_web_browser import _expect_text, browser, expect, live, person  # noqa: F401
+from tests.web.web_support import expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
@@ -24,7 +25,7 @@ def _token(server) -> str:
         return token
 
 
-def test_history_pages_filters_and_fits_a_phone(live, person):  # noqa: F811
+def test_history_pages_filters_and_fits_a_phone(live, person):
     live.add_user()
     page = person.page
     page.goto(live.web + "/")
@@ -37,7 +38,7 @@ def test_history_pages_filters_and_fits_a_phone(live, person):  # noqa: F811
     page.fill("#account-name", "Petty cash")
     page.select_option("#account-kind", "asset")
     page.click("#account-submit")
-    _expect_text(page, "#new-account-message", r"^Created Petty cash\.$")
+    expect_text(page, "#new-account-message", r"^Created Petty cash\.$")
     # ...and five with a minted token (client svc-cli, "Ledger command line").
     token = _token(live)
     ids = {}
@@ -76,7 +77,7 @@ def test_history_pages_filters_and_fits_a_phone(live, person):  # noqa: F811
     )
     expect(newest.locator(".event-what")).to_have_text("2026-03-03 · Dues from Cy · 30.00")
     expect(newest.locator(".event-entries li")).to_have_text(["Bank: 30.00", "Dues: -30.00"])
-    _expect_text(page, "#history-head", r"^Newest change #6, fingerprint [0-9a-f]{16}…$")
+    expect_text(page, "#history-head", r"^Newest change #6, fingerprint [0-9a-f]{16}…$")
 
     page.click("#history-more")  # the next page, appended below
     expect(events).to_have_count(6)

@@ -4,8 +4,8 @@ with a choice per line (the other side filled in from how similar lines were boo
 flagged duplicates left out unless ticked, the closing balance offered for
 reconciling), reconciling statement-first (only the entries up to the statement's
 date, a live difference, everything up to the date ticked in one request), and the
-reports' periods, CSVs and lists. Fixtures come from tests/web/test_web_browser.py and
-tests/web/conftest.py.
+reports' periods, CSVs and lists. Fixtures come from
+tests/web/conftest.py, helpers from tests/web/pages.py.
 """
 
 from __future__ import annotations
@@ -19,29 +19,10 @@ from pathlib import Path
 import pytest
 
 from app import store
-from tests.web import test_web_browser as browser_tests
-from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits
+from tests.web.pages import fits, go, sign_in
+from tests.web.web_support import expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
-
-browser = browser_tests.browser
-live = browser_tests.live
-
-
-def sign_in(treasurer, live, path):
-    live.add_user()
-    page = treasurer.page
-    page.goto(live.web + path)
-    treasurer.first_sign_in()
-    page.wait_for_url(live.web + path)
-    page.wait_for_selector("body[data-ready=true]")
-    return page
-
-
-def go(page, live, path):
-    page.goto(live.web + path)
-    page.wait_for_selector("body[data-ready=true]")
 
 
 def record(ids, on, description, *entries):
@@ -113,7 +94,7 @@ def preview(page, live, bank="Bank", fallback="Uncategorised"):
         page.select_option("#import-counter", label=fallback)
     page.click("#preview")
     page.wait_for_selector("#preview-section:not([hidden])")
-    _expect_text(page, "#preview-summary", r"^\d+ lines: ")
+    expect_text(page, "#preview-summary", r"^\d+ lines: ")
 
 
 def test_a_statement_with_one_duplicate_imports_every_line_but_the_duplicate(treasurer, live, size):
@@ -123,7 +104,7 @@ def test_a_statement_with_one_duplicate_imports_every_line_but_the_duplicate(tre
     before = stored(live)
     preview(page, live)
     page.click("#import-submit")
-    _expect_text(page, "#import-message", r"^Imported \d+ transactions?")
+    expect_text(page, "#import-message", r"^Imported \d+ transactions?")
     # (Before: the one other side for every line hid the duplicate, and all 4 went in.)
     added = [tx[:2] for tx in stored(live) if tx not in before]
     assert len(stored(live)) == len(before) + 3
@@ -139,7 +120,7 @@ def test_an_import_leaves_out_its_duplicate_and_books_each_line_as_before(treasu
     ids = club_books(live)
     page = sign_in(treasurer, live, "/import")
     choose_file(page, STATEMENT)
-    _expect_text(page, "#file-message", r"^Read 5 lines from statement\.csv\.$")
+    expect_text(page, "#file-message", r"^Read 5 lines from statement\.csv\.$")
     assert page.locator("#map-balance").input_value() == "3"  # the Balance column, guessed
     before = stored(live)
     preview(page, live)
@@ -154,12 +135,12 @@ def test_an_import_leaves_out_its_duplicate_and_books_each_line_as_before(treasu
     duplicate = page.locator("tr[data-line='2']")
     assert "Possible duplicate" in duplicate.inner_text()
     assert not duplicate.locator("input.line-include").is_checked()
-    _expect_text(page, "#preview-summary", r"^4 lines: 3 ticked to import, 1 possible duplicate")
-    _expect_text(page, "#import-submit", r"^Import 3 transactions$")
+    expect_text(page, "#preview-summary", r"^4 lines: 3 ticked to import, 1 possible duplicate")
+    expect_text(page, "#import-submit", r"^Import 3 transactions$")
     fits(page)
 
     page.click("#import-submit")
-    _expect_text(page, "#import-message", r"^Imported 3 transactions; 1 line left out\.")
+    expect_text(page, "#import-message", r"^Imported 3 transactions; 1 line left out\.")
     added = [tx for tx in stored(live) if tx not in before]
     assert added == sorted(
         [
@@ -196,15 +177,15 @@ def test_an_import_leaves_out_its_duplicate_and_books_each_line_as_before(treasu
     choose_file(page, STATEMENT)
     preview(page, live, fallback=None)
     expect(page.locator("#preview-table tr.duplicate")).to_have_count(4)
-    _expect_text(page, "#preview-summary", r"^4 lines: 0 ticked to import")
+    expect_text(page, "#preview-summary", r"^4 lines: 0 ticked to import")
     assert page.locator("#import-submit").is_disabled()
     assert len(stored(live)) == len(before) + 3
 
     # Ticking one of them on purpose imports exactly that one.
     page.locator("tr[data-line='4'] input.line-include").check()
-    _expect_text(page, "#import-submit", r"^Import 1 transaction$")
+    expect_text(page, "#import-submit", r"^Import 1 transaction$")
     page.click("#import-submit")
-    _expect_text(page, "#import-message", r"^Imported 1 transaction; 3 lines left out\.")
+    expect_text(page, "#import-message", r"^Imported 1 transaction; 3 lines left out\.")
     assert len(stored(live)) == len(before) + 4
 
 
@@ -215,7 +196,7 @@ def test_changing_a_lines_other_side_checks_it_again(treasurer, live, size):
     preview(page, live, fallback=None)
     # Nothing like "Hall hire" was booked and no default given: chosen per line.
     hall = page.locator("tr[data-line='3']")
-    _expect_text(page, "tr[data-line='3']", r"Choose the other side")
+    expect_text(page, "tr[data-line='3']", r"Choose the other side")
     assert hall.locator("input.line-include").is_disabled()
     hall.locator("select.line-counter").select_option(label="Printing")
     expect(hall.locator("input.line-include")).to_be_checked()
@@ -229,7 +210,7 @@ def test_changing_a_lines_other_side_checks_it_again(treasurer, live, size):
     expect(dup.locator("input.line-include")).not_to_be_checked()
     fits(page)
     page.click("#import-submit")
-    _expect_text(page, "#import-message", r"^Imported 1 transaction; 1 line left out\.")
+    expect_text(page, "#import-message", r"^Imported 1 transaction; 1 line left out\.")
     hall_tx = [tx for tx in live.transactions() if tx["description"] == "Hall hire"]
     assert sorted((e["account_id"], e["amount_cents"]) for e in hall_tx[0]["entries"]) == sorted(
         [(ids["Bank"], -6098), (ids["Printing"], 6098)]
@@ -305,18 +286,18 @@ def test_reconciling_starts_from_the_statement_and_ticks_the_month_in_one_reques
     entries = page.locator("#register tbody tr[data-entry]")
     expect(entries).to_have_count(26)
     assert "Feb" not in page.locator("#register").inner_text()
-    _expect_text(page, "#register-count", r"^26 entries up to 2026-01-31\.$")
+    expect_text(page, "#register-count", r"^26 entries up to 2026-01-31\.$")
     # The opening deposit is inside the lock: shown as locked, with no box to tick.
     opening = page.locator("#register tbody tr", has_text="Opening deposit")
     assert "locked" in opening.inner_text()
     expect(opening.locator("input[type=checkbox]")).to_have_count(0)
-    _expect_text(page, "#rec-diff", r"^253\.25$")
+    expect_text(page, "#rec-diff", r"^253\.25$")
     fits(page)
 
     # A tick moves the difference at once.
     page.locator("#register tbody tr", has_text="Dues 25").locator("input").check()
-    _expect_text(page, "#rec-cleared", r"^10\.25$")
-    _expect_text(page, "#rec-diff", r"^243\.00$")
+    expect_text(page, "#rec-cleared", r"^10\.25$")
+    expect_text(page, "#rec-diff", r"^243\.00$")
     expect(page.locator("#rec-difference")).to_have_class(re.compile(r"\boff\b"))
     eventually(lambda: len(cleared_events(live)) == 1)
 
@@ -329,16 +310,16 @@ def test_reconciling_starts_from_the_statement_and_ticks_the_month_in_one_reques
         ),
     )
     page.click("#rec-tick-all")
-    _expect_text(page, "#rec-message", r"^Ticked 24 entries up to 2026-01-31 as cleared\.$")
+    expect_text(page, "#rec-message", r"^Ticked 24 entries up to 2026-01-31 as cleared\.$")
     assert len(posts) == 1
     events = cleared_events(live)
     assert len(events) == 2 and len(events[0]["object"]["entry_ids"]) == 24
-    _expect_text(page, "#rec-diff", r"^0\.00$")
+    expect_text(page, "#rec-diff", r"^0\.00$")
     expect(page.locator("#rec-difference")).to_have_class(re.compile(r"\bzero\b"))
     fits(page)
 
     page.click("#rec-submit")
-    _expect_text(page, "#rec-message", r"^Reconciled to 2026-01-31: 25 entries now locked")
+    expect_text(page, "#rec-message", r"^Reconciled to 2026-01-31: 25 entries now locked")
     expect(page.locator("#register tbody tr.reconciled")).to_have_count(25)
     expect(page.locator("#register tbody tr.reconciled input")).to_have_count(0)
 
@@ -346,7 +327,7 @@ def test_reconciling_starts_from_the_statement_and_ticks_the_month_in_one_reques
     page.fill("#rec-date", "2026-02-28")
     expect(entries).to_have_count(29)
     page.fill("#rec-balance", str((JANUARY + 2100) / 100))
-    _expect_text(page, "#rec-diff", r"^21\.00$")
+    expect_text(page, "#rec-diff", r"^21\.00$")
     fits(page)
 
 
@@ -409,8 +390,8 @@ def test_reports_periods_csv_of_what_is_shown_and_what_a_line_is_made_of(treasur
     )
 
     page.click("[data-preset=this-month]")
-    _expect_text(page, "#income-statement-table caption", rf"^Income and spending, {this_month}$")
-    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+-10\.50$")
+    expect_text(page, "#income-statement-table caption", rf"^Income and spending, {this_month}$")
+    expect_text(page, "#income-statement-table tr.grand", r"Left over\s+-10\.50$")
     expect(page.locator("[data-preset=this-month]")).to_have_attribute("aria-pressed", "true")
     assert page.locator("#bs-as-of").input_value() == month_end(first).isoformat()
     name, rows = download(page, "#is-csv")
@@ -422,8 +403,8 @@ def test_reports_periods_csv_of_what_is_shown_and_what_a_line_is_made_of(treasur
     # A changed date: the CSV waits for that period to be shown, then is of it.
     page.fill("#is-from", last_month.isoformat())
     expect(page.locator("[data-preset=this-month]")).to_have_attribute("aria-pressed", "false")
-    _expect_text(page, "#income-statement-table caption", rf"^Income and spending, {last_month}")
-    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+9\.50$")
+    expect_text(page, "#income-statement-table caption", rf"^Income and spending, {last_month}")
+    expect_text(page, "#income-statement-table tr.grand", r"Left over\s+9\.50$")
     name, rows = download(page, "#is-csv")
     assert rows[0].startswith(f'"Income and spending, {last_month.isoformat()} to')
     assert rows[-1] == "Left over,,9.50"
@@ -431,12 +412,12 @@ def test_reports_periods_csv_of_what_is_shown_and_what_a_line_is_made_of(treasur
     page.fill("#is-to", "2199-12-31")
     page.fill("#is-from", "1800-01-01")
     page.click("#is-form button[type=submit]")
-    _expect_text(page, "#is-message", r"\w")
+    expect_text(page, "#is-message", r"\w")
     assert page.locator("#is-csv").is_disabled()
     expect(page.locator("#income-statement-table")).to_have_count(0)
 
     page.click("[data-preset=last-month]")
-    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+20\.00$")
+    expect_text(page, "#income-statement-table tr.grand", r"Left over\s+20\.00$")
 
     # The financial year from the month it starts in (kept by this browser).
     page.select_option("#fy-start", label="April")
@@ -444,19 +425,19 @@ def test_reports_periods_csv_of_what_is_shown_and_what_a_line_is_made_of(treasur
     today = date.today()
     start = date(today.year if today.month >= 4 else today.year - 1, 4, 1)
     fy = f"{start.isoformat()} to {date(start.year + 1, 3, 31).isoformat()}"
-    _expect_text(page, "#income-statement-table caption", rf"^Income and spending, {fy}$")
+    expect_text(page, "#income-statement-table caption", rf"^Income and spending, {fy}$")
     go(page, live, "/reports")
     assert page.locator("#fy-start").input_value() == "4"
 
     # A line opens what it is made of: the count and the sum, equal to the figure.
     page.click("[data-preset=this-month]")
-    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+-10\.50$")
+    expect_text(page, "#income-statement-table tr.grand", r"Left over\s+-10\.50$")
     page.locator("#income-statement-table button.account-line", has_text="Coffee").click()
-    _expect_text(page, "#lines-title", rf"^Coffee, {this_month}$")
+    expect_text(page, "#lines-title", rf"^Coffee, {this_month}$")
     expect(page.locator("#lines-table tbody tr")).to_have_count(3)
     assert page.locator("#lines-count").inner_text() == "3 transactions"
     assert page.locator("#lines-sum").inner_text() == "10.50"
-    _expect_text(
+    expect_text(
         page, "#lines-status", r"^3 transactions, total 10\.50: the figure on the report\.$"
     )
     fits(page)

@@ -13,14 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.web import test_web_browser as browser_tests
-from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, go, seed, shot, sign_in
+from tests.web.pages import fits, go, seed, shot, sign_in
+from tests.web.web_support import expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
-browser = browser_tests.browser
-live = browser_tests.live
 
 RECEIPT = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8
 INVOICE = b"%PDF-1.4\n% an invoice\n%%EOF\n"
@@ -47,7 +44,7 @@ def test_attach_a_receipt_download_it_and_the_audit_pack(treasurer, live, size):
     assert camera.get_attribute("capture") == ""
     assert camera.get_attribute("accept") == "image/*,application/pdf"
     camera.set_input_files({"name": "till receipt.png", "mimeType": "image/png", "buffer": RECEIPT})
-    _expect_text(
+    expect_text(
         page,
         f"tr.receipts-row[data-receipts-of='{tx_id}'] .message",
         r"^Attached till receipt\.png\.$",
@@ -69,7 +66,7 @@ def test_attach_a_receipt_download_it_and_the_audit_pack(treasurer, live, size):
     panel.locator(f"#receipt-file-{tx_id}").set_input_files(
         {"name": "page.pdf", "mimeType": "application/pdf", "buffer": b"<html>no</html>"}
     )
-    _expect_text(page, f"tr.receipts-row[data-receipts-of='{tx_id}'] .message", r"^Not attached: ")
+    expect_text(page, f"tr.receipts-row[data-receipts-of='{tx_id}'] .message", r"^Not attached: ")
     expect(clip).to_have_text("1")
 
     # Postings without a receipt: the rent is no longer among them. The filter is part
@@ -138,7 +135,7 @@ def test_a_heic_photo_and_a_pdf_from_the_record_form(treasurer, live, size):
     page.select_option("#debit", label="Rent")
     field.set_input_files({"name": "IMG_0001.HEIC", "mimeType": "image/heic", "buffer": PHOTO})
     page.click("#record-submit")
-    _expect_text(
+    expect_text(
         page,
         "#record-message",
         r"^Recorded: Hall keys cut, 12\.50\. Receipt attached: IMG_0001\.HEIC\.$",

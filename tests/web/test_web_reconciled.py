@@ -19,15 +19,10 @@ from sqlalchemy import select
 from app import store
 from app.extensions import db
 from app.models import Entry
-from tests.web import test_web_browser as browser_tests
-from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, go, seed, sign_in
-from tests.web.test_web_walk37 import all_big_enough
+from tests.web.pages import all_big_enough, fits, go, seed, sign_in
+from tests.web.web_support import expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
-
-browser = browser_tests.browser
-live = browser_tests.live
 
 
 def reconcile_bank(live, bank: int) -> None:
@@ -81,7 +76,7 @@ def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(treasurer, li
     form.locator(".e-description").fill("Hall rent, February")
     form.locator(".e-debit").select_option(str(ids["Coffee"]))
     form.locator(".e-save").click()
-    _expect_text(page, "#tx-message", r"^Saved: Hall rent, February, 450\.00\.$")
+    expect_text(page, "#tx-message", r"^Saved: Hall rent, February, 450\.00\.$")
     rent = page.locator("#transactions tbody tr[data-id]", has_text="Hall rent, February")
     expect(rent.locator(".badge.reconciled")).to_have_count(1)
     expect(rent.locator(".badge.reconciled")).to_be_visible()
@@ -100,7 +95,7 @@ def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(treasurer, li
     if size == "phone":
         all_big_enough(page)
     adjust.locator(".a-save").click()
-    _expect_text(page, "#tx-message", r"^Adjusted “Hall rent, February” by 0\.30\.$")
+    expect_text(page, "#tx-message", r"^Adjusted “Hall rent, February” by 0\.30\.$")
     made = page.locator("#transactions tbody tr[data-id]", has_text="Adjustment: Hall rent")
     expect(made).to_have_count(1)
     adjustment = made.get_attribute("data-id")
@@ -131,6 +126,6 @@ def test_edit_and_adjust_a_reconciled_payment_then_pack_the_period(treasurer, li
         journal = pack.read("books.journal").decode()
     assert (manifest["from"], manifest["to"]) == ("2026-02-01", "2026-02-28")
     assert "2026-02-01 Opening balances" in journal
-    _expect_text(page, "#export-section .message", r"\(2026-02-01 to 2026-02-28\)\.$")
+    expect_text(page, "#export-section .message", r"\(2026-02-01 to 2026-02-28\)\.$")
     fits(page)
     assert treasurer.errors == []

@@ -15,6 +15,7 @@ import urllib.request
 import pytest
 
 from bench import serve_signals
+from harness.serve_trials import Trials
 from harness.server import Service
 from tests.support import free_port
 
@@ -126,7 +127,7 @@ def test_exit_1_before_serve_began_is_the_signal_only_without_a_traceback(
 ):
     """How the long run judges a SIGINT trial that ended with exit 1 before serve's
     first line: click's "Aborted!" is the signal's ending; a traceback is a crash."""
-    trials = serve_signals.Trials(tmp_path)
+    trials = Trials(tmp_path)
     judged, problem = trials._judge(
         signal.SIGINT, 1, output, "", free_port(), free_port(), tmp_path / "untouched.db"
     )

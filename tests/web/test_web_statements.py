@@ -25,14 +25,11 @@ from pathlib import Path
 import pytest
 
 from app import store
-from tests.web import test_web_browser as browser_tests
-from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, go, shot, sign_in
+from tests.web.pages import all_big_enough, fits, go, shot, sign_in
+from tests.web.web_support import expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
-browser = browser_tests.browser
-live = browser_tests.live
 
 # Payee → expense or income account; the rules file each payee there.
 PAYEES = [
@@ -170,10 +167,10 @@ def known_rules(live, ids):
 def reconciled(page, at: str) -> None:
     """The statement shows itself reconciled (to `at`: "DATE at AMOUNT") and offers no
     second reconciliation."""
-    _expect_text(page, "#reconcile", rf"^Reconciled to {re.escape(at)}$")
+    expect_text(page, "#reconcile", rf"^Reconciled to {re.escape(at)}$")
     expect(page.locator("#reconcile")).to_be_disabled()
     expect(page.locator("#statement-section")).to_have_attribute("data-reconciled", "true")
-    _expect_text(
+    expect_text(
         page,
         "#reconcile-hint",
         r"^This statement is reconciled: the account's entries up to \d{4}-\d\d-\d\d are "
@@ -239,30 +236,30 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     page.wait_for_selector("body[data-ready=true]")
     fits(page)
     clicks.choose_file("#stmt-file", "march.ofx", ofx(lines))
-    _expect_text(page, "#upload-message", r"^Read 40 lines from march\.ofx\.$")
+    expect_text(page, "#upload-message", r"^Read 40 lines from march\.ofx\.$")
     assert page.locator("#bank-account-label").is_hidden()
     rows = page.locator("#lines > li")
     expect(rows).to_have_count(40)
-    _expect_text(page, "#statement-counts", r"^40 lines: 40 new\.$")
+    expect_text(page, "#statement-counts", r"^40 lines: 40 new\.$")
     # Each line's account is preselected from its rule.
     first = page.locator("#lines > li[data-line='1']")
     assert first.locator("select").input_value() == str(ids["Food"])
     expect(first.locator(".detail")).to_have_text("Suggested by the rule “Corner Grocer → Food”.")
-    _expect_text(page, "#post-suggested", r"^Post 40 suggested lines$")
+    expect_text(page, "#post-suggested", r"^Post 40 suggested lines$")
     assert page.locator("#reconcile").is_disabled()
-    _expect_text(page, "#reconcile-hint", r"^40 lines are still waiting")
+    expect_text(page, "#reconcile-hint", r"^40 lines are still waiting")
     fits(page)
     page.evaluate("document.getElementById('statement-section').scrollIntoView()")
     shot(page, "statements", size)
 
     clicks.click("#post-suggested")
-    _expect_text(page, "#statement-counts", r"^40 lines: 40 posted\.$")
+    expect_text(page, "#statement-counts", r"^40 lines: 40 posted\.$")
     expect(page.locator("#lines > li[data-status=posted]")).to_have_count(40)
     closing = 500000 + sum(line["amount_cents"] for line in lines)
     shown = f"{closing // 100:,}.{closing % 100:02d}"
-    _expect_text(page, "#reconcile", rf"^Reconcile to 2026-03-31 at {re.escape(shown)}$")
+    expect_text(page, "#reconcile", rf"^Reconcile to 2026-03-31 at {re.escape(shown)}$")
     clicks.click("#reconcile")
-    _expect_text(
+    expect_text(
         page, "#statement-message", rf"^Reconciled Bank to 2026-03-31 at {re.escape(shown)}"
     )
     assert clicks.count <= 10, clicks.count
@@ -283,7 +280,7 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     page.set_input_files(
         "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
     )
-    _expect_text(page, "#statement-counts", r"^40 lines: 40 already imported\.$")
+    expect_text(page, "#statement-counts", r"^40 lines: 40 already imported\.$")
     expect(page.locator("#lines > li[data-line='1'] .badge")).to_have_text("Already imported")
     expect(page.locator("#lines > li[data-line='1'] .detail")).to_have_text(
         "Already in the books as 2026-03-01 · Corner Grocer · -23.45"
@@ -317,7 +314,7 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     page.set_input_files(
         "#stmt-file", files=[{"name": "notes.txt", "mimeType": "text/plain", "buffer": b"hello"}]
     )
-    _expect_text(page, "#upload-message", r"OFX.*camt\.053.*MT940")
+    expect_text(page, "#upload-message", r"OFX.*camt\.053.*MT940")
     assert page.locator("#stmt-file").get_attribute("aria-invalid") == "true"
     assert page.locator("#statement-section").is_hidden()
     # A file holding two bank accounts' statements: the page asks which one.
@@ -325,28 +322,28 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     page.set_input_files(
         "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": both}]
     )
-    _expect_text(
+    expect_text(
         page, "#upload-message", r"^This file holds statements of 2 bank accounts: choose the one"
     )
     page.select_option("#bank-account", "99887766")
     page.click("#upload-again")
-    _expect_text(page, "#upload-message", r"^Read 6 lines from march\.ofx\.$")
+    expect_text(page, "#upload-message", r"^Read 6 lines from march\.ofx\.$")
     assert page.locator("#bank-account-label").is_hidden()
     expect(page.locator("#lines > li")).to_have_count(6)
-    _expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 found in the books\.$")
+    expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 found in the books\.$")
     # The line found in the books shows that transaction.
     found = page.locator("#lines > li[data-line='5']")
     expect(found.locator(".badge")).to_have_text("Found in the books")
     expect(found.locator(".detail")).to_have_text(
         "In the books as 2026-03-20 · Printing of newsletters · -19.99"
     )
-    _expect_text(page, "#post-suggested", r"^Match 1 line found in the books$")
+    expect_text(page, "#post-suggested", r"^Match 1 line found in the books$")
     line = page.locator("#lines > li[data-line='1']")
     expect(line.locator(".detail")).to_have_text("Nothing suggested: choose the account.")
 
     # "Always file this payee here" shows what the rule would catch before making it.
     line.locator("select").select_option(str(ids["Food"]))
-    _expect_text(page, "#post-suggested", r"^Post 1 suggested line and match 1$")
+    expect_text(page, "#post-suggested", r"^Post 1 suggested line and match 1$")
     line.locator(".act-rule").click()
     panel = line.locator(".rule-panel")
     expect(panel.locator("[role=status]")).to_have_text(
@@ -355,7 +352,7 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     expect(panel.locator("ul.preview li")).to_have_count(2)
     fits(page)
     panel.locator(".act-make-rule").click()
-    _expect_text(
+    expect_text(
         page,
         "#statement-message",
         r"^Made the rule “Corner Grocer → Food”: 2 waiting lines of this statement "
@@ -364,7 +361,7 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     expect(page.locator("#lines > li[data-line='6'] .detail")).to_have_text(
         "Suggested by the rule “Corner Grocer → Food”."
     )
-    _expect_text(page, "#post-suggested", r"^Post 2 suggested lines and match 1$")
+    expect_text(page, "#post-suggested", r"^Post 2 suggested lines and match 1$")
 
     # One line to another account, one ignored, one refused until its account is chosen.
     page.locator("#lines > li[data-line='2'] select").select_option(str(ids["Sundries"]))
@@ -376,16 +373,16 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     # The keyboard goes on to the next line waiting.
     expect(page.locator("#lines > li[data-line='4'] select")).to_be_focused()
     page.locator("#lines > li[data-line='4'] .act-post").click()
-    _expect_text(page, "#statement-message", r"^Choose the account this line goes to\.$")
+    expect_text(page, "#statement-message", r"^Choose the account this line goes to\.$")
     assert page.locator("#lines > li[data-line='4'] select").get_attribute("aria-invalid") == "true"
     page.locator("#lines > li[data-line='4'] select").select_option(str(ids["Dues"]))
-    _expect_text(page, "#post-suggested", r"^Post 3 suggested lines and match 1$")
+    expect_text(page, "#post-suggested", r"^Post 3 suggested lines and match 1$")
     page.click("#post-suggested")
-    _expect_text(page, "#statement-counts", r"^6 lines: 4 posted, 1 matched, 1 ignored\.$")
+    expect_text(page, "#statement-counts", r"^6 lines: 4 posted, 1 matched, 1 ignored\.$")
     expect(page.locator("#lines > li[data-line='5'] .badge")).to_have_text("Matched")
     # The books now differ from the bank by the ignored line: said plainly, with the register.
     page.click("#reconcile")
-    _expect_text(
+    expect_text(
         page,
         "#statement-message",
         r"^Not reconciled: the cleared entries in Bank up to 2026-03-31 do not add up to "
@@ -403,7 +400,7 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     assert Path(download.value.path()).read_bytes() == both
     listed.locator("button", has_text="Delete").click()
     listed.locator("button", has_text="Delete it").click()
-    _expect_text(page, "#list-message", r"^Deleted the statement; what it posted or matched stays")
+    expect_text(page, "#list-message", r"^Deleted the statement; what it posted or matched stays")
     expect(listed).to_have_count(0)
     assert page.locator("#statement-section").is_hidden()
 
@@ -467,9 +464,9 @@ def test_a_thousand_lines_on_a_phone(treasurer, live, size):
     )
     rows = page.locator("#lines > li")
     expect(rows).to_have_count(100)  # drawn 100 at a time
-    _expect_text(page, "#lines-count", r"^Showing lines 1 to 100 of 1000\.$")
+    expect_text(page, "#lines-count", r"^Showing lines 1 to 100 of 1000\.$")
     known = sum(1 for line in lines if not line["payee"].startswith("SUPERMARKET"))
-    _expect_text(
+    expect_text(
         page, "#post-suggested", rf"^Post {known} suggested lines$"
     )  # the long payees have no rule
     fits(page)
@@ -482,7 +479,7 @@ def test_a_thousand_lines_on_a_phone(treasurer, live, size):
     assert page.evaluate(BROKEN_JS) == []
     # All 858 in one request, whether drawn or not.
     page.click("#post-suggested")
-    _expect_text(
+    expect_text(
         page,
         "#statement-counts",
         rf"^1000 lines: {1000 - known} new, {known} posted\.$",
@@ -590,13 +587,13 @@ def test_a_card_statement_on_a_liability_account(treasurer, live, size):
         "#stmt-file",
         files=[{"name": "card.ofx", "mimeType": "application/x-ofx", "buffer": card_ofx(-10000)}],
     )
-    _expect_text(page, "#upload-message", r"^Read 4 lines from card\.ofx\.$")
+    expect_text(page, "#upload-message", r"^Read 4 lines from card\.ofx\.$")
     (listed,) = api_get(page, live, f"/statements?account_id={ids['Card']}")
     shown_api = api_get(page, live, f"/statements/{listed['id']}")
     assert shown_api["closing_balance_cents"] == closing
     assert shown_api["closing_balance_on"] == "2026-03-31"
     assert shown_api["bank_account"] == "4111000011112222"
-    _expect_text(
+    expect_text(
         page,
         "#statement-facts",
         rf"^OFX file, account 4111000011112222, EUR, closing balance "
@@ -610,14 +607,14 @@ def test_a_card_statement_on_a_liability_account(treasurer, live, size):
         account = CARD_LINES[line["line_id"] - 1][3]
         row.locator("select").select_option(str(ids[account]))
     assert [line["amount_cents"] for line in shown_api["lines"]] == [c for _, c, _, _ in CARD_LINES]
-    _expect_text(page, "#post-suggested", r"^Post 4 suggested lines$")
+    expect_text(page, "#post-suggested", r"^Post 4 suggested lines$")
     page.click("#post-suggested")
-    _expect_text(page, "#statement-counts", r"^4 lines: 4 posted\.$")
-    _expect_text(
+    expect_text(page, "#statement-counts", r"^4 lines: 4 posted\.$")
+    expect_text(
         page, "#reconcile", rf"^Reconcile to 2026-03-31 at {re.escape(money_words(closing))}$"
     )
     page.click("#reconcile")
-    _expect_text(
+    expect_text(
         page,
         "#statement-message",
         rf"^Reconciled Card to 2026-03-31 at {re.escape(money_words(closing))} on the "
@@ -643,9 +640,9 @@ def test_a_card_statement_on_a_liability_account(treasurer, live, size):
     assert by_account[ids["Bank"]] == [-10000]
     # The register page shows the same figures as its API.
     go(page, live, f"/register?account={ids['Card']}")
-    _expect_text(page, "#register-balance", rf"^{re.escape(money_words(card['balance_cents']))}$")
-    _expect_text(page, "#register-cleared", r"^93\.51$")
-    _expect_text(page, "#rec-last", r"^Last reconciled to 2026-03-31, closing balance 93\.51\.$")
+    expect_text(page, "#register-balance", rf"^{re.escape(money_words(card['balance_cents']))}$")
+    expect_text(page, "#register-cleared", r"^93\.51$")
+    expect_text(page, "#rec-last", r"^Last reconciled to 2026-03-31, closing balance 93\.51\.$")
     assert treasurer.errors == []
 
 
@@ -655,8 +652,6 @@ def test_ignore_a_line_found_in_the_books_and_every_control_can_be_tapped(treasu
     on a phone every control of the page, a line's rule panel and a statement's delete
     confirmation open, is at least 24x24 CSS px and the buttons, fields and pickers 44
     (issue 37's sizes, tests/web/test_web_walk37.py)."""
-    from tests.web.test_web_walk37 import all_big_enough
-
     ids = seed(live, by_hand=True)
     page = sign_in(treasurer, live, "/")
     go(page, live, f"/statements?account={ids['Bank']}")
@@ -664,7 +659,7 @@ def test_ignore_a_line_found_in_the_books_and_every_control_can_be_tapped(treasu
         "#stmt-file",
         files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(statement_lines(6))}],
     )
-    _expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 found in the books\.$")
+    expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 found in the books\.$")
     found = page.locator("#lines > li[data-line='5']")
     ignore = found.get_by_role("button", name="Ignore Printing Shop, 2026-03-21, -19.99")
     expect(ignore).to_have_text("Ignore")
@@ -675,8 +670,8 @@ def test_ignore_a_line_found_in_the_books_and_every_control_can_be_tapped(treasu
     expect(found.locator(".badge")).to_have_text("Ignored")
     expect(found.locator(".detail")).to_have_text("Left out of the books.")
     expect(found.locator("button")).to_have_count(0)  # nothing more to do on it
-    _expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 ignored\.$")
-    _expect_text(page, "#post-suggested", r"^Nothing suggested to post$")
+    expect_text(page, "#statement-counts", r"^6 lines: 5 new, 1 ignored\.$")
+    expect_text(page, "#post-suggested", r"^Nothing suggested to post$")
     from sqlalchemy import select
 
     from app.extensions import db
@@ -718,33 +713,33 @@ def test_the_statements_opening_balance_in_the_register(treasurer, live, size):
         store.commit()
     page = sign_in(treasurer, live, "/")
     go(page, live, f"/register?account={ids['Bank']}")
-    _expect_text(page, "#rec-last", r"^Last reconciled to 2026-02-28, closing balance 5,000\.00\.$")
+    expect_text(page, "#rec-last", r"^Last reconciled to 2026-02-28, closing balance 5,000\.00\.$")
     check = page.locator("#rec-opening-check")
     assert check.is_hidden()
     expect(page.get_by_label("Opening balance")).to_have_attribute("id", "rec-opening")
     page.fill("#rec-opening", "5,000.00")
-    _expect_text(
+    expect_text(
         page,
         "#rec-opening-check",
         r"^The opening balance matches the last reconciliation \(2026-02-28\)\.$",
     )
     page.fill("#rec-opening", "4,990.01")
-    _expect_text(
+    expect_text(
         page,
         "#rec-opening-check",
         r"^The opening balance differs from the last reconciliation's closing 5,000\.00 by "
         r"-9\.99: a statement may be missing\.$",
     )
     page.fill("#rec-opening", "12.345")
-    _expect_text(page, "#rec-opening-check", r"^Opening balance: “12\.345”: ")
+    expect_text(page, "#rec-opening-check", r"^Opening balance: “12\.345”: ")
     page.fill("#rec-opening", "")
     expect(check).to_be_hidden()
     fits(page)
 
     go(page, live, f"/register?account={savings}")
-    _expect_text(page, "#rec-last", r"^Not reconciled before: this is the first statement\.$")
+    expect_text(page, "#rec-last", r"^Not reconciled before: this is the first statement\.$")
     page.fill("#rec-opening", "10.00")
-    _expect_text(
+    expect_text(
         page,
         "#rec-opening-check",
         r"^No earlier reconciliation to compare the opening balance with\.$",
@@ -767,9 +762,9 @@ def test_a_line_filed_wrong_corrected_in_the_books_still_reconciles(treasurer, l
     page.set_input_files(
         "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
     )
-    _expect_text(page, "#statement-counts", r"^3 lines: 3 new\.$")
+    expect_text(page, "#statement-counts", r"^3 lines: 3 new\.$")
     page.click("#post-suggested")
-    _expect_text(page, "#statement-counts", r"^3 lines: 3 posted\.$")
+    expect_text(page, "#statement-counts", r"^3 lines: 3 posted\.$")
 
     go(page, live, "/")
     row = page.locator("#transactions tbody tr[data-id]", has_text="Hall Hire Ltd")
@@ -778,7 +773,7 @@ def test_a_line_filed_wrong_corrected_in_the_books_still_reconciles(treasurer, l
     form = page.locator(f"tr[data-edit='{original}'] form.edit-form")
     form.locator(".e-debit").select_option(str(ids["Sundries"]))
     form.locator(".e-save").click()
-    _expect_text(page, "#tx-message", r"^Saved: Hall Hire Ltd, 150\.02\.$")
+    expect_text(page, "#tx-message", r"^Saved: Hall Hire Ltd, 150\.02\.$")
     corrected = page.locator("#transactions tbody tr[data-id]", has_text="Hall Hire Ltd")
     expect(corrected).to_have_count(1)
     assert corrected.get_attribute("data-id") != original
@@ -788,7 +783,7 @@ def test_a_line_filed_wrong_corrected_in_the_books_still_reconciles(treasurer, l
     closing = 500000 + sum(line["amount_cents"] for line in lines)
     shown = f"{closing // 100:,}.{closing % 100:02d}"
     page.click("#reconcile")
-    _expect_text(
+    expect_text(
         page, "#statement-message", rf"^Reconciled Bank to 2026-03-31 at {re.escape(shown)}"
     )
     reconciled(page, f"2026-03-31 at {shown}")

@@ -1,8 +1,8 @@
 """The web app's views in headless Chromium, at a desktop size and on a 390x844
 phone: books (paged list, search), register (cleared, reconcile), accounts
 (rename, archive), reports and downloads, the CSV statement import, connections,
-and no page wider than the screen. Fixtures come from tests/web/test_web_browser.py and
-tests/web/conftest.py.
+and no page wider than the screen. Fixtures come from
+tests/web/conftest.py, helpers from tests/web/pages.py.
 
 Screenshots: docs/screenshot-*.png are written by this module when
 LEDGER_SCREENSHOTS=docs is set (see docs/web.md "Screenshots"); otherwise they go
@@ -13,120 +13,15 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from pathlib import Path
 
 import pytest
 
 from app import store
-from tests.web import test_web_browser as browser_tests
-from tests.web.test_web_browser import _expect_text, expect
-from tests.web.web_support import SIZES
+from tests.web.pages import fits, go, seed, shot, sign_in
+from tests.web.web_support import SIZES, expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
-
-# The Chromium and live-server fixtures of the browser tests, shared.
-browser = browser_tests.browser
-live = browser_tests.live
-
-ROOT = Path(__file__).resolve().parents[2]
-
-# Every visible element's box must lie within the viewport, and the document
-# must not scroll sideways. Returns descriptions of the offenders.
-OVERFLOW_JS = """() => {
-  const width = window.innerWidth;
-  const bad = [];
-  const doc = document.documentElement.scrollWidth;
-  if (doc > width) bad.push(`document scrollWidth ${doc} > ${width}`);
-  for (const el of document.body.querySelectorAll("*")) {
-    const box = el.getBoundingClientRect();
-    if (box.width === 0 && box.height === 0) continue;
-    const style = getComputedStyle(el);
-    if (style.visibility === "hidden" || style.clip === "rect(0px, 0px, 0px, 0px)") continue;
-    if (box.right > width + 0.5 || box.left < -0.5) {
-      const cls = typeof el.className === "string" && el.className ? "." + el.className : "";
-      const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + cls;
-      bad.push(`${name} [${Math.round(box.left)}, ${Math.round(box.right)}]`);
-    }
-  }
-  return bad.slice(0, 10);
-}"""
-
-
-def fits(page):
-    offenders = page.evaluate(OVERFLOW_JS)
-    assert offenders == [], f"{page.url}: wider than the viewport: {offenders}"
-
-
-def shot(page, name, size):
-    target = os.environ.get("LEDGER_SCREENSHOTS")
-    folder = ROOT / "docs" if target == "docs" else ROOT / "build" / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    suffix = "" if size == "desktop" else "-phone"
-    page.screenshot(path=str(folder / f"screenshot-{name}{suffix}.png"))
-
-
-def seed(live):
-    """Four accounts and 64 transactions (coffees, dues, one rent) through the services."""
-    from app.services.ledger import accounts, transactions
-
-    with live.app.app_context():
-        ids = {
-            name: accounts.create_account(name, kind)["id"]
-            for name, kind in [
-                ("Bank", "asset"),
-                ("Cash", "asset"),
-                ("Dues", "income"),
-                ("Coffee", "expense"),
-                ("Rent", "expense"),
-            ]
-        }
-        for day in range(1, 31):
-            on = f"2026-01-{day:02d}"
-            transactions.record_transaction(
-                on,
-                f"Coffee {day}",
-                [
-                    {"account_id": ids["Coffee"], "amount_cents": 350},
-                    {"account_id": ids["Cash"], "amount_cents": -350},
-                ],
-                created_by=None,
-            )
-            transactions.record_transaction(
-                on,
-                f"Dues from member {day}",
-                [
-                    {"account_id": ids["Bank"], "amount_cents": 2000 + day},
-                    {"account_id": ids["Dues"], "amount_cents": -(2000 + day)},
-                ],
-                created_by=None,
-            )
-        transactions.record_transaction(
-            "2026-02-01",
-            "Hall rent",
-            [
-                {"account_id": ids["Rent"], "amount_cents": 45000},
-                {"account_id": ids["Bank"], "amount_cents": -45000},
-            ],
-            created_by=None,
-        )
-        store.commit()
-    return ids
-
-
-def sign_in(treasurer, live, path="/"):
-    live.add_user()
-    page = treasurer.page
-    page.goto(live.web + path)
-    treasurer.first_sign_in()
-    page.wait_for_url(live.web + path)
-    page.wait_for_selector("body[data-ready=true]")
-    return page
-
-
-def go(page, live, path):
-    page.goto(live.web + path)
-    page.wait_for_selector("body[data-ready=true]")
 
 
 def test_signed_out_pages_fit_the_screen(browser, live, size):
@@ -146,12 +41,12 @@ def test_books_page_and_search(treasurer, live, size):
     page = sign_in(treasurer, live)
     rows = page.locator("#transactions tbody tr[data-id]")
     expect(rows).to_have_count(50)  # one page of the 61
-    _expect_text(page, "#tx-count", r"^Showing the newest 50\.$")
+    expect_text(page, "#tx-count", r"^Showing the newest 50\.$")
     fits(page)
     shot(page, "books", size)
     page.click("#tx-more")
     expect(rows).to_have_count(61)
-    _expect_text(page, "#tx-count", r"^61 transactions\.$")
+    expect_text(page, "#tx-count", r"^61 transactions\.$")
     assert page.locator("#tx-more").is_hidden()
     ids_shown = rows.evaluate_all("rs => rs.map(r => r.dataset.id)")
     assert len(set(ids_shown)) == 61  # no row twice across the pages
@@ -175,7 +70,7 @@ def test_books_page_and_search(treasurer, live, size):
     # A refused bound: said in the page, the field marked, nothing asked.
     page.fill("#tx-max", "4.505")
     page.click("#tx-filter button[type=submit]")
-    _expect_text(page, "#tx-message", r"Largest amount: .*two decimal places")
+    expect_text(page, "#tx-message", r"Largest amount: .*two decimal places")
     assert page.locator("#tx-max").get_attribute("aria-invalid") == "true"
     assert page.evaluate("document.activeElement.id") == "tx-max"
     page.click("#tx-clear")
@@ -193,18 +88,18 @@ def test_books_page_and_search(treasurer, live, size):
     page.select_option("#credit", label="Cash")
     page.select_option("#debit", label="Coffee")
     page.click("#record-submit")
-    _expect_text(page, "#record-message", r"Commas may only separate thousands")
+    expect_text(page, "#record-message", r"Commas may only separate thousands")
     assert page.locator("#amount").get_attribute("aria-invalid") == "true"
     assert page.locator("#amount").get_attribute("aria-describedby") == "record-message"
     page.fill("#amount", "1.20")
     page.click("#record-submit")
-    _expect_text(page, "#record-message", r"^Recorded: Milk, 1\.20\.$")
+    expect_text(page, "#record-message", r"^Recorded: Milk, 1\.20\.$")
     expect(descriptions.first).to_have_text("Milk")
     # Edit, delete reachable on the phone too (inside the screen).
     row = page.locator("#transactions tbody tr", has_text="Milk")
     row.get_by_role("button", name="Delete").click()
     row.get_by_role("button", name="Yes, delete").click()
-    _expect_text(page, "#tx-message", r"^Deleted “Milk”\.$")
+    expect_text(page, "#tx-message", r"^Deleted “Milk”\.$")
     fits(page)
 
 
@@ -222,19 +117,19 @@ def test_register_reconcile_and_accounts(treasurer, live, size):
     row.get_by_role("button", name="Rename").click()
     page.fill(".rename-input", "  bank ")
     page.locator("form.rename button[type=submit]").click()
-    _expect_text(page, "#account-message", r"\w")
+    expect_text(page, "#account-message", r"\w")
     assert "error" in page.locator("#account-message").get_attribute("class")
     assert page.locator(".rename-input").get_attribute("aria-invalid") == "true"
     text = page.locator("#account-message").inner_text()
     assert "[]" not in text and "{" not in text
     page.fill(".rename-input", "Cash box")
     page.locator("form.rename button[type=submit]").click()
-    _expect_text(page, "#account-message", r"^Renamed “Cash” to “Cash box”\.$")
+    expect_text(page, "#account-message", r"^Renamed “Cash” to “Cash box”\.$")
     expect(page.locator("tr[data-account='Cash box']")).to_have_count(1)
 
     # Archive: hidden here and in every picker, shown again on request.
     page.locator("tr[data-account=Rent]").get_by_role("button", name="Archive").click()
-    _expect_text(page, "#account-message", r"^Archived “Rent”")
+    expect_text(page, "#account-message", r"^Archived “Rent”")
     expect(page.locator("tr[data-account=Rent]")).to_have_count(0)
     page.check("#show-archived")
     expect(page.locator("tr.archived[data-account=Rent]")).to_have_count(1)
@@ -250,23 +145,23 @@ def test_register_reconcile_and_accounts(treasurer, live, size):
     fits(page)
     entries = page.locator("#register tbody tr[data-entry]")
     expect(entries).to_have_count(31)
-    _expect_text(page, "#register-balance", r"^154\.65$")
+    expect_text(page, "#register-balance", r"^154\.65$")
     assert entries.first.locator("td:nth-child(4)").inner_text() == "154.65"  # after the rent
     assert entries.nth(1).locator("td:nth-child(4)").inner_text() == "604.65"
     for n in (30, 29):  # the two oldest dues: 20.01 and 20.02
         box = entries.nth(n).locator("input[type=checkbox]")
         box.check()
-        _expect_text(page, "#register-cleared", r"^(20\.01|40\.03)$")
-    _expect_text(page, "#register-cleared", r"^40\.03$")
+        expect_text(page, "#register-cleared", r"^(20\.01|40\.03)$")
+    expect_text(page, "#register-cleared", r"^40\.03$")
     page.fill("#rec-date", "2026-01-31")
     page.fill("#rec-balance", "40.00")
     page.click("#rec-submit")
-    _expect_text(page, "#rec-message", r"difference is -?0\.03\. Nothing was reconciled")
+    expect_text(page, "#rec-message", r"difference is -?0\.03\. Nothing was reconciled")
     assert page.evaluate("document.activeElement.id") == "rec-balance"
     shot(page, "register", size)
     page.fill("#rec-balance", "40.03")
     page.click("#rec-submit")
-    _expect_text(page, "#rec-message", r"^Reconciled to 2026-01-31: 2 entries now locked")
+    expect_text(page, "#rec-message", r"^Reconciled to 2026-01-31: 2 entries now locked")
     assert page.locator("#rec-balance").get_attribute("aria-invalid") is None
     expect(page.locator("#register tbody tr.reconciled")).to_have_count(2)
     # Only the entries up to the statement date; a reconciled one shows no box to tick.
@@ -296,14 +191,14 @@ def test_csv_import_flags_duplicates_and_leaves_them_out(treasurer, live, size):
             {"name": "statement.csv", "mimeType": "text/csv", "buffer": buffer.getvalue().encode()}
         ],
     )
-    _expect_text(page, "#file-message", r"^Read 4 lines from statement\.csv\.$")
+    expect_text(page, "#file-message", r"^Read 4 lines from statement\.csv\.$")
     # The header row was recognised: debit and credit columns, day-first dates.
     assert page.locator("input[name=amount-mode][value=split]").is_checked()
     assert page.locator("#date-format").input_value() == "DD/MM/YYYY"
     page.select_option("#import-bank", label="Bank")
     page.select_option("#import-counter", label="Bank")
     page.click("#preview")
-    _expect_text(page, "#mapping-message", r"other side")
+    expect_text(page, "#mapping-message", r"other side")
     assert page.evaluate("document.activeElement.id") == "import-counter"
     page.select_option("#import-counter", label="Dues")
     page.click("#preview")
@@ -311,12 +206,12 @@ def test_csv_import_flags_duplicates_and_leaves_them_out(treasurer, live, size):
     expect(preview).to_have_count(3)
     expect(page.locator("#preview-table tr.duplicate")).to_have_count(1)
     assert "Possible duplicate" in page.locator("tr[data-line='2']").inner_text()
-    _expect_text(page, "#preview-summary", r"3 lines: 2 ticked to import, 1 possible duplicate")
+    expect_text(page, "#preview-summary", r"3 lines: 2 ticked to import, 1 possible duplicate")
     fits(page)
     shot(page, "import", size)
     before = len(live.transactions())
     page.click("#import-submit")
-    _expect_text(page, "#import-message", r"^Imported 2 transactions; 1 line left out\.")
+    expect_text(page, "#import-message", r"^Imported 2 transactions; 1 line left out\.")
     assert len(live.transactions()) == before + 2
     stored = {tx["description"]: tx for tx in live.transactions()}
     ink = stored["Printer ink"]
@@ -333,7 +228,7 @@ def test_reports_downloads_and_connections(treasurer, live, size, mint_for_live)
     page.fill("#is-from", "2026-01-01")
     page.fill("#is-to", "2026-12-31")
     page.click("#is-form button[type=submit]")
-    _expect_text(page, "#income-statement-table tr.grand", r"Left over\s+49\.65$")
+    expect_text(page, "#income-statement-table tr.grand", r"Left over\s+49\.65$")
     fits(page)
     shot(page, "reports", size)
     with page.expect_download() as info:
@@ -350,7 +245,7 @@ def test_reports_downloads_and_connections(treasurer, live, size, mint_for_live)
     exported = Path(info.value.path()).read_text()
     assert exported.startswith("transaction_id,date,description,author,account,kind,cents")
     assert exported.count("Hall rent") == 2  # two entries
-    _expect_text(page, "#export-message", r"^Downloaded ledger-")
+    expect_text(page, "#export-message", r"^Downloaded ledger-")
 
     mint_for_live("backup script")
     go(page, live, "/security")
@@ -361,7 +256,7 @@ def test_reports_downloads_and_connections(treasurer, live, size, mint_for_live)
     shot(page, "security", size)
     row.get_by_role("button", name="Revoke").click()
     row.get_by_role("button", name="Yes").click()
-    _expect_text(page, "#connection-message", r"^Revoked")
+    expect_text(page, "#connection-message", r"^Revoked")
 
 
 @pytest.fixture

@@ -19,15 +19,11 @@ from datetime import date
 import pytest
 
 from app import store
-from tests.web import test_web_browser as browser_tests
-from tests.web.test_web_browser import _expect_text, expect
-from tests.web.test_web_views import fits, go, shot, sign_in
-from tests.web.web_support import SIZES, person_at
+from tests.web.pages import all_big_enough, fits, go, shot, sign_in
+from tests.web.web_support import SIZES, expect, expect_text, person_at
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
 
-browser = browser_tests.browser
-live = browser_tests.live
 
 TODAY = "2026-11-15T10:00:00"  # the page's clock: mid-November of the budget's year
 LONG = (
@@ -187,7 +183,7 @@ def test_no_table_cuts_a_word_or_a_date(treasurer_today, live, size):
     cut = page.evaluate(CUT_WORDS_JS)
     assert cut == [], cut
     go(page, live, "/reports")
-    _expect_text(page, "#budget-report-table caption", r"Club budget 2026")
+    expect_text(page, "#budget-report-table caption", r"Club budget 2026")
     cut = page.evaluate(CUT_WORDS_JS)
     assert cut == [], f"budget against actual: {cut}"
     fits(page)
@@ -203,8 +199,8 @@ def test_budget_against_actual_opens_on_the_year_to_date(treasurer_today, live, 
     page = sign_in(treasurer_today, live, "/reports")
     table = "#budget-report-table"
     # Mid-November: January to November, said above the table and in the caption.
-    _expect_text(page, f"{table} caption", r"^Club budget 2026: 2026-01-01 to 2026-11-30$")
-    _expect_text(page, "#bva-span", r"^Showing year to date: Jan 2026 to Nov 2026$")
+    expect_text(page, f"{table} caption", r"^Club budget 2026: 2026-01-01 to 2026-11-30$")
+    expect_text(page, "#bva-span", r"^Showing year to date: Jan 2026 to Nov 2026$")
     assert page.locator("#bva-spans button[data-span=ytd]").get_attribute("aria-pressed") == "true"
     # To date the club is ahead of its plan (more subscriptions, less spent) ...
     net = page.locator(f"{table} tr.grand td").last
@@ -219,22 +215,22 @@ def test_budget_against_actual_opens_on_the_year_to_date(treasurer_today, live, 
     shot(page, "budget-report", size)
 
     page.locator("#bva-spans").get_by_role("button", name="This month").click()
-    _expect_text(page, f"{table} caption", r"2026-11-01 to 2026-11-30$")
-    _expect_text(page, "#bva-span", r"^Showing this month: Nov 2026$")
+    expect_text(page, f"{table} caption", r"2026-11-01 to 2026-11-30$")
+    expect_text(page, "#bva-span", r"^Showing this month: Nov 2026$")
     page.locator("#bva-spans").get_by_role("button", name="This quarter").click()
-    _expect_text(page, f"{table} caption", r"2026-10-01 to 2026-12-31$")
+    expect_text(page, f"{table} caption", r"2026-10-01 to 2026-12-31$")
     page.locator("#bva-spans").get_by_role("button", name="Whole year").click()
-    _expect_text(page, f"{table} caption", r"2026-01-01 to 2026-12-31$")
-    _expect_text(page, "#bva-span", r"^Showing whole year: Jan 2026 to Dec 2026$")
+    expect_text(page, f"{table} caption", r"2026-01-01 to 2026-12-31$")
+    expect_text(page, "#bva-span", r"^Showing whole year: Jan 2026 to Dec 2026$")
     # The whole year counts December's plan against nothing yet: behind.
-    _expect_text(page, f"{table} tr.grand", r"-1,273\.45$")
+    expect_text(page, f"{table} tr.grand", r"-1,273\.45$")
     assert "variance-neg" in page.locator(f"{table} tr.grand td").last.get_attribute("class")
     # Months picked by hand: no preset pressed, the months said.
     page.select_option("#bva-from", label="Feb 2026")
     page.select_option("#bva-to", label="Mar 2026")
     page.click("#bva-show")
-    _expect_text(page, f"{table} caption", r"2026-02-01 to 2026-03-31$")
-    _expect_text(page, "#bva-span", r"^Showing Feb 2026 to Mar 2026$")
+    expect_text(page, f"{table} caption", r"2026-02-01 to 2026-03-31$")
+    expect_text(page, "#bva-span", r"^Showing Feb 2026 to Mar 2026$")
     assert page.locator("#bva-spans button[aria-pressed=true]").count() == 0
 
 
@@ -244,7 +240,7 @@ def test_a_receipt_from_the_record_form_is_shown_in_the_page(treasurer_today, li
     if size == "phone":
         page.click("#record-section > summary")
     page.select_option("#book-style", "club")
-    _expect_text(page, "#title", r"^Club accounts$")
+    expect_text(page, "#title", r"^Club accounts$")
     # Money in is no longer called "Receipt" in club wording: that is the paper.
     modes = page.locator("#record-form fieldset.modes label").all_inner_texts()
     assert [m.strip() for m in modes] == ["Money received", "Payment", "Transfer"]
@@ -258,7 +254,7 @@ def test_a_receipt_from_the_record_form_is_shown_in_the_page(treasurer_today, li
         "#record-receipt", {"name": "prizes.png", "mimeType": "image/png", "buffer": png()}
     )
     page.click("#record-submit")
-    _expect_text(
+    expect_text(
         page,
         "#record-message",
         r"^Recorded: Raffle prizes, 23\.40\. Receipt attached: prizes\.png\.$",
@@ -334,14 +330,14 @@ def test_history_names_the_receipt_and_its_transaction(treasurer_today, live, si
     assert "document." not in body  # no internal names
     receipt = page.locator("#events li[data-action='document.uploaded']")
     expect(receipt.locator(".event-action")).to_have_text("Receipt attached")
-    _expect_text(
+    expect_text(
         page,
         "#events li[data-action='document.uploaded'] .event-what",
         rf"^hall invoice\.png \(\d+ bytes\) · attached to transaction {hall['id']} "
         rf"\({hall['occurred_on']} · Hall hire for club nights\)$",
     )
     # One entry is "1 entry".
-    _expect_text(
+    expect_text(
         page,
         "#events li[data-action='entries.cleared'] .event-what",
         r"^Bank: 1 entry marked cleared$",
@@ -365,7 +361,7 @@ def test_the_budget_grid_reads_and_approves_as_a_club_means(treasurer_today, liv
     assert page.locator("#budget-start").input_value() == "2026-01"
     page.fill("#budget-name", "Plan 2026")
     page.click("#budget-create")
-    _expect_text(page, "#new-budget-message", r"^Created “Plan 2026”\.$")
+    expect_text(page, "#new-budget-message", r"^Created “Plan 2026”\.$")
     grid = page.locator("#budget-grid")
     year = grid.locator("thead th.year")
     expect(year).to_have_text("Year")
@@ -387,7 +383,7 @@ def test_the_budget_grid_reads_and_approves_as_a_club_means(treasurer_today, liv
     expect(grid.locator("#total-surplus td").first).to_have_text("-6,550.00")
     expect(grid.locator("#total-surplus td").nth(1)).to_have_text("-545.84")
     page.click("#budget-save")
-    _expect_text(page, "#editor-message", r"^Saved “Plan 2026”")
+    expect_text(page, "#editor-message", r"^Saved “Plan 2026”")
     assert page.locator("#new-budget-message").is_hidden()  # "Created" answered the last step
 
     # Approving asks once more; "Not yet" keeps the draft.
@@ -397,10 +393,10 @@ def test_the_budget_grid_reads_and_approves_as_a_club_means(treasurer_today, liv
     )
     page.click("#budget-approve-keep")
     expect(page.locator("#budget-approve")).to_have_text("Approve")
-    _expect_text(page, "#editor-status", r"^Draft$")
+    expect_text(page, "#editor-status", r"^Draft$")
     page.click("#budget-approve")
     page.click("#budget-approve")
-    _expect_text(page, "#editor-status", r"^Approved ")
+    expect_text(page, "#editor-status", r"^Approved ")
     # Approved: plain figures, nothing that looks editable.
     expect(grid.locator("input")).to_have_count(0)
     expect(grid.locator("tr[data-account]", has_text="Hall hire").locator("td.year")).to_have_text(
@@ -411,35 +407,6 @@ def test_the_budget_grid_reads_and_approves_as_a_club_means(treasurer_today, liv
     shot(page, "budgets", size)
     go(page, live, "/budgets")
     assert page.locator("#budget-start").input_value() == "2027-01"  # this year has one now
-
-
-# Every visible control of the page: those smaller than 24x24 CSS px, and the primary
-# ones (buttons, fields, pickers, folds, the menu) smaller than 44x44.
-CONTROL_SIZES_JS = """() => {
-  const small = [];
-  const name = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
-    + (typeof el.className === "string" && el.className ? "." + el.className.split(" ")[0] : "")
-    + ` “${(el.textContent || el.value || "").trim().slice(0, 20)}”`;
-  const controls = document.querySelectorAll(
-    "a[href], button, input:not([type=hidden]), select, textarea, summary, label.button");
-  for (const el of controls) {
-    const box = el.getBoundingClientRect();
-    if (box.width === 0 && box.height === 0) continue;
-    const style = getComputedStyle(el);
-    if (style.visibility === "hidden" || el.closest(".sr-only")) continue;
-    const check = el.matches("input[type=checkbox], input[type=radio], a[href]");
-    const need = check ? 24 : 44;
-    if (box.width < need - 0.5 || box.height < need - 0.5) {
-      small.push(`${name(el)} ${Math.round(box.width)}x${Math.round(box.height)} (needs ${need})`);
-    }
-  }
-  return small;
-}"""
-
-
-def all_big_enough(page):
-    small = page.evaluate(CONTROL_SIZES_JS)
-    assert small == [], f"{page.url}: controls too small to tap: {small}"
 
 
 def test_every_control_is_big_enough_to_tap_on_a_phone(browser, live):
@@ -493,15 +460,15 @@ def test_month_end_in_the_register(treasurer_today, live, size):
     page = sign_in(treasurer_today, live, f"/register?account={ids['Bank']}")
     # The last reconciliation, and the statement's opening balance checked against it.
     shown = f"{closing // 100:,}.{closing % 100:02d}"
-    _expect_text(page, "#rec-last", rf"^Last reconciled to 2026-09-30, closing balance {shown}\.$")
+    expect_text(page, "#rec-last", rf"^Last reconciled to 2026-09-30, closing balance {shown}\.$")
     page.fill("#rec-opening", shown)
-    _expect_text(
+    expect_text(
         page,
         "#rec-opening-check",
         r"^The opening balance matches the last reconciliation \(2026-09-30\)\.$",
     )
     page.fill("#rec-opening", "1.00")
-    _expect_text(
+    expect_text(
         page, "#rec-opening-check", r"differs from the last reconciliation's closing .* by "
     )
     page.fill("#rec-date", "2026-10-31")
@@ -514,7 +481,7 @@ def test_month_end_in_the_register(treasurer_today, live, size):
     page.fill("#missing-amount", "-4.50")
     page.select_option("#missing-other", label="Bank charges")
     page.click("#missing-submit")
-    _expect_text(page, "#missing-message", r"^Added and ticked: Bank charge, -4\.50\.$")
+    expect_text(page, "#missing-message", r"^Added and ticked: Bank charge, -4\.50\.$")
     added = page.locator("#register tbody tr[data-entry]", has_text="Bank charge")
     expect(added).to_have_count(1)
     expect(added.locator("input[type=checkbox]")).to_be_checked()

@@ -5,11 +5,9 @@ stores: the exact file list, the manifest's hashes, the window, and bounded memo
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import tracemalloc
-import zipfile
 from datetime import UTC, datetime
 
 import pytest
@@ -17,6 +15,7 @@ from sqlalchemy import insert, update
 
 from app.extensions import db
 from app.models import Document, DocumentChunk
+from tests.services.interchange.packs import read_pack
 from tests.testkit import JPEG, PDF, PNG, upload
 
 
@@ -42,12 +41,6 @@ def books(make_account, post_tx, api):
         "after": upload(api, later, PDF, "mar.pdf").get_json(),
     }
     return {"tx": (before, inside, later), "docs": docs}
-
-
-def read_pack(data: bytes) -> dict[str, bytes]:
-    with zipfile.ZipFile(io.BytesIO(data)) as pack:
-        assert pack.testzip() is None
-        return {name: pack.read(name) for name in pack.namelist()}
 
 
 def test_the_pack_holds_exactly_the_window(api, books, clock):

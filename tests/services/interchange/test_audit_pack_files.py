@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.services.interchange.test_audit_pack import read_pack
+from tests.services.interchange.packs import read_pack
 
 WINDOW = "from=2026-02-01&to=2026-02-28"
 

@@ -7,45 +7,15 @@ hash = sha256(previous hash + canonical JSON of the event without its hash).
 from __future__ import annotations
 
 import hashlib
-import json
 
 from sqlalchemy import text
 
 from app import store
 from app.extensions import db
 from app.services.oauth import tokens
+from tests.services.ledger.audit_chain import ZEROS, all_events, assert_chain, tx_body
 from tests.support import SESSION_COOKIE
 from tests.testkit import ApiClient, Rpc
-
-ZEROS = "0" * 64
-
-
-def rehash(previous: str, item: dict) -> str:
-    event = {k: v for k, v in item.items() if k != "hash"}
-    body = json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256((previous + body).encode("utf-8")).hexdigest()
-
-
-def all_events(api) -> list[dict]:
-    """Every served event, oldest first, following next_cursor."""
-    items, cursor = [], None
-    while True:
-        query = "/audit?limit=500" + (f"&cursor={cursor}" if cursor else "")
-        page = api.get(query)
-        assert page.status_code == 200, page.get_json()
-        body = page.get_json()
-        items.extend(body["items"])
-        cursor = body["next_cursor"]
-        if cursor is None:
-            return list(reversed(items))
-
-
-def assert_chain(items: list[dict]) -> None:
-    previous = ZEROS
-    for n, item in enumerate(items, start=1):
-        assert item["seq"] == n
-        assert item["hash"] == rehash(previous, item), item
-        previous = item["hash"]
 
 
 def client_name(app, client_id: str) -> str:
@@ -68,14 +38,6 @@ def stored_entries(app, tx_id: int) -> list[dict]:
         ).all()
         db.session.rollback()
     return [{"id": r[0], "account_id": r[1], "amount_cents": r[2]} for r in rows]
-
-
-def tx_body(day, description, *entries):
-    return {
-        "occurred_on": day,
-        "description": description,
-        "entries": [{"account_id": a, "amount_cents": c} for a, c in entries],
-    }
 
 
 def test_every_change_over_http_is_one_event_naming_user_via_and_client(app, api, post_tx):
@@ -289,7 +251,6 @@ def test_odd_limits_and_forged_cursors_are_400_never_500(api, make_account):
         assert api.get("/audit", query_string={"limit": bad}).status_code == 400
     # A cursor built with the (public) key for a seq beyond 64 bits: refused, not a 500.
     import base64
-    import hashlib
     import hmac
 
     seq = 10**30

@@ -18,7 +18,7 @@ from sqlalchemy import text
 from app import store
 from app.extensions import db
 from app.services.ledger import audit, transactions
-from tests.services.ledger.test_audit import all_events, assert_chain, tx_body
+from tests.services.ledger.audit_chain import all_events, assert_chain, tx_body
 
 
 def pending_count(app) -> int:
@@ -284,8 +284,9 @@ def test_a_backup_carrying_waiting_events_restores_them_sealed(
 ):
     """A backup taken while events wait (a change committing during the backup) carries
     them as they are; the restore seals them, so the restored books verify."""
-    from tests.services.interchange.test_backup import make_app
+    from app import create_app
     from tests.support import throwaway_database
+    from tests.testkit import config_for_tests
 
     ids = post_n(post_tx, two_accounts, 3)
     monkeypatch.setattr(audit, "seal", lambda: 0)  # the backup's own seal came too early
@@ -296,7 +297,7 @@ def test_a_backup_carrying_waiting_events_restores_them_sealed(
     expected_waiting = 5 if dialect == "postgresql" else 0
     assert pending_count(app) == expected_waiting
     with throwaway_database(target, tmp_path, "ledger_restore_") as url:
-        restored = make_app(url, clock)
+        restored = create_app(config_for_tests(url, clock))
         cli = restored.test_cli_runner()
         result = cli.invoke(args=["restore", str(path)])
         assert result.exit_code == 0, result.output

@@ -710,7 +710,7 @@ def test_concurrent_uploads_never_pass_the_count(app, api, tx):
     """Eight uploads at once onto a transaction with room for three: exactly three are
     stored (PostgreSQL: the quota is read under the store's lock, so no two uploads
     both take the last place; SQLite writes one at a time)."""
-    from tests.services.oauth.test_races import race
+    from tests.services.oauth.flow import race
 
     app.config["MAX_DOCUMENTS_PER_TRANSACTION"] = 3
     tx_id = tx()

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from app.models import Reconciliation
-from tests.services.ledger.test_corrections import body, events, ids, post, posted, reconcile
-from tests.testkit import row_count
+from tests.services.ledger.correction_steps import body, ids, post, posted, reconcile
+from tests.testkit import events, row_count
 
 
 @pytest.fixture

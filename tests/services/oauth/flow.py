@@ -1,10 +1,13 @@
-"""Test helper: drive the OAuth endpoints the way a client and a human would."""
+"""Test helper: drive the OAuth endpoints the way a client and a human would, and `race`
+one request from several threads at once (the races of tests/services/oauth/ and the
+concurrent uploads of tests/services/ledger/test_documents.py)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import secrets
+import threading
 from urllib.parse import parse_qs, urlsplit
 
 API_ORIGIN = "http://localhost:38081"
@@ -135,3 +138,37 @@ def change_alice_password(how: str, client, runner) -> None:
             input=NEW_PASSWORD + "\n",
         )
         assert result.exit_code == 0, result.output
+
+
+THREADS = 4
+
+
+def race(app, form=None, send=None, threads=THREADS) -> list:
+    """Send the same request from `threads` threads at once; returns (status, body) pairs.
+
+    By default the request is a token request with `form`; `send(client, i)` overrides
+    it (i: the thread's number).
+    """
+    barrier = threading.Barrier(threads)
+    results, errors = [None] * threads, []
+    if send is None:
+
+        def send(client, i):
+            return client.post("/oauth/token", data=form, content_type=FORM)
+
+    def run(i):
+        client = app.test_client()
+        try:
+            barrier.wait(timeout=30)
+            response = send(client, i)
+            results[i] = (response.status_code, response.get_json())
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join(timeout=120)
+    assert not errors, errors
+    return results

@@ -16,52 +16,20 @@ from app.models import AuthorizationCode, DeviceRecord, DeviceStart, Session, To
 from app.services import crypto
 from app.services.oauth.device import DEVICE_TTL
 from tests.services.oauth.flow import (
-    FORM,
+    THREADS,
     OAuthFlow,
     assert_oauth_error,
     change_alice_password,
     query_of,
+    race,
 )
 from tests.support import SESSION_COOKIE, repetitions
-
-THREADS = 4
 
 
 @pytest.fixture
 def rounds(dialect):
     """Rounds of each race; LEDGER_RACE_ROUNDS for the long run (bench.reliability)."""
     return repetitions("LEDGER_RACE_ROUNDS", 30 if dialect == "postgresql" else 8)
-
-
-def race(app, form=None, send=None, threads=THREADS) -> list:
-    """Send the same request from `threads` threads at once; returns (status, body) pairs.
-
-    By default the request is a token request with `form`; `send(client, i)` overrides
-    it (i: the thread's number).
-    """
-    barrier = threading.Barrier(threads)
-    results, errors = [None] * threads, []
-    if send is None:
-
-        def send(client, i):
-            return client.post("/oauth/token", data=form, content_type=FORM)
-
-    def run(i):
-        client = app.test_client()
-        try:
-            barrier.wait(timeout=30)
-            response = send(client, i)
-            results[i] = (response.status_code, response.get_json())
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
-    for t in workers:
-        t.start()
-    for t in workers:
-        t.join(timeout=120)
-    assert not errors, errors
-    return results
 
 
 def one_winner(results) -> dict:
