@@ -23,6 +23,7 @@ of work, leaves nothing changed.
 from __future__ import annotations
 
 from sqlalchemy import bindparam, select, text, update
+from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import Entry, StatementLine
@@ -106,6 +107,11 @@ def _description(given, line) -> str:
     return DEFAULT_DESCRIPTION
 
 
+BANK_REF_KEY = "uq_entries_bank_ref"  # entries (account_id, bank_ref, amount_cents), 0021
+_SQLITE_KEY_MESSAGE = "UNIQUE constraint failed: entries.account_id, entries.bank_ref"
+_LOCK_KIND = 0x62616E6B  # PostgreSQL advisory lock class "bank", keyed by the account id
+_LOCK_ACCOUNT = text("SELECT pg_advisory_xact_lock(:kind, :account_id)")
+
 _SET_LINE = (
     update(StatementLine)
     .where(
@@ -128,6 +134,24 @@ _MARK_ENTRIES_POSTGRESQL = text(
     WHERE entries.id = marks.id
     """
 )
+
+
+def _is_the_key(exc: IntegrityError) -> bool:
+    """Whether the store refused a mark for the entries' bank-reference key (migration
+    0021), not for anything else."""
+    diag = getattr(exc.orig, "diag", None)
+    if diag is not None:  # psycopg: the index's name
+        return getattr(diag, "constraint_name", None) == BANK_REF_KEY
+    return str(exc.orig).startswith(_SQLITE_KEY_MESSAGE)
+
+
+def _serialise(account_id: int) -> None:
+    """PostgreSQL: requests acting on lines of one account run one after the other (a
+    transaction-scoped advisory lock), so each reads the references the one before it
+    booked, and two never wait on each other's marks crosswise. SQLite's writer lock
+    (BEGIN IMMEDIATE) already admits one at a time."""
+    if dialect.is_postgresql():
+        db.session.execute(_LOCK_ACCOUNT, {"kind": _LOCK_KIND, "account_id": account_id})
 
 
 def _mark(connection, marks: list[dict]) -> None:
@@ -177,6 +201,25 @@ class _Request:
             )
         self.claimed[reference] = int(line.line_id)
 
+    def _booked_meanwhile(self) -> ServiceError:
+        """The refusal when the key refused a mark: another request booked one of the
+        lines' bank references since they were read (its marks are undone: the
+        savepoint). Names the first such line and the transaction now holding it."""
+        held = status.holders(self.account_id, [ref for ref, _ in self.claimed])
+        for reference, line_id in self.claimed.items():
+            if reference in held:
+                return _on_line(
+                    line_id,
+                    ConflictError(
+                        f"transaction {held[reference]} of the account has come to hold its "
+                        f"bank reference {reference[0]!r} meanwhile: the line is a duplicate"
+                    ),
+                )
+        first = min(self.claimed.values())  # not seen any more: still one line named
+        return _on_line(
+            first, ConflictError("another entry of the account holds its bank reference")
+        )
+
     def set_line(self, line, new_status: str, tx_id: int | None) -> None:
         """The line's new status and transaction, written by finish."""
         self.set_lines.append(
@@ -193,7 +236,13 @@ class _Request:
         found, every entry marked (one entries.cleared event), the lines' states."""
         self.marks.extend(_posted_entries(self.account_id, self.posted))
         if self.marks:
-            _mark(db.session.connection(), self.marks)
+            try:
+                with db.session.begin_nested():
+                    _mark(db.session.connection(), self.marks)
+            except IntegrityError as exc:
+                if not _is_the_key(exc):
+                    raise
+                raise self._booked_meanwhile() from None
             audit.record(
                 "entries.cleared",
                 {
@@ -252,6 +301,7 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
     """Apply every asked action or none (see the module docstring); the statement."""
     header = statements.header_row(statement_id, for_update=True)
     account_id = int(header.account_id)
+    _serialise(account_id)
     lines = {int(row.line_id): row for row in statements.lines_of(statement_id)}
     asked = _parse(body.get("lines"), lines, account_id)
     refs = [w["line"].bank_ref for w in asked if w["action"] != "ignore" and w["line"].bank_ref]

@@ -11,7 +11,8 @@
 - `new`: anything else.
 
 Both questions are one pass each over the whole statement: the duplicates through
-the partial index on entries (account_id, bank_ref), the candidates from the
+the partial unique index on entries (account_id, bank_ref, amount_cents), the key
+that books one bank line once (migration 0021), the candidates from the
 transactions dated inside the statement's window (the listing's date index) and
 their entries in the account; the choice per line is made in memory.
 """
