@@ -7,7 +7,8 @@
   open accounts, one transaction.posted event each). Its description: as given,
   else the payee, else the memo, else DEFAULT_DESCRIPTION, cut to the limit.
 - `match` {transaction_id?}: the line's own candidate, or the transaction named,
-  which must qualify as status.decide's `match` does; no new transaction.
+  which must qualify as status.decide's `match` does, neither its day nor the line's
+  on or before the lock date (status.qualifying_entry); no new transaction.
 - `ignore`: the line is set aside.
 
 Posted and matched lines leave their mark on the statement account's entry: cleared,
@@ -18,6 +19,12 @@ earlier line of the same request takes, with the same amount: the file listed on
 bank line twice, and two requests would refuse the second likewise): 409.
 Every refusal names the line (400 or 409) and, raised inside the request's one unit
 of work, leaves nothing changed.
+
+One bank line is booked once, also by two requests at once (one statement, or two
+statements of one file): requests acting on one account's lines run one after the
+other (_serialise), so the second reads the references the first booked; and the
+entries' key (account_id, bank_ref, amount_cents) where bank_ref is set (migration
+0021) refuses a second holder, a refusal answered as the same 409 naming the line.
 """
 
 from __future__ import annotations
