@@ -120,11 +120,14 @@ class Entry(Model):
             postgresql_where=text("cleared"),
             sqlite_where=text("cleared"),
         ),
-        # A statement line's duplicate: the entries of an account holding a bank reference.
+        # One bank line booked once (migration 0021): an account's entries hold a bank
+        # reference with one amount at most once. Also a statement line's duplicate look-up.
         Index(
-            "ix_entries_bank_ref",
+            "uq_entries_bank_ref",
             "account_id",
             "bank_ref",
+            "amount_cents",
+            unique=True,
             postgresql_where=text("bank_ref IS NOT NULL"),
             sqlite_where=text("bank_ref IS NOT NULL"),
         ),

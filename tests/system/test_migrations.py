@@ -409,3 +409,76 @@ def test_0019_cuts_every_document_into_chunks_and_joins_them_again(scratch_datab
         assert {i: bytes(c) for i, c in back.items()} == contents
         upgrade()
         db.engine.dispose()
+
+
+def test_0021_keeps_each_bank_reference_once_and_makes_it_a_key(scratch_database_url, caplog):
+    """Books from before 0021 in which one bank line was booked twice (the race 0021
+    closes): the transaction of the lowest id keeps the reference, the other entry
+    keeps its cleared mark without it (logged, naming its transaction), and the same
+    reference with another amount or in another account is left alone. Afterwards the
+    database refuses a second holder; the downgrade goes back to 0020's index."""
+    import logging
+
+    from sqlalchemy import text
+
+    from app import create_app, store
+
+    app = create_app({"DATABASE_URL": scratch_database_url, "TESTING": True})
+    give = text("UPDATE entries SET cleared = true, bank_ref = :r WHERE id = :e")
+    with app.app_context():
+        store.write_intent.set(True)
+        upgrade(revision="0020_statements")
+        with db.engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO accounts (id, name, kind, name_key) VALUES"
+                    " (1, 'Bank', 'asset', 'bank'), (2, 'Food', 'expense', 'food'),"
+                    " (3, 'Card', 'liability', 'card')"
+                )
+            )
+            for tx_id in range(1, 6):
+                conn.execute(
+                    text(
+                        "INSERT INTO transactions (id, occurred_on, description, created_at)"
+                        " VALUES (:t, '2026-03-02', 'Shop', '2026-03-02 00:00:00')"
+                    ),
+                    {"t": tx_id},
+                )
+            # Entry 2t-1 on the bank (the card for transaction 5), 2t on Food.
+            for tx_id, (account, cents) in enumerate(
+                [(1, -2500), (1, -2500), (1, -2500), (1, -2600), (3, -2500)], start=1
+            ):
+                conn.execute(
+                    text(
+                        "INSERT INTO entries (id, transaction_id, account_id, amount_cents)"
+                        " VALUES (:e, :t, :a, :c), (:e2, :t, 2, :neg)"
+                    ),
+                    {"e": 2 * tx_id - 1, "e2": 2 * tx_id, "t": tx_id, "a": account, "c": cents}
+                    | {"neg": -cents},
+                )
+            for entry_id in (5, 3, 1, 7, 9):  # transactions 3, 2, 1 share R1 and -25.00
+                conn.execute(give, {"r": "R1", "e": entry_id})
+        with caplog.at_level(logging.WARNING, logger="alembic.runtime.migration"):
+            upgrade(revision="0021_bank_ref_once")
+        with db.engine.connect() as conn:
+            rows = conn.execute(
+                text("SELECT id, cleared, bank_ref FROM entries WHERE id % 2 = 1 ORDER BY id")
+            ).all()
+        assert [(i, bool(c), r) for i, c, r in rows] == [
+            (1, True, "R1"),  # transaction 1 keeps it
+            (3, True, None),
+            (5, True, None),
+            (7, True, "R1"),  # another amount
+            (9, True, "R1"),  # another account
+        ]
+        warned = [r.getMessage() for r in caplog.records if "0021" in r.getMessage()]
+        assert len(warned) == 2, warned
+        assert "of transaction 2 " in warned[0] and "of transaction 3 " in warned[1]
+        assert all("which transaction 1 holds" in w for w in warned), warned
+        with pytest.raises(IntegrityError), db.engine.begin() as conn:
+            conn.execute(give, {"r": "R1", "e": 3})
+        downgrade(revision="0020_statements")
+        indexes = {i["name"] for i in db.inspect(db.engine).get_indexes("entries")}
+        assert "ix_entries_bank_ref" in indexes and "uq_entries_bank_ref" not in indexes
+        upgrade()
+        db.engine.dispose()

@@ -7,7 +7,8 @@
   open accounts, one transaction.posted event each). Its description: as given,
   else the payee, else the memo, else DEFAULT_DESCRIPTION, cut to the limit.
 - `match` {transaction_id?}: the line's own candidate, or the transaction named,
-  which must qualify as status.decide's `match` does; no new transaction.
+  which must qualify as status.decide's `match` does, neither its day nor the line's
+  on or before the lock date (status.qualifying_entry); no new transaction.
 - `ignore`: the line is set aside.
 
 Posted and matched lines leave their mark on the statement account's entry: cleared,
@@ -18,11 +19,18 @@ earlier line of the same request takes, with the same amount: the file listed on
 bank line twice, and two requests would refuse the second likewise): 409.
 Every refusal names the line (400 or 409) and, raised inside the request's one unit
 of work, leaves nothing changed.
+
+One bank line is booked once, also by two requests at once (one statement, or two
+statements of one file): requests acting on one account's lines run one after the
+other (_serialise), so the second reads the references the first booked; and the
+entries' key (account_id, bank_ref, amount_cents) where bank_ref is set (migration
+0021) refuses a second holder, a refusal answered as the same 409 naming the line.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import bindparam, select, text, update
+from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import Entry, StatementLine
@@ -76,6 +84,7 @@ def _parse(items, lines: dict[int, object], account_id: int) -> list[dict]:
 
 
 def _one(item: dict, line, action: str, account_id: int) -> dict:
+    """One asked action, its fields checked: {line, action, account_id?, ...}."""
     wanted: dict = {"line": line, "action": action}
     if action == "post":
         if item.get("account_id") is None:
@@ -96,6 +105,7 @@ def _one(item: dict, line, action: str, account_id: int) -> dict:
 
 
 def _description(given, line) -> str:
+    """A posting's description: as given, else the payee, else the memo, else the default."""
     if given is not None and not (isinstance(given, str) and not given.strip()):
         return validate.text("description", given, max_length=transactions.DESCRIPTION_MAX)
     for said in (line.payee, line.memo):
@@ -103,6 +113,11 @@ def _description(given, line) -> str:
             return said.strip()[: transactions.DESCRIPTION_MAX]
     return DEFAULT_DESCRIPTION
 
+
+BANK_REF_KEY = "uq_entries_bank_ref"  # entries (account_id, bank_ref, amount_cents), 0021
+_SQLITE_KEY_MESSAGE = "UNIQUE constraint failed: entries.account_id, entries.bank_ref"
+_LOCK_KIND = 0x62616E6B  # PostgreSQL advisory lock class "bank", keyed by the account id
+_LOCK_ACCOUNT = text("SELECT pg_advisory_xact_lock(:kind, :account_id)")
 
 _SET_LINE = (
     update(StatementLine)
@@ -128,6 +143,24 @@ _MARK_ENTRIES_POSTGRESQL = text(
 )
 
 
+def _is_the_key(exc: IntegrityError) -> bool:
+    """Whether the store refused a mark for the entries' bank-reference key (migration
+    0021), not for anything else."""
+    diag = getattr(exc.orig, "diag", None)
+    if diag is not None:  # psycopg: the index's name
+        return getattr(diag, "constraint_name", None) == BANK_REF_KEY
+    return str(exc.orig).startswith(_SQLITE_KEY_MESSAGE)
+
+
+def _serialise(account_id: int) -> None:
+    """PostgreSQL: requests acting on lines of one account run one after the other (a
+    transaction-scoped advisory lock), so each reads the references the one before it
+    booked, and two never wait on each other's marks crosswise. SQLite's writer lock
+    (BEGIN IMMEDIATE) already admits one at a time."""
+    if dialect.is_postgresql():
+        db.session.execute(_LOCK_ACCOUNT, {"kind": _LOCK_KIND, "account_id": account_id})
+
+
 def _mark(connection, marks: list[dict]) -> None:
     """Each entry cleared and holding its line's bank reference."""
     if dialect.is_postgresql(connection):
@@ -139,85 +172,154 @@ def _mark(connection, marks: list[dict]) -> None:
         connection.execute(_MARK_ENTRY, marks)
 
 
+class _Request:
+    """The shared frame of one request: what the actions find (the references the
+    account's transactions already hold) and what they leave to write at the end (the
+    entries to mark, the lines' new states), so that all or nothing is decided in one
+    place (finish) and each action only checks its line and records what it does."""
+
+    def __init__(self, statement_id: int, account_id: int, created_by: int | None, held):
+        self.statement_id = statement_id
+        self.account_id = account_id
+        self.created_by = created_by
+        self.held: dict[tuple[str, int], int] = held  # (bank_ref, amount) -> its holder
+        self.claimed: dict[tuple[str, int], int] = {}  # (bank_ref, amount) -> the line here
+        self.taken: set[int] = set()  # transactions matched by a line of this request
+        self.marks: list[dict] = []  # {e_id, ref}: entries to mark cleared
+        self.posted: dict[int, tuple[int, str | None]] = {}  # transaction -> (line, bank_ref)
+        self.set_lines: list[dict] = []
+
+    def claim(self, line) -> None:
+        """409 when the line's bank reference and amount are held by a transaction of
+        the account, or taken by an earlier line of this request (as a second request
+        would find it: one answer); else the line takes them."""
+        if not line.bank_ref:
+            return
+        reference = (line.bank_ref, int(line.amount_cents))
+        if reference in self.held:
+            raise ConflictError(
+                f"transaction {self.held[reference]} of the account already holds its bank "
+                f"reference {line.bank_ref!r}: the line is a duplicate"
+            )
+        if reference in self.claimed:
+            raise ConflictError(
+                f"line {self.claimed[reference]} of this request already takes its bank "
+                f"reference {line.bank_ref!r} with the same amount: the line is a duplicate"
+            )
+        self.claimed[reference] = int(line.line_id)
+
+    def _booked_meanwhile(self) -> ServiceError:
+        """The refusal when the key refused a mark: another request booked one of the
+        lines' bank references since they were read (its marks are undone: the
+        savepoint). Names the first such line and the transaction now holding it."""
+        held = status.holders(self.account_id, [ref for ref, _ in self.claimed])
+        for reference, line_id in self.claimed.items():
+            if reference in held:
+                return _on_line(
+                    line_id,
+                    ConflictError(
+                        f"transaction {held[reference]} of the account has come to hold its "
+                        f"bank reference {reference[0]!r} meanwhile: the line is a duplicate"
+                    ),
+                )
+        first = min(self.claimed.values())  # not seen any more: still one line named
+        return _on_line(
+            first, ConflictError("another entry of the account holds its bank reference")
+        )
+
+    def set_line(self, line, new_status: str, tx_id: int | None) -> None:
+        """The line's new status and transaction, written by finish."""
+        self.set_lines.append(
+            {
+                "s_id": self.statement_id,
+                "l_id": int(line.line_id),
+                "new_status": new_status,
+                "tx_id": tx_id,
+            }
+        )
+
+    def finish(self) -> None:
+        """Write what the actions left: the posted transactions' entries in the account
+        found, every entry marked (one entries.cleared event), the lines' states."""
+        self.marks.extend(_posted_entries(self.account_id, self.posted))
+        if self.marks:
+            try:
+                with db.session.begin_nested():
+                    _mark(db.session.connection(), self.marks)
+            except IntegrityError as exc:
+                if not _is_the_key(exc):
+                    raise
+                raise self._booked_meanwhile() from None
+            audit.record(
+                "entries.cleared",
+                {
+                    "account_id": self.account_id,
+                    "entry_ids": sorted(m["e_id"] for m in self.marks),
+                    "cleared": True,
+                    "statement_id": self.statement_id,
+                },
+            )
+        db.session.connection().execute(_SET_LINE, self.set_lines)
+
+
+def _post(request: _Request, wanted: dict) -> None:
+    """`post`: one transaction dated the line's day through the ledger's own posting;
+    its entry in the account is marked at the end."""
+    line = wanted["line"]
+    request.claim(line)
+    cents = int(line.amount_cents)
+    tx_id = transactions.record_transaction(
+        line.booked_on.isoformat(),
+        wanted["description"],
+        [
+            {"account_id": request.account_id, "amount_cents": cents},
+            {"account_id": wanted["account_id"], "amount_cents": -cents},
+        ],
+        request.created_by,
+    )
+    request.posted[tx_id] = (int(line.line_id), line.bank_ref)
+    request.set_line(line, "posted", tx_id)
+
+
+def _match(request: _Request, wanted: dict) -> None:
+    """`match`: the named transaction's qualifying entry in the account is marked."""
+    line = wanted["line"]
+    request.claim(line)
+    tx_id = wanted["transaction_id"]
+    if tx_id in request.taken:
+        raise ConflictError(f"transaction {tx_id} is matched by another line here")
+    entry_id = status.qualifying_entry(
+        request.account_id, tx_id, int(line.amount_cents), line.booked_on
+    )
+    request.taken.add(tx_id)
+    request.marks.append({"e_id": entry_id, "ref": line.bank_ref})
+    request.set_line(line, "matched", tx_id)
+
+
+def _ignore(request: _Request, wanted: dict) -> None:
+    """`ignore`: the line is set aside; nothing in the books changes."""
+    request.set_line(wanted["line"], "ignored", None)
+
+
+_ACT = {"post": _post, "match": _match, "ignore": _ignore}
+
+
 def act(statement_id: int, body: dict, created_by: int | None) -> dict:
     """Apply every asked action or none (see the module docstring); the statement."""
     header = statements.header_row(statement_id, for_update=True)
     account_id = int(header.account_id)
+    _serialise(account_id)
     lines = {int(row.line_id): row for row in statements.lines_of(statement_id)}
     asked = _parse(body.get("lines"), lines, account_id)
     refs = [w["line"].bank_ref for w in asked if w["action"] != "ignore" and w["line"].bank_ref]
-    held = status.holders(account_id, refs)
-    taken: set[int] = set()
-    marks: list[dict] = []
-    set_lines: list[dict] = []
-    posted: dict[int, tuple[int, str | None]] = {}  # transaction -> (line_id, bank_ref)
-    claimed: dict[tuple[str, int], int] = {}  # (bank_ref, amount) -> the line taking it here
+    request = _Request(statement_id, account_id, created_by, status.holders(account_id, refs))
     for wanted in asked:
-        line = wanted["line"]
-        line_id = int(line.line_id)
         try:
-            if wanted["action"] == "ignore":
-                set_lines.append(_line_state(statement_id, line_id, "ignored", None))
-                continue
-            reference = (line.bank_ref, int(line.amount_cents)) if line.bank_ref else None
-            if reference in held:
-                holder = held[reference]
-                raise ConflictError(
-                    f"transaction {holder} of the account already holds its bank reference "
-                    f"{line.bank_ref!r}: the line is a duplicate"
-                )
-            if reference in claimed:  # as a second request would find it: one answer
-                raise ConflictError(
-                    f"line {claimed[reference]} of this request already takes its bank "
-                    f"reference {line.bank_ref!r} with the same amount: the line is a duplicate"
-                )
-            if wanted["action"] == "match":
-                tx_id = wanted["transaction_id"]
-                if tx_id in taken:
-                    raise ConflictError(f"transaction {tx_id} is matched by another line here")
-                entry_id = status.qualifying_entry(
-                    account_id, tx_id, int(line.amount_cents), line.booked_on
-                )
-                taken.add(tx_id)
-                if reference is not None:
-                    claimed[reference] = line_id
-                marks.append({"e_id": entry_id, "ref": line.bank_ref})
-                set_lines.append(_line_state(statement_id, line_id, "matched", tx_id))
-            else:
-                cents = int(line.amount_cents)
-                tx_id = transactions.record_transaction(
-                    line.booked_on.isoformat(),
-                    wanted["description"],
-                    [
-                        {"account_id": account_id, "amount_cents": cents},
-                        {"account_id": wanted["account_id"], "amount_cents": -cents},
-                    ],
-                    created_by,
-                )
-                posted[tx_id] = (line_id, line.bank_ref)
-                if reference is not None:
-                    claimed[reference] = line_id
-                set_lines.append(_line_state(statement_id, line_id, "posted", tx_id))
+            _ACT[wanted["action"]](request, wanted)
         except ServiceError as err:
-            raise _on_line(line_id, err) from None
-    marks.extend(_posted_entries(account_id, posted))
-    if marks:
-        _mark(db.session.connection(), marks)
-        audit.record(
-            "entries.cleared",
-            {
-                "account_id": account_id,
-                "entry_ids": sorted(m["e_id"] for m in marks),
-                "cleared": True,
-                "statement_id": statement_id,
-            },
-        )
-    db.session.connection().execute(_SET_LINE, set_lines)
+            raise _on_line(int(wanted["line"].line_id), err) from None
+    request.finish()
     return statements.get(statement_id)
-
-
-def _line_state(statement_id: int, line_id: int, new_status: str, tx_id: int | None) -> dict:
-    return {"s_id": statement_id, "l_id": line_id, "new_status": new_status, "tx_id": tx_id}
 
 
 _CHUNK = 900

@@ -11,7 +11,8 @@
 - `new`: anything else.
 
 Both questions are one pass each over the whole statement: the duplicates through
-the partial index on entries (account_id, bank_ref), the candidates from the
+the partial unique index on entries (account_id, bank_ref, amount_cents), the key
+that books one bank line once (migration 0021), the candidates from the
 transactions dated inside the statement's window (the listing's date index) and
 their entries in the account; the choice per line is made in memory.
 """
@@ -153,7 +154,9 @@ def decide(account_id: int, lines: Sequence) -> list[tuple[str, int | None]]:
 def qualifying_entry(account_id: int, tx_id: int, amount_cents: int, booked_on: date) -> int:
     """The entry of transaction `tx_id` a line of `amount_cents` booked on `booked_on`
     may be matched to (the lowest id that qualifies); 400 for an unknown transaction,
-    409 saying why one does not qualify (as decide's `match`), or its day is locked."""
+    409 saying why one does not qualify (as decide's `match`), or when the
+    transaction's day or the line's is on or before the lock date (a match clears an
+    entry for that bank line as a post would book it on the line's day)."""
     if not validate.INT64_MIN <= tx_id <= validate.INT64_MAX:
         raise BadRequestError(f"there is no transaction {tx_id}")
     day = db.session.execute(
@@ -184,5 +187,5 @@ def qualifying_entry(account_id: int, tx_id: int, amount_cents: int, booked_on: 
         held = any(e.bank_ref is not None for e in entries)
         why = "holds a bank reference" if held else "is reconciled"
         raise ConflictError(f"transaction {tx_id}: its entry in account {account_id} {why}")
-    lock.refuse_if_locked(day)
+    lock.refuse_if_locked(min(day, booked_on))  # the earlier of the two: one read
     return int(free[0].id)

@@ -237,14 +237,25 @@ _KEEP_MARKS = (
 )
 
 
-def keep_marks(entry_ids: list[int], kept: list[Kept]) -> None:
+_GIVE_UP_REFS = (
+    update(Entry)
+    .where(Entry.transaction_id == bindparam("tx_id"), Entry.bank_ref.is_not(None))
+    .values(bank_ref=None)
+)
+
+
+def keep_marks(entry_ids: list[int], kept: list[Kept], original_id: int | None = None) -> None:
     """Give a correction's entries `entry_ids` (the stored ids of `kept`, in its order)
     the marks they take over: cleared, reconciled where the original's was, and the
     bank reference a statement line left, so the same bank line in a later upload is
     still a `duplicate` of the books rather than a `new` line to post a second time,
     and the statement's cleared balance does not move. The posting's event names them
-    (kept_reconciled, kept_cleared), which verify replays."""
+    (kept_reconciled, kept_cleared), which verify replays. The original
+    (`original_id`, deleted right after) gives its bank references up first: an
+    account holds one bank line once (entries' unique key, migration 0021)."""
     if entry_ids:
+        if original_id is not None and any(mark.bank_ref for mark in kept):
+            db.session.connection().execute(_GIVE_UP_REFS, {"tx_id": original_id})
         db.session.connection().execute(
             _KEEP_MARKS,
             [

@@ -188,7 +188,7 @@ def _post(
     # Entry ids follow the posting's order (see _insert_entries).
     ordered = sorted(stored) if kept else stored
     kept_ids = [ordered[mark.position][0] for mark in kept]
-    reconciliation.keep_marks(kept_ids, kept)
+    reconciliation.keep_marks(kept_ids, kept, links["replaces"])
     event = audit.transaction_object(tx_id, day, description, stored, **links)
     for key, reconciled in (("kept_reconciled", True), ("kept_cleared", False)):
         marked = [i for i, m in zip(kept_ids, kept, strict=True) if m.reconciled is reconciled]
