@@ -7,30 +7,10 @@ import pytest
 from sqlalchemy import text
 
 from app.extensions import db
+from tests.services.banking.line_steps import act, snapshot, sql
 from tests.services.banking.stand_in import line, statement_file, upload_statement
 
 pytestmark = pytest.mark.usefixtures("stand_in_reader")
-
-
-def act(api, sid, *lines):
-    return api.post(f"/statements/{sid}/lines", json={"lines": list(lines)})
-
-
-def sql(app, statement, **params):
-    with app.app_context(), db.engine.begin() as conn:
-        result = conn.execute(text(statement), params)
-        return result.all() if result.returns_rows else []
-
-
-def snapshot(app):
-    """Everything a refused request must leave as it was."""
-    with app.app_context():
-        rows = {
-            table: db.session.execute(text(f"SELECT * FROM {table} ORDER BY 1, 2")).all()
-            for table in ("transactions", "entries", "statement_lines")
-        }
-        db.session.rollback()
-        return rows
 
 
 def transaction(api, tx_id):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.services.banking.line_steps import act, snapshot, sql
 from tests.services.banking.stand_in import line, statement_file, upload_statement
-from tests.services.banking.test_lines import act, snapshot, sql
 
 pytestmark = pytest.mark.usefixtures("stand_in_reader")
 

@@ -15,8 +15,8 @@ from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
 from app.services.banking import status
+from tests.services.banking.line_steps import act, snapshot, sql
 from tests.services.banking.stand_in import line, statement_file, upload_statement
-from tests.services.banking.test_lines import act, snapshot, sql
 
 pytestmark = pytest.mark.usefixtures("stand_in_reader")
 
