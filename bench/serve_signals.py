@@ -17,8 +17,9 @@ item 10. A trial passes when:
 - the database is either untouched or at the newest migration (never in between);
 - the exit status is 0 with a "stopped (SIG...)" line, or, only while serve had not
   yet begun (nothing printed), the signal's default ending (SIGTERM: killed by it;
-  SIGINT: KeyboardInterrupt, or click's exit 1 with no traceback in the output),
-  which comes before anything is written.
+  SIGINT: KeyboardInterrupt, or click's exit 1 with its "Aborted!" and no traceback
+  in the output), which comes before anything is written. An exit 1 that printed
+  nothing is not the signal's ending: it fails.
 
 Prints the counts by outcome and the slowest stop; exit status 1 on any failure.
 tests/web/test_web_serve.py runs a short version (a few trials).
@@ -41,6 +42,7 @@ from pathlib import Path
 from harness.server import ROOT, Service, free_port
 
 BEGUN = "ledger-service API on"  # serve's first line: migrated, about to listen
+ABORTED = "Aborted!"  # click's line when KeyboardInterrupt ends a command (exit 1)
 
 
 def newest_revision() -> str:
@@ -173,12 +175,13 @@ class Trials:
 
 def _default_end(sig: signal.Signals, code: int, output: str) -> bool:
     """The signal's own ending: SIGTERM kills; SIGINT raises KeyboardInterrupt (130 or
-    killed by it; exit 1 is click's "Aborted!", and only without a traceback: exit 1
-    with one is a crash, whatever the signal)."""
+    killed by it; exit 1 is click's "Aborted!", so only with that line and without a
+    traceback: exit 1 with one is a crash, and exit 1 with nothing printed is an
+    ending nobody explained, whatever the signal)."""
     if sig == signal.SIGTERM:
         return code == -signal.SIGTERM
     if code == 1:
-        return "Traceback" not in output
+        return ABORTED in output and "Traceback" not in output
     return code in (130, -signal.SIGINT)
 
 
