@@ -17,8 +17,9 @@ item 10. A trial passes when:
 - the database is either untouched or at the newest migration (never in between);
 - the exit status is 0 with a "stopped (SIG...)" line, or, only while serve had not
   yet begun (nothing printed), the signal's default ending (SIGTERM: killed by it;
-  SIGINT: KeyboardInterrupt, or click's exit 1 with no traceback in the output),
-  which comes before anything is written.
+  SIGINT: KeyboardInterrupt, or click's exit 1 with its "Aborted!" and no traceback
+  in the output), which comes before anything is written. An exit 1 that printed
+  nothing is not the signal's ending: it fails.
 
 Prints the counts by outcome and the slowest stop; exit status 1 on any failure.
 tests/web/test_web_serve.py runs a short version (a few trials).

@@ -21,6 +21,7 @@ from pathlib import Path
 from harness.server import ROOT, Service, free_port
 
 BEGUN = "ledger-service API on"  # serve's first line: migrated, about to listen
+ABORTED = "Aborted!"  # click's line when KeyboardInterrupt ends a command (exit 1)
 
 
 def newest_revision() -> str:
@@ -153,12 +154,13 @@ class Trials:
 
 def _default_end(sig: signal.Signals, code: int, output: str) -> bool:
     """The signal's own ending: SIGTERM kills; SIGINT raises KeyboardInterrupt (130 or
-    killed by it; exit 1 is click's "Aborted!", and only without a traceback: exit 1
-    with one is a crash, whatever the signal)."""
+    killed by it; exit 1 is click's "Aborted!", so only with that line and without a
+    traceback: exit 1 with one is a crash, and exit 1 with nothing printed is an
+    ending nobody explained, whatever the signal)."""
     if sig == signal.SIGTERM:
         return code == -signal.SIGTERM
     if code == 1:
-        return "Traceback" not in output
+        return ABORTED in output and "Traceback" not in output
     return code in (130, -signal.SIGINT)
 
 

@@ -88,11 +88,9 @@ def account_balances(args: dict, principal) -> list[dict]:
 
 
 def income_statement(args: dict, principal) -> dict:
-    choice = budget_actuals.selector(args.get("budget"))
-    if choice is not None:
-        return budget_actuals.income_statement(args.get("from"), args.get("to"), choice)
-    start, end = validate.required_window(args.get("from"), args.get("to"))
-    return reports.income_statement(start, end)
+    return budget_actuals.requested_income_statement(
+        args.get("from"), args.get("to"), args.get("budget"), window=validate.required_window
+    )
 
 
 def balance_sheet(args: dict, principal) -> dict:

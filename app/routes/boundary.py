@@ -19,7 +19,14 @@ therefore parses, calls its service and serialises; it never commits:
   store.run_unit (sign-in and the password change: the attempt is counted and
   committed before argon2 runs with no transaction open). The boundary never re-runs
   such a view whole (that would count the attempt twice); it only commits what is
-  left when the view returns.
+  left when the view returns;
+- a view marked @spooled is an upload (documents.upload, statements.upload): its
+  multipart body is first spooled to temporary files (uploads.file_part, read before
+  its unit writes anything), then written in ONE unit through store.run_unit inside
+  the spool's block (uploads.spooled_unit, which re-runs only that unit on a retry,
+  the spooled part read again from its start). The boundary treats it as @steps and
+  never re-runs it whole: the spooled files are closed when the block ends, so a
+  re-run of the view would find the part unreadable.
 
 A view written the old way (calling store.commit() or store.run_unit itself) still
 behaves: its own commit ends its work, the boundary's commit then has nothing left,
@@ -37,6 +44,12 @@ def steps(view):
     """Mark a view that commits its own units, one per step (see the module docstring)."""
     view._unit_steps = True
     return view
+
+
+def spooled(view):
+    """Mark an upload view: its body spooled first, then written in one unit of its own
+    (uploads.spooled_unit; see the module docstring)."""
+    return steps(view)
 
 
 def unit_of_work(view):

@@ -9,30 +9,28 @@ spooled to a temporary file, never whole in memory; the service hashes it from t
 from __future__ import annotations
 
 from flask import Blueprint, jsonify, request, stream_with_context
+from werkzeug.datastructures import FileStorage
 
-from .. import store
 from ..services.ledger import document_rules, documents
-from .boundary import steps
+from .boundary import spooled
 from .support import json_body, principal
-from .uploads import file_part, file_response
+from .uploads import file_response, spooled_unit
 
 bp = Blueprint("documents", __name__)
 
 
 @bp.post("/transactions/<int:tx_id>/documents")
-@steps  # the body is read (spooled) before the unit; the upload is one unit of its own
+@spooled
 def upload(tx_id: int):
     limit = document_rules.max_bytes()
-    with file_part("document", limit, document_rules.too_large) as part:
-        doc = store.run_unit(
-            documents.upload,
-            tx_id,
-            part.stream if part is not None else None,
-            part.filename if part is not None else None,
-            principal().user_id,
-            limit=limit,
-        )
-    return jsonify(doc), 201
+    user_id = principal().user_id
+
+    def store_document(part: FileStorage | None) -> dict:
+        if part is None:
+            return documents.upload(tx_id, None, None, user_id, limit=limit)
+        return documents.upload(tx_id, part.stream, part.filename, user_id, limit=limit)
+
+    return jsonify(spooled_unit("document", limit, document_rules.too_large, store_document)), 201
 
 
 @bp.get("/transactions/<int:tx_id>/documents")

@@ -15,12 +15,12 @@ def balances():
 
 @bp.get("/income-statement")
 def income_statement():
-    choice = budget_actuals.selector(request.args.get("budget"))
-    if choice is not None:  # against a budget: docs/ledger.md, "Budgets"
-        args = request.args
-        return jsonify(budget_actuals.income_statement(args.get("from"), args.get("to"), choice))
-    start, end = validate.window(request.args.get("from"), request.args.get("to"))
-    return jsonify(reports.income_statement(start, end))
+    args = request.args  # against a budget when one is named: docs/ledger.md, "Budgets"
+    return jsonify(
+        budget_actuals.requested_income_statement(
+            args.get("from"), args.get("to"), args.get("budget")
+        )
+    )
 
 
 @bp.get("/balance-sheet")

@@ -11,30 +11,27 @@ from __future__ import annotations
 import hashlib
 
 from flask import Blueprint, jsonify, request
+from werkzeug.datastructures import FileStorage
 
-from .. import store
 from ..services.banking import lines, statements
-from .boundary import steps
+from .boundary import spooled
 from .support import json_body, principal
-from .uploads import file_part, file_response
+from .uploads import file_response, spooled_unit
 
 bp = Blueprint("statements", __name__)
 
 
 @bp.post("/accounts/<int:account_id>/statements")
-@steps  # the body is read (spooled) before the unit; the upload is one unit of its own
+@spooled
 def upload(account_id: int):
     limit = statements.max_bytes()
-    with file_part("statement", limit, statements.too_large) as part:
+    user_id = principal().user_id
+
+    def keep_statement(part: FileStorage | None) -> dict:
         data = part.stream.read(limit + 1) if part is not None else None
-        statement = store.run_unit(
-            statements.upload,
-            account_id,
-            data,
-            request.form.get("bank_account"),
-            principal().user_id,
-        )
-    return jsonify(statement), 201
+        return statements.upload(account_id, data, request.form.get("bank_account"), user_id)
+
+    return jsonify(spooled_unit("statement", limit, statements.too_large, keep_statement)), 201
 
 
 @bp.get("/statements")

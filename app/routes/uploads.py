@@ -2,6 +2,9 @@
 (documents.py: receipts; statements.py: bank statements); and answering the stored file
 back (file_response), for both alike.
 
+spooled_unit is the flow both upload views share (marked boundary.spooled): the part
+spooled, then written in one unit of work.
+
 Its body may be larger than MAX_BODY_BYTES: up to the route's own limit plus the
 multipart framing (MULTIPART_ALLOWANCE). Werkzeug spools the part to a temporary file
 as it arrives, so the body is never held in memory whole; the spooled files are
@@ -14,14 +17,17 @@ import base64
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 from urllib.parse import quote
 
 from flask import Response, current_app, request
 from werkzeug.datastructures import FileStorage
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
-from .. import config
+from .. import config, store
 from ..services.errors import BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError
+
+T = TypeVar("T")
 
 MULTIPART_ALLOWANCE = config.MULTIPART_ALLOWANCE  # one value: the server's body limit uses it
 # Werkzeug's own bounds on a multipart body (it refuses either with its 413, which is
@@ -67,6 +73,26 @@ def file_part(
         yield part
     finally:
         request.close()  # the spooled temporary files, now
+
+
+def spooled_unit(
+    what: str,
+    limit: int,
+    too_large: Callable[[int], PayloadTooLargeError],
+    write: Callable[[FileStorage | None], T],
+) -> T:
+    """The upload flow (boundary.spooled): the request's part named `file` spooled by
+    file_part, then write(part) run as one unit through store.run_unit while the part
+    is open; write's result. A retry re-runs only write, the part rewound to its start
+    first; the spooled files are closed when the unit has ended."""
+
+    def from_the_start(part: FileStorage | None) -> T:
+        if part is not None:
+            part.stream.seek(0)
+        return write(part)
+
+    with file_part(what, limit, too_large) as part:
+        return store.run_unit(from_the_start, part)
 
 
 def content_disposition(filename: str) -> str:

@@ -9,8 +9,9 @@ unit.py         run_unit() (the one runner: commit, retry, end a rejected unit),
 snapshot.py     the one consistent read snapshot: begin_snapshot() for the session's
                 unit, read_snapshot() for a connection of its own (backup)
 dialect.py      the dialect questions (is_postgresql(), is_sqlite(), name()), the
-                INSERT ... ON CONFLICT builder (insert(), upsert(), per_dialect()) and
-                int_array() (a PostgreSQL integer array's one text literal)
+                INSERT ... ON CONFLICT builder (insert(), upsert(), per_dialect()),
+                int_array() (a PostgreSQL integer array's one text literal) and
+                in_chunks() (IN lists of at most IN_LIST_MAX values, every service's)
 fixed.py        FixedStatement: a hot path's statement compiled once per dialect and
                 run as driver SQL on the unit's connection (no per-call cache lookup)
 refusals.py     the commit-time error mapping: store refusals -> services.errors

@@ -6,6 +6,8 @@ a statement built once per dialect (per_dialect), and insert() / upsert() for an
 INSERT that skips or updates the row it collides with. Both stores spell ON CONFLICT
 alike (on_conflict_do_nothing / on_conflict_do_update), so one builder serves both.
 int_array(): the one text literal of a PostgreSQL integer array a statement casts.
+in_chunks(): values cut into IN lists of at most IN_LIST_MAX, one statement each
+(SQLite's oldest builds take at most 999 parameters a statement).
 
 A bind is anything with a `.dialect` (a Connection, an Engine); by default the
 session's. Only two stores are served: whatever is not PostgreSQL is SQLite.
@@ -13,8 +15,8 @@ session's. Only two stores are served: whatever is not PostgreSQL is SQLite.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy.dialects import postgresql as _postgresql
 from sqlalchemy.dialects import sqlite as _sqlite
@@ -25,6 +27,9 @@ POSTGRESQL = "postgresql"
 SQLITE = "sqlite"
 DIALECTS = (POSTGRESQL, SQLITE)
 _INSERT = {POSTGRESQL: _postgresql.insert, SQLITE: _sqlite.insert}
+IN_LIST_MAX = 900  # values per IN list: under SQLite's oldest parameter limit (999)
+
+T = TypeVar("T")
 
 
 def name(bind=None) -> str:
@@ -66,6 +71,13 @@ def int_array(values) -> str:
     casts (CAST(:ids AS bigint[])): psycopg's per-element array dumping costs more than
     the query for thousands of ints, and picks int2/int4/int8 by each value."""
     return "{" + ",".join(str(int(v)) for v in values) + "}"
+
+
+def in_chunks(values: Sequence[T]) -> Iterator[Sequence[T]]:
+    """values in order, in slices of at most IN_LIST_MAX: one IN list (one statement)
+    each, so a lookup, update or delete of any number of ids stays under the limit."""
+    for i in range(0, len(values), IN_LIST_MAX):
+        yield values[i : i + IN_LIST_MAX]
 
 
 def per_dialect(build: Callable[[Callable], Any]) -> dict[str, Any]:

@@ -200,6 +200,10 @@ def test_clients_that_never_read_the_audit_pack_hold_no_thread(app, big_pack, pi
             len(waiting_answers(server)) == 4 and threads_idle(server)
         ):
             time.sleep(0.1)  # until every pack is built and waits for its reader
+        # Every client's pack was built and waits, unread, in the server's I/O loop, with
+        # no serving thread held: only then does /health answering prove anything.
+        assert len(waiting_answers(server)) == 4
+        assert threads_idle(server)
         for _ in range(3):
             assert health_within(server, 1.0).startswith(b"HTTP/1.1 200 ")
 

@@ -1,8 +1,9 @@
 """The unit-of-work boundary around every view (app/routes/boundary.py): a writing view
 the database asks to retry (PostgreSQL deadlock or serialization failure, SQLite
 "database is locked") is re-run whole and answers as if nothing happened, with its work
-stored once; a view written the old way (committing itself) still behaves; the CLI runs
-through the same runner. Every test runs on SQLite and PostgreSQL."""
+stored once; an upload (@spooled) re-runs only its unit, reading its spooled part again
+from the start; a view written the old way (committing itself) still behaves; the CLI
+runs through the same runner. Every test runs on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -16,11 +17,14 @@ from sqlalchemy.exc import OperationalError
 
 from app import store
 from app.extensions import db
-from app.models import OAuthClient, Settings, User
+from app.models import Document, OAuthClient, Settings, Statement, User
 from app.routes import boundary
+from app.services.banking import statements
 from app.services.identity import users
-from app.services.ledger import settings
+from app.services.ledger import documents, settings
 from app.services.oauth import clients
+from tests.services.banking import stand_in
+from tests.testkit import PDF, upload
 
 
 def _retry_error(dialect):
@@ -68,6 +72,35 @@ def test_oauth_register_is_rerun_and_registers_once(app, client, monkeypatch, di
     assert len(calls) == 2
     # The first attempt's client was rolled back: exactly one is stored.
     assert _count(app, OAuthClient, OAuthClient.dynamic.is_(True)) == 1
+
+
+def test_a_document_upload_is_rerun_from_its_spooled_part(
+    app, api, make_account, post_tx, monkeypatch, dialect
+):
+    bank, food = make_account("Bank", "asset"), make_account("Food", "expense")
+    tx_id = post_tx("2026-03-02", "Lunch", (food, 1200), (bank, -1200)).get_json()["id"]
+    calls = _fails_once(monkeypatch, documents, "upload", dialect)
+    made = upload(api, tx_id)
+    assert made.status_code == 201, made.get_json()
+    assert len(calls) == 2
+    assert made.get_json()["size"] == len(PDF)
+    assert api.get(f"/documents/{made.get_json()['id']}").data == PDF
+    assert _count(app, Document) == 1
+
+
+def test_a_statement_upload_is_rerun_from_its_spooled_part(
+    app, api, make_account, monkeypatch, dialect
+):
+    stand_in.install(monkeypatch)
+    bank = make_account("Bank", "asset")
+    calls = _fails_once(monkeypatch, statements, "upload", dialect)
+    data = stand_in.statement_file(stand_in.line("2026-03-02", 2500, "Ann Member", "REF-1"))
+    made = stand_in.upload_statement(api, bank, data)
+    # The second attempt reads the whole file again (not the empty rest of the first read).
+    assert made.status_code == 201, made.get_json()
+    assert len(calls) == 2
+    assert [line["amount_cents"] for line in made.get_json()["lines"]] == [2500]
+    assert _count(app, Statement) == 1
 
 
 @pytest.mark.own_app  # it adds a route

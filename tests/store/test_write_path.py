@@ -362,7 +362,7 @@ def test_listing_more_transactions_than_one_id_chunk(app, api, service_account):
     bank = service_account("Bank", "asset")
     food = service_account("Food", "expense")
     with app.app_context():
-        for i in range(listing.LIST_CHUNK + 50):
+        for i in range(store.dialect.IN_LIST_MAX + 50):
             transactions.record_transaction(
                 "2026-07-01",
                 f"t{i}",
@@ -374,7 +374,7 @@ def test_listing_more_transactions_than_one_id_chunk(app, api, service_account):
             )
         store.commit()
     body = api.get("/transactions").get_json()
-    assert len(body) == listing.LIST_CHUNK + 50
+    assert len(body) == store.dialect.IN_LIST_MAX + 50
     assert all(t["entries"][0]["amount_cents"] == int(t["description"][1:]) + 1 for t in body)
 
 

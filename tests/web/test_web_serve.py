@@ -120,6 +120,7 @@ def test_a_signal_at_any_moment_of_start_up_stops_serve(tmp_path):
             "Traceback (most recent call last):\n  ...\nImportError: cannot import name 'x'\n",
             "failed",
         ),
+        ("", "failed"),  # exit 1 with nothing printed: not click's ending of a SIGINT
     ],
 )
 def test_exit_1_before_serve_began_is_the_signal_only_without_a_traceback(

@@ -17,6 +17,13 @@ from ..errors import BadRequestError, UnsupportedMediaTypeError
 FORMATS = ("ofx", "camt.053", "mt940")
 
 
+def account_key(identifier: str | None) -> str:
+    """A bank account identifier as compared: without spaces, case-folded ("" for
+    none). Statements of one account in one file are read as one by this key, and
+    `bank_account` picks one of several by it."""
+    return "".join((identifier or "").split()).casefold()
+
+
 @dataclass
 class BankLine:
     booked_on: dt.date

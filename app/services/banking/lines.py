@@ -322,17 +322,14 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
     return statements.get(statement_id)
 
 
-_CHUNK = 900
-
-
 def _posted_entries(account_id: int, posted: dict[int, tuple[int, str | None]]) -> list[dict]:
     """The statement account's entry of each posted transaction, with its line's ref."""
     marks = []
     ids = sorted(posted)
-    for i in range(0, len(ids), _CHUNK):
+    for chunk in dialect.in_chunks(ids):
         rows = db.session.execute(
             select(Entry.transaction_id, Entry.id).where(
-                Entry.transaction_id.in_(ids[i : i + _CHUNK]), Entry.account_id == account_id
+                Entry.transaction_id.in_(chunk), Entry.account_id == account_id
             )
         )
         for tx_id, entry_id in rows:

@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
 from ...models import Account, Entry, Rule, Statement, StatementLine, Transaction
+from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, NotFoundError
 from ..ledger import accounts, audit, transactions, validate
@@ -35,7 +36,6 @@ TEXT_KEYS = ("payee_is", "payee_contains", "memo_contains")
 CENT_KEYS = ("min_cents", "max_cents")
 TEXT_MAX = 200
 DEFAULT_PRIORITY = 100
-_CHUNK = 900
 
 
 def text_key(value: str | None) -> str | None:
@@ -78,7 +78,7 @@ def _conditions(value) -> dict:
 def _account_ref(key: str, value) -> int:
     account_id = validate.integer(key, value)
     found = None
-    if 0 < account_id <= accounts.ACCOUNT_ID_MAX:  # beyond INTEGER: simply unknown
+    if validate.id_in_range(account_id):
         found = db.session.execute(select(Account.archived).where(Account.id == account_id)).first()
     if found is None:
         raise BadRequestError(f"'{key}': unknown account {account_id}")
@@ -151,7 +151,7 @@ def list_rules() -> list[dict]:
 
 
 def _row(rule_id: int) -> Rule:
-    rule = db.session.get(Rule, rule_id) if 0 < rule_id <= accounts.ACCOUNT_ID_MAX else None
+    rule = validate.get_row(Rule, rule_id)
     if rule is None:
         raise NotFoundError("no such rule")
     return rule
@@ -266,16 +266,14 @@ def history(account_id: int, payee_keys: set[str]) -> dict[str, int]:
     statement line of the account with that payee (its account open)."""
     posted: dict[str, list[tuple]] = {}
     keys = sorted(payee_keys)
-    for i in range(0, len(keys), _CHUNK):
-        params = {"keys": keys[i : i + _CHUNK], "account_id": account_id}
+    for chunk in dialect.in_chunks(keys):
+        params = {"keys": chunk, "account_id": account_id}
         for key, tx_id, day in db.session.execute(_POSTED_BY_PAYEE, params):
             posted.setdefault(str(key), []).append((day, int(tx_id)))
     tx_ids = sorted({tx for found in posted.values() for _, tx in found})
     other: dict[int, int] = {}
-    for i in range(0, len(tx_ids), _CHUNK):
-        for tx_id, low, high in db.session.execute(
-            _TWO_ENTRY_OTHERS, {"ids": tx_ids[i : i + _CHUNK]}
-        ):
+    for chunk in dialect.in_chunks(tx_ids):
+        for tx_id, low, high in db.session.execute(_TWO_ENTRY_OTHERS, {"ids": chunk}):
             if (low == account_id) != (high == account_id):
                 other[int(tx_id)] = int(high if low == account_id else low)
     usable = _open_accounts(set(other.values()))

@@ -32,7 +32,7 @@ from .. import clock
 from ..errors import BadRequestError, ConflictError, PayloadTooLargeError
 from ..ledger import accounts, audit, reconciliation, reports, validate
 from . import readers, rules, status
-from .bankfile import BankFile, BankStatement
+from .bankfile import BankFile, BankStatement, account_key
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 STATEMENT_KINDS = ("asset", "liability")
@@ -73,10 +73,6 @@ def statement_account(account_id: int) -> Account:
     return account
 
 
-def _compact(identifier: str) -> str:
-    return "".join(identifier.split()).casefold()
-
-
 def choose(bank_file: BankFile, bank_account) -> BankStatement:
     """The one statement of the file to keep: the only one, or the one `bank_account`
     names (compared without spaces, case-insensitively); 400 with the identifiers
@@ -84,17 +80,17 @@ def choose(bank_file: BankFile, bank_account) -> BankStatement:
     found = [s.bank_account for s in bank_file.statements if s.bank_account is not None]
     if bank_account is not None and not isinstance(bank_account, str):
         raise BadRequestError("'bank_account' must be text")
-    wanted = _compact(bank_account) if bank_account and bank_account.strip() else None
+    wanted = account_key(bank_account) if bank_account and bank_account.strip() else None
     if len(bank_file.statements) == 1:
         only = bank_file.statements[0]
-        if wanted is None or only.bank_account is None or _compact(only.bank_account) == wanted:
+        if wanted is None or only.bank_account is None or account_key(only.bank_account) == wanted:
             return only
     elif not bank_file.statements:
         raise BadRequestError("the file holds no statement")
     chosen = [
         s
         for s in bank_file.statements
-        if wanted is not None and s.bank_account is not None and _compact(s.bank_account) == wanted
+        if wanted is not None and account_key(s.bank_account) == wanted  # no identifier: ""
     ]
     if len(chosen) == 1:
         return chosen[0]
@@ -297,7 +293,7 @@ def list_statements(account_id=None) -> list[dict]:
     query = select(*_HEADER_COLUMNS).order_by(Statement.id.desc())
     wanted = validate.query_integer("account_id", account_id)
     if wanted is not None:
-        if not 0 < wanted <= accounts.ACCOUNT_ID_MAX:  # beyond INTEGER: no such account
+        if not validate.id_in_range(wanted):  # no such account
             return []
         query = query.where(Statement.account_id == wanted)
     return [served_header(r) for r in db.session.execute(query)]

@@ -31,14 +31,6 @@ from ..errors import BadRequestError, ConflictError
 from ..ledger import lock, validate
 
 WINDOW_DAYS = 3
-_CHUNK = 900  # values per IN list (SQLite's oldest parameter limit is 999)
-
-
-def _chunks(values: Sequence):
-    for i in range(0, len(values), _CHUNK):
-        yield values[i : i + _CHUNK]
-
-
 _HOLDERS = (
     select(Entry.bank_ref, Entry.amount_cents, Entry.transaction_id)
     .where(
@@ -71,7 +63,7 @@ def holders(account_id: int, refs: Iterable[str]) -> dict[tuple[str, int], int]:
     else:
         batches = [
             db.session.execute(_HOLDERS, {"account_id": account_id, "refs": chunk})
-            for chunk in _chunks(wanted)
+            for chunk in dialect.in_chunks(wanted)
         ]
     for rows in batches:
         for ref, cents, tx_id in rows:

@@ -2,8 +2,18 @@
 
 IMPORTANT: every transaction goes through transactions.record_transaction, the
 same validation as POST /transactions; nothing here writes entries directly.
-The caller commits once at the end (or rolls back for a dry run), so a file
-with one bad transaction stores nothing. Errors name the file's line number.
+Nothing here commits; who ends the unit, and who undoes a dry run:
+
+- import_text (the CLI's `import`): a whole file in the caller's unit. The command
+  commits it once at the end through cli.common.run (store.run_unit); with
+  `--dry-run` the command itself rolls the unit back (store.rollback). A file with
+  one bad transaction raises, and run_unit rolls the unit back: nothing is stored.
+  Errors name the file's line number.
+- import_statement (POST /import): a dry run posts every row inside a savepoint and
+  rolls that savepoint back itself before it returns, so the HTTP boundary
+  (routes/boundary.py, store.run_unit) commits a unit holding nothing of the import.
+  A real import is committed by the boundary; its first bad row raises a 400, and the
+  boundary rolls the whole unit back.
 
 Re-importing adds nothing: a transaction whose content fingerprint (date,
 description, entries by kind, account name and cents) matches one already in
@@ -205,7 +215,7 @@ def import_statement(items, dry_run, created_by: int | None) -> dict:
     Every row goes through transactions.record_transaction, as every import does.
     Each row's possible_duplicates (ledger.lookalikes) are the STORED transactions it
     looks like, computed before anything of this import is posted. A dry run posts
-    every row inside a savepoint that is rolled back, so the preview reports exactly
+    every row inside a savepoint that it rolls back itself, so the preview reports exactly
     the refusals a real import would meet: rows [{row, error, possible_duplicates}].
     A real import refuses the whole file at its first bad row: 400 naming the row.
     """

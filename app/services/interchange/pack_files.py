@@ -29,7 +29,6 @@ from sqlalchemy import func, select
 from ...extensions import db
 from ...models import Account, AuditEvent, Reconciliation, Transaction, User
 from .. import clock
-from ..errors import BadRequestError
 from ..ledger import audit, budget_actuals, reports
 from ..ledger.audit.hashing import GENESIS
 from .plaintext import csv_text_cell, format_cents
@@ -52,14 +51,13 @@ def _rows(rows: Iterable[Iterable]) -> Iterator[str]:
 
 def _statement(start: date | None, end: date | None) -> dict:
     """The window's income statement, against the approved budget covering it if any."""
-    if start is not None and end is not None:
-        try:
-            return budget_actuals.income_statement(
-                start.isoformat(), end.isoformat(), budget_actuals.APPROVED
-            )
-        except BadRequestError:  # no approved budget covers the window (or not whole months)
-            pass
-    return reports.income_statement(start, end)
+    whole = start is not None and end is not None
+    return budget_actuals.requested_income_statement(
+        start and start.isoformat(),
+        end and end.isoformat(),
+        budget_actuals.APPROVED if whole else None,
+        plain_if_refused=True,  # no approved budget covers the window (or not whole months)
+    )
 
 
 def income_statement(start: date | None, end: date | None) -> Iterator[str]:

@@ -19,7 +19,6 @@ from ..errors import BadRequestError, NotFoundError
 from . import audit, validate
 
 NAME_MAX = 200
-ACCOUNT_ID_MAX = 2**31 - 1
 
 
 def name_key(name: str) -> str:
@@ -107,9 +106,7 @@ _NAME_TAKEN = select(Account.name).where(Account.name_key == bindparam("taken_ke
 
 def get_account(account_id: int) -> Account:
     """The account, or NotFoundError."""
-    account = None
-    if 0 < account_id <= ACCOUNT_ID_MAX:  # beyond PostgreSQL's INTEGER: simply unknown
-        account = db.session.get(Account, account_id)
+    account = validate.get_row(Account, account_id)
     if account is None:
         raise NotFoundError("no such account")
     return account

@@ -12,13 +12,17 @@ The plan itself (budgets, lines, approval) is budgets.py, which builds on this m
 - income_statement: the statement of reports.income_statement with each line's
   budget_cents (the budget's months inside the window, summed) and variance_cents,
   positive when better than the plan (income: actual - budget; expenses:
-  budget - actual).
+  budget - actual);
+- requested_income_statement: the one dispatch between the two statements, for
+  GET /reports/income-statement, the income_statement tool and the audit pack.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
+from typing import Any
 
 from sqlalchemy import bindparam, select
 
@@ -30,23 +34,28 @@ from . import reports, validate
 
 MONTHS = 12
 BUDGET_KINDS = ("income", "expense")
-ID_MAX = 2**31 - 1
 APPROVED = "approved"
 _ID_TEXT = re.compile(r"^[0-9]{1,19}$")
-_B = Budget.__table__
-_L = Line.__table__
-_A = Account.__table__
-_M = AccountMonthBalance.__table__
+_BUDGETS = Budget.__table__
+_BUDGET_LINES = Line.__table__
+_ACCOUNTS = Account.__table__
+_MONTH_BALANCES = AccountMonthBalance.__table__
 
 _ACTUALS = (
-    select(_M.c.account_id, _A.c.name, _A.c.kind, _M.c.month, _M.c.cents)
-    .join(_A, _A.c.id == _M.c.account_id)
-    .where(
-        _A.c.kind.in_(BUDGET_KINDS),
-        _M.c.month >= bindparam("first"),
-        _M.c.month < bindparam("starts_on"),
+    select(
+        _MONTH_BALANCES.c.account_id,
+        _ACCOUNTS.c.name,
+        _ACCOUNTS.c.kind,
+        _MONTH_BALANCES.c.month,
+        _MONTH_BALANCES.c.cents,
     )
-    .order_by(_A.c.kind, _A.c.name, _M.c.month)
+    .join(_ACCOUNTS, _ACCOUNTS.c.id == _MONTH_BALANCES.c.account_id)
+    .where(
+        _ACCOUNTS.c.kind.in_(BUDGET_KINDS),
+        _MONTH_BALANCES.c.month >= bindparam("first"),
+        _MONTH_BALANCES.c.month < bindparam("starts_on"),
+    )
+    .order_by(_ACCOUNTS.c.kind, _ACCOUNTS.c.name, _MONTH_BALANCES.c.month)
 )
 
 
@@ -162,20 +171,24 @@ def _month_window(from_, to) -> tuple[date, date]:
 # The comparison's one read, run without the ORM: the budget (by id, or the approved
 # one covering the window) with its lines, one indexed row and one index range
 # (budget_lines' primary key) in one round trip beside the statement's own.
-_WITH_LINES = select(
-    _B.c.id, _B.c.name, _B.c.starts_on, _L.c.account_id, *[_L.c[n] for n in MONTH_COLUMNS]
-).outerjoin(_L, _L.c.budget_id == _B.c.id)
-_BUDGET_BY_ID = _WITH_LINES.where(_B.c.id == bindparam("id"))
+# A row: the budget's id, name and starts_on, a line's account_id (None when the
+# budget has no line), then that line's twelve months.
+_LEADING = (_BUDGETS.c.id, _BUDGETS.c.name, _BUDGETS.c.starts_on, _BUDGET_LINES.c.account_id)
+_FIRST_MONTH = len(_LEADING)  # a row's index of its first month's figure
+_WITH_LINES = select(*_LEADING, *[_BUDGET_LINES.c[n] for n in MONTH_COLUMNS]).outerjoin(
+    _BUDGET_LINES, _BUDGET_LINES.c.budget_id == _BUDGETS.c.id
+)
+_BUDGET_BY_ID = _WITH_LINES.where(_BUDGETS.c.id == bindparam("id"))
 _APPROVED_COVERING = _WITH_LINES.where(
-    _B.c.id
+    _BUDGETS.c.id
     == (
-        select(_B.c.id)
+        select(_BUDGETS.c.id)
         .where(
-            _B.c.approved_at.is_not(None),
-            _B.c.starts_on <= bindparam("start"),
-            _B.c.starts_on >= bindparam("earliest"),
+            _BUDGETS.c.approved_at.is_not(None),
+            _BUDGETS.c.starts_on <= bindparam("start"),
+            _BUDGETS.c.starts_on >= bindparam("earliest"),
         )
-        .order_by(_B.c.approved_at.desc(), _B.c.id.desc())
+        .order_by(_BUDGETS.c.approved_at.desc(), _BUDGETS.c.id.desc())
         .limit(1)
         .scalar_subquery()
     )
@@ -198,11 +211,11 @@ def _chosen(choice: int | str, start: date, end: date) -> tuple[dict, dict[int, 
     else:
         assert isinstance(choice, int)
         rows = []
-        if 0 < choice <= ID_MAX:
+        if validate.id_in_range(choice):
             rows = connection.execute(_BUDGET_BY_ID, {"id": choice}).all()
         if not rows:
             raise BadRequestError(f"'budget': no such budget ({choice})")
-    budget_id, name, starts_on = rows[0][0], rows[0][1], rows[0][2]
+    budget_id, name, starts_on = rows[0].id, rows[0].name, rows[0].starts_on
     last = ends_on(starts_on)
     for key, day in (("from", start), ("to", end)):
         if not starts_on <= day <= last:
@@ -210,9 +223,13 @@ def _chosen(choice: int | str, start: date, end: date) -> tuple[dict, dict[int, 
                 f"'{key}' must lie inside budget {budget_id}'s months "
                 f"({starts_on.isoformat()} to {last.isoformat()})"
             )
-    first_month = 4 + month_index(starts_on, start)
-    last_month = 4 + month_index(starts_on, end)
-    figures = {row[3]: sum(row[first_month : last_month + 1]) for row in rows if row[3] is not None}
+    first_month = _FIRST_MONTH + month_index(starts_on, start)
+    last_month = _FIRST_MONTH + month_index(starts_on, end)
+    figures = {
+        row.account_id: sum(row[first_month : last_month + 1])
+        for row in rows
+        if row.account_id is not None
+    }
     return {"id": budget_id, "name": name}, figures
 
 
@@ -222,3 +239,27 @@ def income_statement(from_, to, choice: int | str) -> dict:
     start, end = _month_window(from_, to)
     budget, figures = _chosen(choice, start, end)
     return reports.income_statement(start, end, budget=budget, budget_cents=figures)
+
+
+def requested_income_statement(
+    from_,
+    to,
+    budget,
+    *,
+    window: Callable[[Any, Any], tuple[date | None, date | None]] = validate.window,
+    plain_if_refused: bool = False,
+) -> dict:
+    """The income statement of [from_, to]: against the budget `budget` names (selector:
+    an id or "approved"), else the plain statement of window(from_, to) (the tool asks
+    validate.required_window). plain_if_refused (the audit pack): a budget that cannot
+    be compared (none approved covers the window, not whole months) gives the plain
+    statement instead of its 400."""
+    choice = selector(budget)
+    if choice is not None:
+        try:
+            return income_statement(from_, to, choice)
+        except BadRequestError:
+            if not plain_if_refused:
+                raise
+    start, end = window(from_, to)
+    return reports.income_statement(start, end)

@@ -34,7 +34,7 @@ from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, NotFoundError
 from . import accounts, audit, validate
-from .budget_actuals import BUDGET_KINDS, ID_MAX, MONTHS, actual_months, ends_on
+from .budget_actuals import BUDGET_KINDS, MONTHS, actual_months, ends_on
 
 ACTUALS = "actuals"
 _MONTH_COLUMNS = [getattr(Line, name) for name in MONTH_COLUMNS]
@@ -99,9 +99,7 @@ def as_dict(budget: Budget) -> dict:
 
 
 def _get(budget_id: int) -> Budget:
-    budget = None
-    if 0 < budget_id <= ID_MAX:  # beyond PostgreSQL's INTEGER: simply unknown
-        budget = db.session.get(Budget, budget_id)
+    budget = validate.get_row(Budget, budget_id)
     if budget is None:
         raise NotFoundError("no such budget")
     return budget
@@ -278,18 +276,19 @@ def _write_lines(budget_id: int, lines: dict[int, list[int]]) -> None:
 
 
 def _copied_lines(budget_id: int) -> list[dict]:
-    source = db.session.get(Budget, budget_id) if 0 < budget_id <= ID_MAX else None
+    source = validate.get_row(Budget, budget_id)
     if source is None:
         raise BadRequestError(f"'based_on': no such budget ({budget_id})")
     return _lines(source.id)
 
 
-def _based_on(value) -> list[dict] | None:
-    """The lines a new budget starts with; None when based_on is left out."""
+def _based_on(value, starts_on: date) -> list[dict] | None:
+    """The lines a new budget starting on starts_on starts with: last year's actuals,
+    another budget's lines, or None when based_on is left out."""
     if value is None:
         return None
     if value == ACTUALS:
-        return None  # filled by the caller, which knows starts_on
+        return actual_months(starts_on)
     if isinstance(value, bool) or not isinstance(value, int):
         raise BadRequestError("'based_on' must be \"actuals\" or the id of another budget")
     return _copied_lines(value)
@@ -305,8 +304,7 @@ def create_budget(body: dict) -> dict:
     the unique name_key in the same INSERT), its lines, the audit event."""
     name, key = _name(body.get("name"))
     starts_on = _starts_on(body.get("starts_on"))
-    based_on = body.get("based_on")
-    lines = (actual_months(starts_on) if based_on == ACTUALS else _based_on(based_on)) or []
+    lines = _based_on(body.get("based_on"), starts_on) or []
     connection = db.session.connection()
     claim = _CLAIM_NAME[dialect.name(connection)]
     budget_id = connection.execute(

@@ -37,10 +37,9 @@ from ...store import dialect
 from ..errors import BadRequestError
 from . import cursors, documents, search
 from .transactions import _tuples
-from .validate import ListingQuery
+from .validate import ListingQuery, id_in_range
 
 KIND = "transactions"
-ACCOUNT_ID_MAX = 2**31 - 1
 # A page with q first walks this many transactions in the listing's order (cheap, and
 # enough for a common word); when they hold too few matches, the description index
 # names the candidates instead (search.py).
@@ -106,7 +105,7 @@ def _conditions(query: ListingQuery, t=Transaction) -> list:
     if query.q is not None:
         conditions.append(_contains(t.description, query.q.lower()))
     if query.account_id is not None:
-        if not 0 < query.account_id <= ACCOUNT_ID_MAX:
+        if not id_in_range(query.account_id):
             conditions.append(false())  # no such account: nothing matches
         else:
             conditions.append(
@@ -314,7 +313,6 @@ def _iso_day(value) -> str:
     return value.isoformat()
 
 
-LIST_CHUNK = 900  # ids per IN list on SQLite (under its oldest parameter limit, 999)
 RUN_GAP = 8  # ids this close are read as one range (the few in between are dropped)
 MAX_RUNS = 32  # at most this many ranges per query; the rest are looked up by id
 MIN_RUN = 16  # a run of fewer transactions than this is looked up by id
@@ -364,7 +362,6 @@ def _entries_of(connection, tx_ids: list[int]):
         ids = cast(bindparam("ids", dialect.int_array(singles)), postgresql.ARRAY(BigInteger))
         rows.extend(_tuples(connection, columns.where(Entry.transaction_id == any_(ids))))
         return rows
-    for i in range(0, len(singles), LIST_CHUNK):
-        chunk = singles[i : i + LIST_CHUNK]
+    for chunk in dialect.in_chunks(singles):
         rows.extend(_tuples(connection, columns.where(Entry.transaction_id.in_(chunk))))
     return rows

@@ -36,7 +36,6 @@ from ..errors import BadRequestError, ConflictError, Reconciled
 from . import accounts, audit, lock, reports, validate
 
 CLEAR_MAX = 10_000
-_CHUNK = 900  # ids per IN list (SQLite's oldest parameter limit is 999)
 
 
 class StatementMismatch(ConflictError):
@@ -50,11 +49,6 @@ class StatementMismatch(ConflictError):
         self.extra = {"difference_cents": difference}
 
 
-def _chunks(ids: list[int]):
-    for i in range(0, len(ids), _CHUNK):
-        yield ids[i : i + _CHUNK]
-
-
 def set_cleared(account_id: int, entry_ids, cleared) -> None:
     """POST /accounts/{id}/cleared: mark the account's entries cleared or not."""
     account = accounts.get_account(account_id)
@@ -62,7 +56,7 @@ def set_cleared(account_id: int, entry_ids, cleared) -> None:
     cleared = validate.boolean("cleared", cleared)
     accounts.lock_account(account.id)
     rows = {}
-    for chunk in _chunks(ids):
+    for chunk in dialect.in_chunks(ids):
         query = (
             select(Entry.id, Entry.account_id, Entry.reconciled, Transaction.occurred_on)
             .join(Transaction, Transaction.id == Entry.transaction_id)
@@ -79,7 +73,7 @@ def set_cleared(account_id: int, entry_ids, cleared) -> None:
                 raise ConflictError(f"entry {entry_id} is reconciled; it cannot be uncleared")
     for day in sorted({row.occurred_on for row in rows.values()}):
         lock.refuse_if_locked(day)
-    for chunk in _chunks(ids):
+    for chunk in dialect.in_chunks(ids):
         db.session.execute(update(Entry).where(Entry.id.in_(chunk)).values(cleared=cleared))
     audit.record(
         "entries.cleared", {"account_id": account.id, "entry_ids": ids, "cleared": cleared}
@@ -109,7 +103,7 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
     newly = [r.id for r in rows if not r.reconciled]
     if newly:  # the earliest entry this would mark: none may be inside the lock
         lock.refuse_if_locked(min(r.occurred_on for r in rows if not r.reconciled))
-    for chunk in _chunks(newly):
+    for chunk in dialect.in_chunks(newly):
         db.session.execute(update(Entry).where(Entry.id.in_(chunk)).values(reconciled=True))
     db.session.add(
         Reconciliation(

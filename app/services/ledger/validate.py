@@ -1,6 +1,7 @@
 """THE shared argument parsers. HTTP routes and MCP tools both call these, so both
 return the same messages for the same bad input. Each raises BadRequestError; but
-row_by_id, the row a path id names, raises NotFoundError."""
+row_by_id, the row a path id names, raises NotFoundError. id_in_range and get_row: the
+one bound on an INTEGER id column's ids (accounts, budgets, rules)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..errors import BadRequestError, NotFoundError
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
+ID_MAX = 2**31 - 1  # the largest id of an INTEGER id column (accounts, budgets, rules)
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Books hold dates of years 1900 to 2200: a year typed as 0202 or 20260 is a typo,
 # refused on every path (HTTP, MCP, import) by this one parser.
@@ -246,6 +248,18 @@ def listing_query(args) -> ListingQuery:
         limit=page_limit(args.get("limit")),
         cursor=cursor_text(args.get("cursor")),
     )
+
+
+def id_in_range(row_id: int) -> bool:
+    """Whether row_id can name a row of an INTEGER id column (1..ID_MAX). One beyond
+    names nothing: it is answered as unknown without asking the database."""
+    return 0 < row_id <= ID_MAX
+
+
+def get_row(model, row_id: int):
+    """model's row whose (INTEGER) id is row_id; None when there is none, and for an id
+    out of range (id_in_range)."""
+    return db.session.get(model, row_id) if id_in_range(row_id) else None
 
 
 def row_by_id(query, model, row_id: int, missing: str, *, for_update: bool = False):

@@ -137,14 +137,26 @@ def expected_from_reports(sheet: dict, statement: dict) -> dict[str, int]:
     return expected
 
 
-def test_a_window_journal_opens_with_the_balances_before_it(hledger, api, sample_books, tmp_path):
+@pytest.mark.parametrize(
+    "start, day_before, first_in_window, retained_before",
+    [
+        # Only income before the window (pay day, 2,500.00).
+        ("2026-01-04", "2026-01-03", "2026-01-04 (3)", 250000),
+        # An expense before it too: the groceries (43.21) of 2026-01-04 are retained
+        # earnings, not an opening line of their own.
+        ("2026-01-05", "2026-01-04", "2026-01-05 (4)", 250000 - 4321),
+    ],
+)
+def test_a_window_journal_opens_with_the_balances_before_it(
+    hledger, api, sample_books, tmp_path, start, day_before, first_in_window, retained_before
+):
     """hledger's `bal` over a window's journal: every asset and liability its balance at
     the window's end, every income and expense the window's figure, and the retained
-    earnings before the window on equity:Retained earnings."""
-    window = "from=2026-01-04&to=2026-02-01"
+    earnings before the window (income less expenses) on equity:Retained earnings."""
+    window = f"from={start}&to=2026-02-01"
     text = api.get(f"/export?format=hledger&{window}").get_data(as_text=True)
-    assert "\n2026-01-04 Opening balances" in text
-    assert text.index("Opening balances") < text.index("2026-01-04 (3)")
+    assert f"\n{start} Opening balances" in text
+    assert text.index("Opening balances") < text.index(first_in_window)
     journal = tmp_path / "window.journal"
     journal.write_text(text, encoding="utf-8")
     theirs = checked_balances(journal)
@@ -152,8 +164,8 @@ def test_a_window_journal_opens_with_the_balances_before_it(hledger, api, sample
     statement = api.get(f"/reports/income-statement?{window}").get_json()
     expected = expected_from_reports(sheet, statement)
     assert {a: c for a, c in theirs.items() if not a.startswith("equity")} == expected
-    before = api.get("/reports/balance-sheet?as_of=2026-01-03").get_json()
-    assert theirs["equity:Retained earnings"] == -before["retained_cents"] == -250000
+    before = api.get(f"/reports/balance-sheet?as_of={day_before}").get_json()
+    assert theirs["equity:Retained earnings"] == -before["retained_cents"] == -retained_before
     assert theirs["equity:Opening balances"] == -100000
     assert sum(theirs.values()) == 0
 

@@ -13,7 +13,14 @@ from collections.abc import Callable
 from typing import TypeVar
 from xml.parsers import expat
 
-from ..bankfile import BankFile, BankLine, BankStatement, NotAStatement, StatementFormatError
+from ..bankfile import (
+    BankFile,
+    BankLine,
+    BankStatement,
+    NotAStatement,
+    StatementFormatError,
+    account_key,
+)
 from .common import MAX_DEPTH, MAX_ELEMENTS, amount_cents, clean, iso_date
 
 T = TypeVar("T")
@@ -268,7 +275,7 @@ def read(data: bytes) -> BankFile:
     by_account: dict[str, tuple[BankStatement, list]] = {}
     for stmt in statements:
         account = _account(stmt)
-        key = "".join((account or "").split()).casefold()
+        key = account_key(account)
         if key not in by_account:
             by_account[key] = (BankStatement(bank_account=account), [None])
         statement, opened = by_account[key]

@@ -14,7 +14,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from ..bankfile import BankFile, BankLine, BankStatement, StatementFormatError
+from ..bankfile import BankFile, BankLine, BankStatement, StatementFormatError, account_key
 from .common import amount_cents, clean, decode_text, make_date, quote, two_digit_year
 
 # A SWIFT block, with blocks nested one deep ({3:{108:...}}); written as an unrolled loop,
@@ -156,7 +156,7 @@ def read(data: bytes) -> BankFile:
             )
 
     def statement_of(account: str | None) -> BankStatement:
-        key = "".join((account or "").split()).casefold()
+        key = account_key(account)
         if key not in by_account:
             by_account[key] = BankStatement(bank_account=account)
         return by_account[key]

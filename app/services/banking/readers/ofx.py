@@ -14,7 +14,7 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 
-from ..bankfile import BankFile, BankLine, BankStatement, StatementFormatError
+from ..bankfile import BankFile, BankLine, BankStatement, StatementFormatError, account_key
 from .common import MAX_DEPTH, MAX_ELEMENTS, amount_cents, clean, decode_text, make_date, quote
 
 _NAME = r"[A-Za-z][A-Za-z0-9._:-]*"
@@ -280,7 +280,7 @@ def read(data: bytes) -> BankFile:
     for rs in _statements(document):
         account = rs.child("BANKACCTFROM") or rs.child("CCACCTFROM")
         acctid = clean(account.value("ACCTID")) if account is not None else None
-        key = "".join((acctid or "").split()).casefold()
+        key = account_key(acctid)
         statement = by_account.get(key)
         if statement is None:
             statement = by_account[key] = BankStatement(bank_account=acctid)
