@@ -13,6 +13,13 @@ changed rule applies to waiting lines at once:
    matched) from a statement line of the same account with the same payee.
 A suggestion naming an archived account is left out (it could not be posted).
 
+Limits and speed (docs/statements.md, "Limits and speed"): at most RULES_MAX rules are
+kept; the suggestions of a statement are worked out set-wise (first_rules: each rule
+takes the lines still open among its candidates, found by a dict, a bisection or one
+scan of the lines' joined text, never by trying every rule on every line), from the
+rules fetched once and the history in one query; the preview reads at most the
+PREVIEW_LINES_MAX newest waiting lines.
+
 Creating, changing and deleting a rule are audit events carrying the rule.
 """
 
