@@ -6,7 +6,9 @@ first rule, by priority then id, that a rule-by-rule search gives."""
 
 from __future__ import annotations
 
+import contextlib
 import random
+import threading
 
 import pytest
 from sqlalchemy import event
@@ -15,6 +17,7 @@ from app.extensions import db
 from app.services.banking import rules
 from app.services.banking.rules import Compiled, first_rules, text_key
 from tests.services.banking.stand_in import line, statement_file, upload_statement
+from tests.testkit import ApiClient
 
 pytestmark = pytest.mark.usefixtures("stand_in_reader")
 
@@ -42,6 +45,39 @@ def test_at_most_rules_max_rules_the_next_is_409_and_nothing_stored(api, books, 
     assert api.put(f"/rules/{ids[0]}", json={"priority": 1}).status_code == 200
     assert api.delete(f"/rules/{ids[0]}").status_code == 204
     assert make(api, "r3", books["food"], conditions={"min_cents": 3}).status_code == 201
+
+
+def test_two_rules_made_at_once_at_the_limit_one_is_refused(app, api, books, monkeypatch):
+    """Two requests each making the last rule allowed: exactly one is stored, the other
+    is 409 (on PostgreSQL both would count the rules before either stored its own,
+    were creations not serialised)."""
+    monkeypatch.setattr(rules, "RULES_MAX", 1)
+    checked = rules._checked
+    meet = threading.Barrier(2)
+
+    def slow_checked(*args, **kwargs):
+        # Past the count, both wait for each other (a second or so when the other
+        # cannot come: it is held before the count, as it must be).
+        with contextlib.suppress(threading.BrokenBarrierError):
+            meet.wait(timeout=1.5)
+        return checked(*args, **kwargs)
+
+    monkeypatch.setattr(rules, "_checked", slow_checked)
+    statuses: list[int] = []
+
+    def make_one(n):
+        client = ApiClient(app.test_client(), api.token)
+        statuses.append(
+            make(client, f"r{n}", books["food"], conditions={"min_cents": n}).status_code
+        )
+
+    workers = [threading.Thread(target=make_one, args=(n,)) for n in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    assert sorted(statuses) == [201, 409]
+    assert len(api.get("/rules").get_json()) == 1
 
 
 def test_preview_reads_the_newest_waiting_lines_and_says_when_there_were_more(
