@@ -409,6 +409,18 @@ def test_inactive_rules_in_previews(api, books):
     assert preview_lines(api, sid, body) == [1]
 
 
+def test_a_stored_rule_limited_to_another_account_takes_no_line_from_a_preview(api, books):
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -700, "Shell"))
+    ).get_json()["id"]
+    body = {"name": "New", "counter_account_id": books["fuel"], "conditions": {"payee_is": "shell"}}
+    first = {"priority": 1, "counter_account_id": books["food"], "conditions": {"max_cents": 0}}
+    rule(api, name="Card only", account_id=books["card"], **first)
+    assert preview_lines(api, sid, body) == [1]
+    rule(api, name="Bank only", account_id=books["bank"], **first)
+    assert preview_lines(api, sid, body) == []
+
+
 def test_history_learns_from_two_entry_postings_only_not_from_a_split(api, books):
     """A line posted and then corrected into a split (three entries) teaches nothing:
     the payee's suggestion is the newest two-entry posting before it, and none once the
