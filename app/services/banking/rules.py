@@ -13,22 +13,32 @@ changed rule applies to waiting lines at once:
    matched) from a statement line of the same account with the same payee.
 A suggestion naming an archived account is left out (it could not be posted).
 
+Limits and speed (docs/statements.md, "Limits and speed"): at most RULES_MAX rules are
+kept; the suggestions of a statement are worked out set-wise (first_rules: each rule
+takes the lines still open among its candidates, found by a dict, a bisection or one
+scan of the lines' joined text, never by trying every rule on every line), from the
+rules fetched once and the history in one query; the preview reads at most the
+PREVIEW_LINES_MAX newest waiting lines.
+
 Creating, changing and deleting a rule are audit events carrying the rule.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import orjson
-from sqlalchemy import bindparam, delete, func, or_, select, update
+from sqlalchemy import case, delete, func, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import aliased
 
 from ...extensions import db
 from ...models import Account, Entry, Rule, Statement, StatementLine, Transaction
 from ...store import dialect
 from .. import clock
-from ..errors import BadRequestError, NotFoundError
+from ..errors import BadRequestError, ConflictError, NotFoundError
 from ..ledger import accounts, audit, transactions, validate
 from ..ledger.audit import canonical
 
@@ -36,6 +46,15 @@ TEXT_KEYS = ("payee_is", "payee_contains", "memo_contains")
 CENT_KEYS = ("min_cents", "max_cents")
 TEXT_MAX = 200
 DEFAULT_PRIORITY = 100
+# At most this many rules are kept (the next is refused with 409): suggestions try every
+# rule on every waiting line of a statement, so their number is bounded like the lines'.
+RULES_MAX = 1000
+# POST /rules/preview reads at most this many waiting lines, the newest first.
+PREVIEW_LINES_MAX = 5000
+# An amount range holding at most 1/_FEW of the open lines gives a rule's candidates
+# rather than a scan of the text (a range is found by bisection, the text by a scan).
+_FEW = 16
+_CREATE_LOCK = 0x72756C65  # PostgreSQL advisory lock key for the RULES_MAX limit
 
 
 def text_key(value: str | None) -> str | None:
@@ -158,6 +177,7 @@ def _row(rule_id: int) -> Rule:
 
 
 def get_rule(rule_id: int) -> dict:
+    """One rule as served; 404 when unknown."""
     return served(_row(rule_id))
 
 
@@ -174,7 +194,17 @@ def _stored(values: dict, key: str) -> dict:
 
 
 def create_rule(body: dict) -> dict:
-    """POST /rules: 201 the rule; one rule.created event."""
+    """POST /rules: 201 the rule; one rule.created event; 409 once RULES_MAX are kept."""
+    if dialect.is_postgresql():
+        # Serialise creations so two at RULES_MAX - 1 rules cannot both pass the limit
+        # (SQLite's writers are one at a time already).
+        db.session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _CREATE_LOCK})
+    kept = db.session.execute(select(func.count()).select_from(Rule)).scalar_one()
+    if kept >= RULES_MAX:
+        raise ConflictError(
+            f"at most {RULES_MAX} rules are kept, and there are {kept}: delete or change "
+            "one instead of making another"
+        )
     rule = _checked(body)
     key = _name_free(rule["name"])
     row = Rule(**_stored(rule, key), created_at=clock.now().replace(microsecond=0))
@@ -210,95 +240,266 @@ def delete_rule(rule_id: int) -> None:
 # --- suggestions ---------------------------------------------------------------------
 
 
+class Compiled(NamedTuple):
+    """A rule ready to be tried on lines: its text conditions compared as keys once."""
+
+    rule_id: int
+    priority: int
+    account_id: int | None
+    counter: int
+    payee_is: str | None
+    payee_contains: str | None
+    memo_contains: str | None
+    low: int | None
+    high: int | None
+
+    @classmethod
+    def of(
+        cls,
+        conditions: dict,
+        rule_id: int = 0,
+        priority: int = DEFAULT_PRIORITY,
+        account_id: int | None = None,
+        counter: int = 0,
+    ) -> Compiled:
+        """The rule of these conditions (the other fields: what a suggestion names)."""
+
+        def key(name: str) -> str | None:
+            return None if name not in conditions else _key(conditions[name])
+
+        return cls(
+            rule_id,
+            priority,
+            account_id,
+            counter,
+            key("payee_is"),
+            key("payee_contains"),
+            key("memo_contains"),
+            conditions.get("min_cents"),
+            conditions.get("max_cents"),
+        )
+
+    def holds(self, payee_key: str | None, memo_key: str | None, cents: int) -> bool:
+        """Does every condition hold for a line of these keys and amount?"""
+        if self.payee_is is not None and payee_key != self.payee_is:
+            return False
+        if self.payee_contains is not None and (
+            payee_key is None or self.payee_contains not in payee_key
+        ):
+            return False
+        if self.memo_contains is not None and (
+            memo_key is None or self.memo_contains not in memo_key
+        ):
+            return False
+        if self.low is not None and cents < self.low:
+            return False
+        return self.high is None or cents <= self.high
+
+
 def holds(conditions: dict, payee_key: str | None, memo_key: str | None, cents: int) -> bool:
     """Does every condition hold for this line?"""
-    if "payee_is" in conditions and payee_key != _key(conditions["payee_is"]):
-        return False
-    if "payee_contains" in conditions and (
-        payee_key is None or _key(conditions["payee_contains"]) not in payee_key
-    ):
-        return False
-    if "memo_contains" in conditions and (
-        memo_key is None or _key(conditions["memo_contains"]) not in memo_key
-    ):
-        return False
-    if "min_cents" in conditions and cents < conditions["min_cents"]:
-        return False
-    return not ("max_cents" in conditions and cents > conditions["max_cents"])
+    return Compiled.of(conditions).holds(payee_key, memo_key, cents)
 
 
-def _active_rules(account_id: int) -> list[tuple[int, int, dict, int]]:
-    """(rule id, priority, conditions, counter account) of the active rules that may apply to the
-    account's lines, in order, their counter account open."""
-    rows = db.session.execute(
-        select(Rule.id, Rule.priority, Rule.conditions, Rule.counter_account_id)
+class _Texts:
+    """The keys of some lines joined into one text, so that finding which lines contain a
+    part is one scan in C rather than one comparison per line. Keys never hold a line
+    break (name_key collapses every kind of space), so no part spans two lines."""
+
+    def __init__(self, open_lines: list[int], keys: Sequence[str | None]):
+        self.owners = [i for i in open_lines if keys[i] is not None]
+        self.text = "\n".join(keys[i] or "" for i in self.owners)
+        self.starts = []
+        at = 0
+        for i in self.owners:
+            self.starts.append(at)
+            at += len(keys[i] or "") + 1
+        self.starts.append(at)  # past the end: find() from there finds nothing
+
+    def count(self, part: str) -> int:
+        """At least the number of lines containing part (a line may contain it twice)."""
+        return self.text.count(part)
+
+    def containing(self, part: str) -> list[int]:
+        """The lines whose key contains part, each once."""
+        found = []
+        at = self.text.find(part)
+        while at >= 0:
+            k = bisect_right(self.starts, at) - 1
+            found.append(self.owners[k])
+            at = self.text.find(part, self.starts[k + 1])
+        return found
+
+
+class _Open:
+    """The lines still without a rule, indexed by payee key, by amount and by the text
+    of their payee and memo keys; built again when half of them have found a rule, so a
+    rule's candidates are mostly lines still open."""
+
+    def __init__(
+        self,
+        open_lines: list[int],
+        payees: Sequence[str | None],
+        memos: Sequence[str | None] | None,
+        amounts: Sequence[int],
+    ):
+        self.size = len(open_lines)
+        self.by_payee: dict[str, list[int]] = {}
+        for i in open_lines:
+            if payees[i] is not None:
+                self.by_payee.setdefault(payees[i] or "", []).append(i)
+        by_amount = sorted(open_lines, key=amounts.__getitem__)
+        self.by_amount = by_amount
+        self.amounts = [amounts[i] for i in by_amount]
+        self.payees = _Texts(open_lines, payees)
+        self.memos = None if memos is None else _Texts(open_lines, memos)
+
+    def candidates(self, rule: Compiled) -> list[int]:
+        """Lines that may satisfy the rule (every open line that does is among them): those
+        of its most selective condition. A payee's lines come from a dict, an amount
+        range's by bisection (taken when it holds few lines), a part of a payee or memo
+        from one scan of their joined text (of two parts, the rarer)."""
+        if rule.payee_is is not None:
+            return self.by_payee.get(rule.payee_is, [])
+        if rule.memo_contains is not None and self.memos is None:
+            return []  # no line has a memo
+        texts = []
+        if rule.payee_contains is not None:
+            texts.append((self.payees, rule.payee_contains))
+        if rule.memo_contains is not None and self.memos is not None:
+            texts.append((self.memos, rule.memo_contains))
+        if rule.low is not None or rule.high is not None:
+            first = 0 if rule.low is None else bisect_left(self.amounts, rule.low)
+            last = len(self.amounts) if rule.high is None else bisect_right(self.amounts, rule.high)
+            if last <= first or not texts or (last - first) * _FEW <= self.size:
+                return self.by_amount[first:last]
+        if len(texts) == 2:
+            texts.sort(key=lambda found: found[0].count(found[1]))
+        joined, part = texts[0]
+        return joined.containing(part)
+
+
+def first_rules(
+    rules: Sequence[Compiled],
+    payees: Sequence[str | None],
+    memos: Sequence[str | None] | None,
+    amounts: Sequence[int],
+) -> list[Compiled | None]:
+    """For each line (its payee key, memo key and amount), the first of rules, in the
+    order given, whose every condition holds; None when none does.
+
+    Set-wise: each rule in turn takes the lines still open among its candidates (a
+    payee's lines by a dict, an amount range by bisection, a part of a payee or memo by
+    one scan of their joined text), so the cost follows the candidates, not lines times
+    rules. memos may be None when no rule has memo_contains."""
+    chosen: list[Compiled | None] = [None] * len(amounts)
+    open_lines = list(range(len(amounts)))
+    remaining = len(open_lines)
+    index = _Open(open_lines, payees, memos, amounts)
+    memo_of: Sequence[str | None] = memos if memos is not None else [None] * len(amounts)
+    for rule in rules:
+        for i in index.candidates(rule):
+            if chosen[i] is None and rule.holds(payees[i], memo_of[i], amounts[i]):
+                chosen[i] = rule
+                remaining -= 1
+        if not remaining:
+            break
+        if 2 * remaining < index.size:
+            open_lines = [i for i in open_lines if chosen[i] is None]
+            index = _Open(open_lines, payees, memos, amounts)
+    return chosen
+
+
+def _active_rules(account_id: int | None = None) -> list[Compiled]:
+    """The active rules whose counter account is open, by priority then id: those that may
+    apply to the lines of account_id (not limited to another account, not filing to the
+    account itself), or every one when account_id is None."""
+    query = (
+        select(Rule.id, Rule.priority, Rule.account_id, Rule.conditions, Rule.counter_account_id)
         .join(Account, Account.id == Rule.counter_account_id)
-        .where(
-            Rule.active.is_(True),
-            Account.archived.is_(False),
-            or_(Rule.account_id.is_(None), Rule.account_id == account_id),
-        )
+        .where(Rule.active.is_(True), Account.archived.is_(False))
         .order_by(Rule.priority, Rule.id)
     )
-    return [(int(i), int(p), orjson.loads(c), int(a)) for i, p, c, a in rows]
+    if account_id is not None:
+        query = query.where(
+            or_(Rule.account_id.is_(None), Rule.account_id == account_id),
+            Rule.counter_account_id != account_id,
+        )
+    return [
+        Compiled.of(orjson.loads(c), int(i), int(p), None if a is None else int(a), int(counter))
+        for i, p, a, c, counter in db.session.execute(query)
+    ]
 
 
-_POSTED_BY_PAYEE = (
-    select(StatementLine.payee_key, Transaction.id, Transaction.occurred_on)
-    .join(Statement, Statement.id == StatementLine.statement_id)
-    .join(Transaction, Transaction.id == StatementLine.transaction_id)
-    .where(
-        StatementLine.payee_key.in_(bindparam("keys", expanding=True)),
-        StatementLine.status == "posted",
-        Statement.account_id == bindparam("account_id"),
-    )
-)
-_TWO_ENTRY_OTHERS = (
-    select(Entry.transaction_id, func.min(Entry.account_id), func.max(Entry.account_id))
-    .where(Entry.transaction_id.in_(bindparam("ids", expanding=True)))
-    .group_by(Entry.transaction_id)
-    .having(func.count() == 2)
-)
+def _applying(rules: Sequence[Compiled], account_id: int) -> list[Compiled]:
+    """Of rules, those that may apply to the lines of account_id."""
+    return [
+        r
+        for r in rules
+        if r.counter != account_id and (r.account_id is None or r.account_id == account_id)
+    ]
 
 
-def history(account_id: int, payee_keys: set[str]) -> dict[str, int]:
+def history(statement_id: int, account_id: int) -> dict[str, int]:
     """payee key -> the other account of the newest two-entry transaction posted from a
-    statement line of the account with that payee (its account open)."""
-    posted: dict[str, list[tuple]] = {}
-    keys = sorted(payee_keys)
-    for chunk in dialect.in_chunks(keys):
-        params = {"keys": chunk, "account_id": account_id}
-        for key, tx_id, day in db.session.execute(_POSTED_BY_PAYEE, params):
-            posted.setdefault(str(key), []).append((day, int(tx_id)))
-    tx_ids = sorted({tx for found in posted.values() for _, tx in found})
-    other: dict[int, int] = {}
-    for chunk in dialect.in_chunks(tx_ids):
-        for tx_id, low, high in db.session.execute(_TWO_ENTRY_OTHERS, {"ids": chunk}):
-            if (low == account_id) != (high == account_id):
-                other[int(tx_id)] = int(high if low == account_id else low)
-    usable = _open_accounts(set(other.values()))
-    answer = {}
-    for key, found in posted.items():
-        for _, tx_id in sorted(found, reverse=True):
-            if tx_id in other and other[tx_id] in usable:
-                answer[key] = other[tx_id]
-                break
-    return answer
-
-
-def _open_accounts(ids: set[int]) -> set[int]:
-    if not ids:
-        return set()
-    rows = db.session.execute(
-        select(Account.id).where(Account.id.in_(sorted(ids)), Account.archived.is_(False))
+    statement line of the account with that payee (its account open), for the payees of
+    the statement's new lines; one query however many lines and payees."""
+    mine = aliased(StatementLine)
+    wanted = select(mine.payee_key).where(
+        mine.statement_id == statement_id, mine.status == "new", mine.payee_key.is_not(None)
     )
-    return {int(r) for r in rows.scalars()}
+    posted = (
+        select(
+            StatementLine.payee_key.label("key"),
+            Transaction.id.label("tx"),
+            Transaction.occurred_on.label("day"),
+        )
+        .join(Statement, Statement.id == StatementLine.statement_id)
+        .join(Transaction, Transaction.id == StatementLine.transaction_id)
+        .where(
+            StatementLine.payee_key.in_(wanted),
+            StatementLine.status == "posted",
+            Statement.account_id == account_id,
+        )
+        .subquery()
+    )
+    pairs = (
+        select(
+            Entry.transaction_id.label("tx"),
+            func.min(Entry.account_id).label("low"),
+            func.max(Entry.account_id).label("high"),
+        )
+        .where(Entry.transaction_id.in_(select(posted.c.tx)))
+        .group_by(Entry.transaction_id)
+        .having(func.count() == 2)
+        .subquery()
+    )
+    # Two entries, exactly one of them in the account: the other names the account.
+    other = case((pairs.c.low == account_id, pairs.c.high), else_=pairs.c.low)
+    rows = db.session.execute(
+        select(posted.c.key, posted.c.day, posted.c.tx, other)
+        .join(pairs, pairs.c.tx == posted.c.tx)
+        .join(Account, Account.id == other)
+        .where(
+            pairs.c.low != pairs.c.high,
+            or_(pairs.c.low == account_id, pairs.c.high == account_id),
+            Account.archived.is_(False),
+        )
+    )
+    newest: dict[str, tuple] = {}
+    for key, day, tx_id, account in rows:
+        found = (day, int(tx_id), int(account))
+        if key not in newest or found > newest[key]:
+            newest[str(key)] = found
+    return {key: found[2] for key, found in newest.items()}
 
 
-def suggest(account_id: int, lines: Sequence[dict], payee_keys: Sequence[str | None]) -> None:
+def suggest(
+    statement_id: int, account_id: int, lines: Sequence[dict], payee_keys: Sequence[str | None]
+) -> None:
     """Fill in `suggestion` on the served lines of one account's statement (new lines
     only; null when nothing applies), given each line's stored payee key; see the
-    module docstring."""
+    module docstring. Two queries (the rules, the history) whatever the lines' number."""
     waiting = []
     for line, payee in zip(lines, payee_keys, strict=True):
         line["suggestion"] = None
@@ -306,21 +507,27 @@ def suggest(account_id: int, lines: Sequence[dict], payee_keys: Sequence[str | N
             waiting.append((line, payee))
     if not waiting:
         return
-    rules = [r for r in _active_rules(account_id) if r[3] != account_id]
-    memo_needed = any("memo_contains" in conditions for _, _, conditions, _ in rules)
+    rules = _active_rules(account_id)
+    memo_needed = any(r.memo_contains is not None for r in rules)
+    firsts = first_rules(
+        rules,
+        [payee for _, payee in waiting],
+        [text_key(line["memo"]) for line, _ in waiting] if memo_needed else None,
+        [line["amount_cents"] for line, _ in waiting],
+    )
     unfiled = []
-    for line, payee in waiting:
-        memo = text_key(line["memo"]) if memo_needed else None
-        for rule_id, _, conditions, counter in rules:
-            if holds(conditions, payee, memo, line["amount_cents"]):
-                line["suggestion"] = {"account_id": counter, "source": "rule", "rule_id": rule_id}
-                break
-        else:
-            if payee:
-                unfiled.append((line, payee))
+    for (line, payee), first in zip(waiting, firsts, strict=True):
+        if first is not None:
+            line["suggestion"] = {
+                "account_id": first.counter,
+                "source": "rule",
+                "rule_id": first.rule_id,
+            }
+        elif payee:
+            unfiled.append((line, payee))
     if not unfiled:
         return
-    known = history(account_id, {payee for _, payee in unfiled})
+    known = history(statement_id, account_id)
     for line, payee in unfiled:
         if payee in known:
             line["suggestion"] = {"account_id": known[payee], "source": "history", "rule_id": None}
@@ -328,11 +535,17 @@ def suggest(account_id: int, lines: Sequence[dict], payee_keys: Sequence[str | N
 
 def preview(body: dict) -> dict:
     """POST /rules/preview: the waiting `new` lines this rule (not stored) would now be
-    the suggestion for, across every statement."""
+    the suggestion for, across every statement; of the PREVIEW_LINES_MAX newest waiting
+    lines of the books (`truncated`: more were waiting), whatever the rule's conditions,
+    so the bound is the same for every rule."""
     rule = _checked(body)
     if not rule["active"]:
-        return {"matches": []}
-    rows = db.session.execute(
+        return {"matches": [], "truncated": False}
+    conditions = rule["conditions"]
+    tried = Compiled.of(
+        conditions, 0, rule["priority"], rule["account_id"], rule["counter_account_id"]
+    )
+    query = (
         select(
             Statement.account_id,
             StatementLine.statement_id,
@@ -340,45 +553,50 @@ def preview(body: dict) -> dict:
             StatementLine.booked_on,
             StatementLine.amount_cents,
             StatementLine.payee,
+            StatementLine.payee_key,
             StatementLine.memo,
         )
         .join(Statement, Statement.id == StatementLine.statement_id)
         .where(StatementLine.status == "new")
-        .order_by(StatementLine.statement_id, StatementLine.line_id)
-    ).all()
-    by_account: dict[int, list[dict]] = {}
-    for row in rows:
-        if rule["account_id"] is not None and row.account_id != rule["account_id"]:
-            continue
-        if row.account_id == rule["counter_account_id"]:
-            continue
-        if holds(rule["conditions"], text_key(row.payee), text_key(row.memo), row.amount_cents):
-            by_account.setdefault(int(row.account_id), []).append(
-                {
-                    "statement_id": int(row.statement_id),
-                    "line_id": int(row.line_id),
-                    "booked_on": row.booked_on.isoformat(),
-                    "amount_cents": int(row.amount_cents),
-                    "payee": row.payee,
-                    "memo": row.memo,
-                    "status": "new",
-                }
-            )
-    matches = []
-    for account_id, lines in by_account.items():
-        # It would be the suggestion unless a stored rule comes first (a new rule's
-        # id is above every stored one's: a stored rule of equal priority comes first).
-        before = [
-            conditions
-            for _, priority, conditions, counter in _active_rules(account_id)
-            if counter != account_id and priority <= rule["priority"]
-        ]
-        for line in lines:
-            payee, memo = text_key(line["payee"]), text_key(line["memo"])
-            if not any(holds(c, payee, memo, line["amount_cents"]) for c in before):
-                matches.append({k: line[k] for k in _PREVIEW_KEYS})
+        .order_by(StatementLine.statement_id.desc(), StatementLine.line_id.desc())
+        .limit(PREVIEW_LINES_MAX + 1)
+    )
+    rows = db.session.execute(query).all()
+    truncated = len(rows) > PREVIEW_LINES_MAX
+    by_account: dict[int, list] = {}
+    for row in rows[:PREVIEW_LINES_MAX]:
+        if int(row.account_id) == rule["counter_account_id"] or rule["account_id"] not in (
+            None,
+            int(row.account_id),
+        ):
+            continue  # never files to the statement's own account; limited to another
+        payee = row.payee_key or None
+        memo = text_key(row.memo) if tried.memo_contains is not None else None
+        if tried.holds(payee, memo, int(row.amount_cents)):
+            by_account.setdefault(int(row.account_id), []).append((row, payee))
+    # It would be the suggestion unless a stored rule comes first (a new rule's id is
+    # above every stored one's: a stored rule of equal priority comes first).
+    stored = [r for r in _active_rules() if r.priority <= rule["priority"]] if by_account else []
+    matches: list[dict] = []
+    for account_id, found in by_account.items():
+        before = _applying(stored, account_id)
+        memo_needed = any(r.memo_contains is not None for r in before)
+        firsts = first_rules(
+            before,
+            [payee for _, payee in found],
+            [text_key(row.memo) for row, _ in found] if memo_needed else None,
+            [int(row.amount_cents) for row, _ in found],
+        )
+        matches.extend(
+            {
+                "statement_id": int(row.statement_id),
+                "line_id": int(row.line_id),
+                "booked_on": row.booked_on.isoformat(),
+                "amount_cents": int(row.amount_cents),
+                "payee": row.payee,
+            }
+            for (row, _), first in zip(found, firsts, strict=True)
+            if first is None
+        )
     matches.sort(key=lambda m: (m["statement_id"], m["line_id"]))
-    return {"matches": matches}
-
-
-_PREVIEW_KEYS = ("statement_id", "line_id", "booked_on", "amount_cents", "payee")
+    return {"matches": matches, "truncated": truncated}

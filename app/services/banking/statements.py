@@ -283,7 +283,7 @@ def get(statement_id: int) -> dict:
     statement = served_header(header)
     rows = lines_of(statement_id)
     lines = [served_line(r) for r in rows]
-    rules.suggest(statement["account_id"], lines, [r.payee_key for r in rows])
+    rules.suggest(statement_id, statement["account_id"], lines, [r.payee_key for r in rows])
     statement["lines"] = lines
     return statement
 

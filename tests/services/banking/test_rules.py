@@ -257,12 +257,13 @@ def test_preview_lists_the_waiting_lines_it_would_now_file(api, books):
                 "amount_cents": -4500,
                 "payee": "Shell",
             }
-        ]
+        ],
+        "truncated": False,
     }
     assert api.get("/rules").get_json() == []  # not stored
     # A stored rule that comes first takes the line.
     rule(api, name="Any", priority=1, counter_account_id=books["food"], conditions={"max_cents": 0})
-    assert api.post("/rules/preview", json=body).get_json() == {"matches": []}
+    assert api.post("/rules/preview", json=body).get_json() == {"matches": [], "truncated": False}
     refused = api.post("/rules/preview", json={**body, "conditions": {}})
     assert refused.status_code == 400
 
@@ -270,3 +271,203 @@ def test_preview_lists_the_waiting_lines_it_would_now_file(api, books):
 def test_rules_need_the_full_tier(client):
     assert client.get("/rules").status_code == 401
     assert client.post("/rules/preview", json={}).status_code == 401
+
+
+def preview_lines(api, sid, body):
+    shown = api.post("/rules/preview", json=body).get_json()
+    return [m["line_id"] for m in shown["matches"] if m["statement_id"] == sid]
+
+
+def test_amount_bounds_are_inclusive_and_one_bound_alone_decides(api, books):
+    """min_cents takes the line of exactly that amount and not a cent below; a rule of
+    max_cents alone takes exactly that amount and below, not a cent above: in the
+    suggestions and in the preview alike."""
+    sid = upload_statement(
+        api,
+        books["bank"],
+        statement_file(
+            line("2026-03-02", -4500, "A"),
+            line("2026-03-02", -4501, "B"),
+            line("2026-03-02", -5000, "C"),
+            line("2026-03-02", -4999, "D"),
+        ),
+    ).get_json()["id"]
+    low = {"name": "low", "counter_account_id": books["food"], "conditions": {"min_cents": -4500}}
+    high = {"name": "high", "counter_account_id": books["fuel"], "conditions": {"max_cents": -5000}}
+    assert preview_lines(api, sid, low) == [1]
+    assert preview_lines(api, sid, high) == [3]
+    made = {body["name"]: rule(api, **body).get_json()["id"] for body in (low, high)}
+    lines = api.get(f"/statements/{sid}").get_json()["lines"]
+    assert [(x["suggestion"] or {}).get("rule_id") for x in lines] == [
+        made["low"],
+        None,
+        made["high"],
+        None,
+    ]
+
+
+def test_a_counter_account_archived_after_the_rule_was_made(api, books):
+    """The rule stays but suggests nothing while its counter account is archived (it
+    could not be posted): the next rule applies, and it takes no line from a preview."""
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -700, "Shell"))
+    ).get_json()["id"]
+    fuel = rule(
+        api,
+        name="Fuel",
+        priority=1,
+        counter_account_id=books["fuel"],
+        conditions={"payee_is": "shell"},
+    ).get_json()
+    food = rule(
+        api, name="Food", priority=5, counter_account_id=books["food"], conditions={"max_cents": 0}
+    ).get_json()
+    assert suggestion_of(api, sid)["rule_id"] == fuel["id"]
+    body = {
+        "name": "New",
+        "priority": 3,
+        "counter_account_id": books["food"],
+        "conditions": {"payee_is": "Shell"},
+    }
+    assert preview_lines(api, sid, body) == []  # Fuel comes first
+    assert api.put(f"/accounts/{books['fuel']}", json={"archived": True}).status_code == 200
+    assert suggestion_of(api, sid)["rule_id"] == food["id"]
+    assert preview_lines(api, sid, body) == [1]
+    assert [r["id"] for r in api.get("/rules").get_json()] == [fuel["id"], food["id"]]
+
+
+def test_a_rule_filing_to_the_statements_own_account_applies_to_other_accounts_only(api, books):
+    """A rule for any account whose counter account is the bank suggests nothing on the
+    bank's own statements (a posting needs two accounts) but does on the card's; its
+    preview leaves the bank's lines out, and stored it does not hide them from another
+    rule's preview."""
+    bank = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -700, "Transfer"))
+    ).get_json()["id"]
+    card = upload_statement(
+        api, books["card"], statement_file(line("2026-03-02", 700, "Transfer"))
+    ).get_json()["id"]
+    body = {
+        "name": "To bank",
+        "priority": 1,
+        "counter_account_id": books["bank"],
+        "conditions": {"payee_is": "transfer"},
+    }
+    assert preview_lines(api, bank, body) == []
+    assert preview_lines(api, card, body) == [1]
+    made = rule(api, **body).get_json()
+    assert suggestion_of(api, bank) is None
+    assert suggestion_of(api, card)["rule_id"] == made["id"]
+    other = {**body, "name": "Other", "priority": 50, "counter_account_id": books["food"]}
+    assert preview_lines(api, bank, other) == [1]
+    assert preview_lines(api, card, other) == []
+
+
+def test_equal_priority_the_lower_id_first_whatever_its_conditions(api, books):
+    """Between rules of one priority the one made first wins, even where a later one
+    names the payee exactly; a stored rule of the previewed rule's priority comes
+    before it (a new rule's id is higher)."""
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -700, "Shell"))
+    ).get_json()["id"]
+    broad = rule(
+        api, name="Any", priority=10, counter_account_id=books["food"], conditions={"max_cents": 0}
+    ).get_json()
+    rule(
+        api,
+        name="Shell",
+        priority=10,
+        counter_account_id=books["fuel"],
+        conditions={"payee_is": "shell"},
+    )
+    assert suggestion_of(api, sid)["rule_id"] == broad["id"]
+    body = {
+        "name": "New",
+        "counter_account_id": books["fuel"],
+        "conditions": {"payee_contains": "she"},
+    }
+    assert preview_lines(api, sid, {**body, "priority": 10}) == []
+    assert preview_lines(api, sid, {**body, "priority": 9}) == [1]
+
+
+def test_inactive_rules_in_previews(api, books):
+    """An inactive rule previews nothing, and a stored inactive rule that would come
+    first does not take the line from the rule previewed."""
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -700, "Shell"))
+    ).get_json()["id"]
+    body = {"name": "New", "counter_account_id": books["fuel"], "conditions": {"payee_is": "shell"}}
+    assert api.post("/rules/preview", json={**body, "active": False}).get_json() == {
+        "matches": [],
+        "truncated": False,
+    }
+    stored = rule(
+        api, name="Any", priority=1, counter_account_id=books["food"], conditions={"max_cents": 0}
+    ).get_json()
+    assert preview_lines(api, sid, body) == []
+    api.put(f"/rules/{stored['id']}", json={"active": False})
+    assert preview_lines(api, sid, body) == [1]
+
+
+def test_a_stored_rule_limited_to_another_account_takes_no_line_from_a_preview(api, books):
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -700, "Shell"))
+    ).get_json()["id"]
+    body = {"name": "New", "counter_account_id": books["fuel"], "conditions": {"payee_is": "shell"}}
+    first = {"priority": 1, "counter_account_id": books["food"], "conditions": {"max_cents": 0}}
+    rule(api, name="Card only", account_id=books["card"], **first)
+    assert preview_lines(api, sid, body) == [1]
+    rule(api, name="Bank only", account_id=books["bank"], **first)
+    assert preview_lines(api, sid, body) == []
+
+
+def test_history_learns_from_two_entry_postings_only_not_from_a_split(api, books):
+    """A line posted and then corrected into a split (three entries) teaches nothing:
+    the payee's suggestion is the newest two-entry posting before it, and none once the
+    split is the only posting of that payee."""
+    old = upload_statement(
+        api,
+        books["bank"],
+        statement_file(
+            line("2026-02-01", -900, "Corner Shop", "R1"),
+            line("2026-02-20", -500, "Corner Shop", "R2"),
+        ),
+    ).get_json()["id"]
+    posted = api.post(
+        f"/statements/{old}/lines",
+        json={
+            "lines": [
+                {"line_id": 1, "action": "post", "account_id": books["fuel"]},
+                {"line_id": 2, "action": "post", "account_id": books["food"]},
+            ]
+        },
+    ).get_json()["lines"]
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -700, "corner shop"))
+    ).get_json()["id"]
+    assert suggestion_of(api, sid)["account_id"] == books["food"]  # the newer posting
+
+    def split(tx_id, day, cents):
+        answer = api.post(
+            "/transactions",
+            json={
+                "occurred_on": day,
+                "description": "Shop, split",
+                "entries": [
+                    {"account_id": books["food"], "amount_cents": cents - 100},
+                    {"account_id": books["dues"], "amount_cents": 100},
+                    {"account_id": books["bank"], "amount_cents": -cents},
+                ],
+                "replaces": tx_id,
+            },
+        )
+        assert answer.status_code == 201, answer.get_json()
+
+    split(posted[1]["transaction_id"], "2026-02-20", 500)
+    assert suggestion_of(api, sid) == {
+        "account_id": books["fuel"],
+        "source": "history",
+        "rule_id": None,
+    }
+    split(posted[0]["transaction_id"], "2026-02-01", 900)
+    assert suggestion_of(api, sid) is None
