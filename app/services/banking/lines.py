@@ -29,7 +29,7 @@ from ...models import Entry, StatementLine
 from ...store import dialect
 from ..errors import BadRequestError, ConflictError, ServiceError
 from ..ledger import audit, transactions, validate
-from . import statements, status
+from . import statements, status, trail
 
 ACTIONS = ("post", "match", "ignore")
 DEFAULT_DESCRIPTION = "Bank statement"
@@ -158,6 +158,7 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
         try:
             if wanted["action"] == "ignore":
                 set_lines.append(_line_state(statement_id, line_id, "ignored", None))
+                trail.ignored(statement_id, line)
                 continue
             reference = (line.bank_ref, int(line.amount_cents)) if line.bank_ref else None
             if reference in held:
@@ -183,6 +184,7 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
                     claimed[reference] = line_id
                 marks.append({"e_id": entry_id, "ref": line.bank_ref})
                 set_lines.append(_line_state(statement_id, line_id, "matched", tx_id))
+                trail.matched(statement_id, line, tx_id, entry_id)
             else:
                 cents = int(line.amount_cents)
                 tx_id = transactions.record_transaction(
@@ -198,6 +200,7 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
                 if reference is not None:
                     claimed[reference] = line_id
                 set_lines.append(_line_state(statement_id, line_id, "posted", tx_id))
+                trail.posted(statement_id, line, tx_id, account_id)
         except ServiceError as err:
             raise _on_line(line_id, err) from None
     marks.extend(_posted_entries(account_id, posted))

@@ -111,16 +111,15 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
         lock.refuse_if_locked(min(r.occurred_on for r in rows if not r.reconciled))
     for chunk in _chunks(newly):
         db.session.execute(update(Entry).where(Entry.id.in_(chunk)).values(reconciled=True))
-    db.session.add(
-        Reconciliation(
-            account_id=account.id,
-            statement_date=day,
-            closing_balance_cents=closing,
-            entry_count=len(newly),
-            created_by=created_by,
-            created_at=clock.now(),
-        )
+    kept = Reconciliation(
+        account_id=account.id,
+        statement_date=day,
+        closing_balance_cents=closing,
+        entry_count=len(newly),
+        created_by=created_by,
+        created_at=clock.now(),
     )
+    db.session.add(kept)
     db.session.flush()
     audit.record(
         "entries.reconciled",
@@ -129,6 +128,13 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
             "statement_date": day.isoformat(),
             "closing_balance_cents": closing,
             "entry_ids": newly,
+            # The row the auditor's pack reads (reconciliations.csv), which verify
+            # holds to this event: its id, who and when.
+            "reconciliation": {
+                "id": int(kept.id),
+                "created_by": created_by,
+                "created_at": clock.iso(kept.created_at),
+            },
         },
     )
     return {"statement_date": day.isoformat(), "closing_balance_cents": closing, "entries": newly}
