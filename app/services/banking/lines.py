@@ -216,6 +216,7 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
             },
         )
     db.session.connection().execute(_SET_LINE, set_lines)
+    trail.flush()
     return statements.get(statement_id)
 
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text
 
+from app import store
 from app.extensions import db
+from app.services.banking import lines
+from app.services.errors import ServiceError
 from app.services.ledger import audit
 from tests.services.banking.stand_in import line, statement_file, upload_statement
 from tests.testkit import events, restored_backup
@@ -332,7 +335,9 @@ def test_books_from_before_verify_replayed_statements_still_verify(
     account and the number of lines of each statement; the account, date, balance and
     number of entries of each reconciliation. What it never carried (a line's fields,
     the bank references its lines left) is not compared; lines acted on since are."""
-    monkeypatch.setattr(audit, "record", as_before(audit.record))
+    older = as_before(audit.record)
+    monkeypatch.setattr(audit, "record", older)
+    monkeypatch.setattr(audit, "record_many", lambda events: [older(*e) for e in events])
     month = file_the_month(app, api, books, post_tx)
     later = upload_statement(
         api,
@@ -421,3 +426,26 @@ def test_restored_books_replay_their_statements(runner, month, app_config, tmp_p
         with restored.app_context():
             db.session.remove()
             db.engine.dispose()
+
+
+def test_a_refused_request_leaves_no_line_event(runner, app, api, books):
+    """A request refused part way (its second line names no account) writes none of the
+    line events its first line gathered, neither then nor with the next unit of work on
+    the same session (the service's units, one after the other in one context)."""
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", -5, "A"), line("2026-03-03", -6))
+    ).get_json()["id"]
+    refused = {
+        "lines": [
+            {"line_id": 1, "action": "ignore"},
+            {"line_id": 2, "action": "post", "account_id": 999},
+        ]
+    }
+    with app.app_context():
+        with pytest.raises(ServiceError):
+            store.run_unit(lines.act, sid, refused, None)
+        store.run_unit(lines.act, sid, {"lines": [{"line_id": 2, "action": "ignore"}]}, None)
+    [ignored] = [e for e in events(api) if e["action"].startswith("statement_line.")]
+    assert ignored["object"]["line"]["line_id"] == 2
+    code, output = verify(runner)
+    assert code == 0, output

@@ -72,7 +72,8 @@ seal after the commit.
 actor     Actor, set_actor, actor_for, acting: who changes the books, and how
 hashing   the hash rule: canonical JSON, event_text, chain, GENESIS
 objects   ACTIONS, VIAS and the objects events carry (transaction_object)
-writing   record() one event per change, pending/seal on PostgreSQL, seal_here (restore)
+writing   record() one event per change (record_many: several in one statement),
+          pending/seal on PostgreSQL, seal_here (restore)
 reading   GET /audit (page, served, parse_action) and GET /audit/head (head)
 
 This package re-exports what callers use: `audit.record(...)`, `audit.seal()`.
@@ -95,6 +96,7 @@ from .writing import (
     pending,
     pending_texts,
     record,
+    record_many,
     seal,
     seal_here,
     sql_event_params,
@@ -121,6 +123,7 @@ __all__ = [
     "pending",
     "pending_texts",
     "record",
+    "record_many",
     "seal",
     "seal_here",
     "served",
