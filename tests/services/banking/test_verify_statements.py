@@ -449,3 +449,30 @@ def test_a_refused_request_leaves_no_line_event(runner, app, api, books):
     assert ignored["object"]["line"]["line_id"] == 2
     code, output = verify(runner)
     assert code == 0, output
+
+
+def test_a_statement_whose_upload_waits_to_be_sealed_is_replayed(
+    runner, app, api, books, dialect, monkeypatch
+):
+    """PostgreSQL: an upload's event still waiting to be sealed (here sealing is
+    impossible, as on a read-only replica) carries the lines verify compares."""
+    if dialect != "postgresql":
+        pytest.skip("PostgreSQL only: SQLite appends every event to the chain at once")
+    from app.services.ledger.audit import writing
+
+    monkeypatch.setattr(writing, "SEAL_EVERY", 2**62)
+    monkeypatch.setattr(audit, "seal", lambda: 0)
+    data = statement_file(line("2026-03-02", -5, "Shop", "R1"))
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    (waiting,) = sql(app, "SELECT count(*) FROM audit_pending WHERE action = 'statement.uploaded'")
+    assert waiting[0] == 1
+    code, output = verify(runner)
+    assert code == 0 and "written but not yet sealed" in output, output
+    sql(
+        app,
+        "UPDATE statement_lines SET payee = 'Else', payee_key = 'else' WHERE statement_id = :s",
+        s=sid,
+    )
+    code, output = verify(runner)
+    assert code == 1
+    assert f"statement {sid} line 1: payee is 'Else' in the ledger but 'Shop'" in output
