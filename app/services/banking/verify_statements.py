@@ -389,30 +389,49 @@ def _check_reconciliation(row, stored: dict, obj: dict, seq: int, disagreement) 
             "statement_date": str(obj["statement_date"]),
             "closing_balance_cents": int(obj["closing_balance_cents"]),
             "entries": len(obj["entry_ids"]),
-            "created_by": made["created_by"],
             "created_at": made["created_at"],
         }
+        who = (made["created_by"], made["created_by_email"])
     except (KeyError, TypeError, ValueError) as exc:
         raise disagreement(_not_readable(seq, "entries.reconciled")) from exc
     for key, value in recorded.items():
-        mine = stored[key]
-        if mine == value or (key == "created_by" and _user_gone(value, row.created_at)):
-            continue
+        if stored[key] != value:
+            raise disagreement(
+                f"reconciliation {row.id}: {key} is {stored[key]!r} in the ledger but "
+                f"{value!r} in event seq {seq}: it was changed outside the service"
+            )
+    mine = (row.created_by, _email_of(row.created_by))
+    if mine != who and not (row.created_by is None and _gone(who, row.created_at)):
         raise disagreement(
-            f"reconciliation {row.id}: {key} is {mine!r} in the ledger but {value!r} in "
-            f"event seq {seq}: it was changed outside the service"
+            f"reconciliation {row.id}: created_by is {_person(mine)} in the ledger but "
+            f"{_person(who)} in event seq {seq}: it was changed outside the service"
         )
 
 
-def _user_gone(user_id, reconciled_at) -> bool:
-    """Whether a reconciliation's person may have been deleted since (its created_by
-    then reads null): no user has that id now, or the one who has came later."""
+def _email_of(user_id) -> str | None:
+    if user_id is None:
+        return None
+    return db.session.execute(
+        select(models.User.email).where(models.User.id == int(user_id))
+    ).scalar_one_or_none()
+
+
+def _gone(who: tuple, reconciled_at) -> bool:
+    """Whether the person who reconciled has been deleted since (`user rm` leaves the
+    row's created_by null): nobody has their id now, or whoever has it (SQLite gives
+    a deleted newest id again) is someone else or was made later."""
+    user_id, email = who
     if user_id is None:
         return False
-    created = db.session.execute(
-        select(models.User.created_at).where(models.User.id == int(user_id))
-    ).scalar_one_or_none()
-    return created is None or created > reconciled_at
+    now = db.session.execute(
+        select(models.User.email, models.User.created_at).where(models.User.id == int(user_id))
+    ).first()
+    return now is None or now.email != email or now.created_at > reconciled_at
+
+
+def _person(who: tuple) -> str:
+    user_id, email = who
+    return "None" if user_id is None else f"user {user_id} ({email})"
 
 
 def check_rules(disagreement) -> int:

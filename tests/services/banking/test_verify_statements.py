@@ -221,7 +221,7 @@ TAMPERING = {
     ),
     "reconciliation who": (
         "UPDATE reconciliations SET created_by = NULL WHERE id = :rec",
-        "reconciliation {rec}: created_by is None in the ledger but",
+        "reconciliation {rec}: created_by is None in the ledger but user",
     ),
     "reconciliation when": (
         "UPDATE reconciliations SET created_at = '2020-01-01 00:00:00' WHERE id = :rec",
@@ -476,3 +476,25 @@ def test_a_statement_whose_upload_waits_to_be_sealed_is_replayed(
     code, output = verify(runner)
     assert code == 1
     assert f"statement {sid} line 1: payee is 'Else' in the ledger but 'Shop'" in output
+
+
+def test_a_reconciliation_whose_person_was_deleted_still_verifies(runner, app, month, make_user):
+    """`ledger-service user rm` leaves a reconciliation's created_by null (its person is
+    gone): that is the service's own change. A person made since with the same id is
+    another person, so the null still stands; another user's id put there is named."""
+    assert runner.invoke(args=["user", "rm", "alice@example.com"]).exit_code == 0
+    (row,) = sql(app, "SELECT created_by FROM reconciliations WHERE id = :r", r=month["rec"])
+    assert row[0] is None
+    code, output = verify(runner)
+    assert code == 0, output
+    make_user("bob@example.com")
+    ((bob,),) = sql(app, "SELECT id FROM users WHERE email = 'bob@example.com'")
+    assert verify(runner)[0] == 0
+    sql(app, "UPDATE reconciliations SET created_by = :b WHERE id = :r", b=bob, r=month["rec"])
+    code, output = verify(runner)
+    assert code == 1
+    assert (
+        f"reconciliation {month['rec']}: created_by is user {bob} (bob@example.com) in the "
+        "ledger but user " in output
+    ), output
+    assert "(alice@example.com) in event seq" in output

@@ -24,7 +24,7 @@ dicts; dates as "YYYY-MM-DD" strings):
                           (from a statement's lines also "statement_id")
   entries.reconciled    {"account_id": int, "statement_date": str,
                           "closing_balance_cents": int, "entry_ids": [int, ...],
-                          "reconciliation": {id, created_by, created_at}}
+                          "reconciliation": {id, created_by, created_by_email, created_at}}
   books.locked          {"locked_through": str | None, "previous": str | None}
   settings.changed      {"settings": {"book_style": str}}
   budget.created        {"budget": {id, name, starts_on, approved_at, approved_by_email,
