@@ -102,3 +102,66 @@ def test_history_pages_filters_and_fits_a_phone(live, person):
     )
     assert widths[0] <= widths[1] == 390, widths
     person.shot("history-390")
+
+
+def test_history_says_what_became_of_a_bank_line(live, person):  # noqa: F811
+    """A statement's line ignored, and another posted, read in words on History
+    (the contract's statement_line.ignored event), and the filter offers them."""
+    from app.services.banking import lines, statements
+    from tests.web.test_web_statements import ofx
+
+    live.add_user()
+    token = _token(live)
+    ids = {}
+    for name, kind in (("Bank", "asset"), ("Gym", "expense")):
+        status, body = live.call(
+            "POST", "/accounts", json_body={"name": name, "kind": kind}, token=token
+        )
+        assert status == 201, body
+        ids[name] = body["id"]
+    data = ofx(
+        [
+            {
+                "booked_on": "2026-03-04",
+                "amount_cents": -700,
+                "bank_ref": "R3",
+                "payee": "Gym",
+                "memo": "March",
+            },
+            {
+                "booked_on": "2026-03-05",
+                "amount_cents": -800,
+                "bank_ref": "R4",
+                "payee": "Gym",
+                "memo": "April",
+            },
+        ]
+    )
+    with live.app.app_context():
+        sid = store.run_unit(statements.upload, ids["Bank"], data, None, None)["id"]
+        body = {
+            "lines": [
+                {"line_id": 1, "action": "ignore"},
+                {"line_id": 2, "action": "post", "account_id": ids["Gym"]},
+            ]
+        }
+        store.run_unit(lines.act, sid, body, None)
+    page = person.page
+    page.goto(live.web + "/")
+    person.first_sign_in()
+    page.wait_for_url(live.web + "/")
+    page.goto(live.web + "/history")
+    page.wait_for_selector("body[data-ready=true]")
+    ignored = page.locator("#events > li[data-action='statement_line.ignored']")
+    expect(ignored.locator(".event-action")).to_have_text("Bank line ignored")
+    expect(ignored.locator(".event-what")).to_have_text(
+        f"Statement {sid}, line 1: 2026-03-04 · Gym · -7.00 · ref R3"
+    )
+    posted = page.locator("#events > li[data-action='statement_line.posted']")
+    expect(posted.locator(".event-action")).to_have_text("Bank line posted")
+    expect(posted.locator(".event-link")).to_contain_text("Now transaction")
+    uploaded = page.locator("#events > li[data-action='statement.uploaded']")
+    expect(uploaded.locator(".event-what")).to_have_text(f"Statement {sid} of Bank · ofx · 2 lines")
+    page.select_option("#history-action", "statement_line.ignored")
+    page.click("#history-filter button[type=submit]")
+    expect(page.locator("#events > li")).to_have_count(1)

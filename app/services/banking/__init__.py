@@ -8,9 +8,12 @@ statements    upload, list, the file as uploaded, delete, reconcile from the clo
               balance
 status        each line's status at upload (duplicate, match, new); a match's entry
 lines         post, match or ignore lines, all or nothing, through the ledger's posting
+trail         the line events (statement_line.posted, .matched, .ignored)
 rules         the person's filing rules, suggestions, the preview
-verify_statements  verify's check of every stored statement file and rule against the trail
+verify_statements  verify's replay of the statements (files, headers, lines), the
+              reconciliations, the entries' bank references and the rules
 
 Arrows: banking -> ledger (postings, reconciliation, accounts), errors, clock; the
-one arrow back is ledger.verify calling verify_statements.check and check_rules.
+one arrow back is ledger.verify calling verify_statements (its BankTrail fed by the
+chain's walk, check and check_rules).
 """

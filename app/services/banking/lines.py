@@ -37,7 +37,7 @@ from ...models import Entry, StatementLine
 from ...store import dialect
 from ..errors import BadRequestError, ConflictError, ServiceError
 from ..ledger import audit, transactions, validate
-from . import statements, status
+from . import statements, status, trail
 
 ACTIONS = ("post", "match", "ignore")
 DEFAULT_DESCRIPTION = "Bank statement"
@@ -260,6 +260,7 @@ class _Request:
                 },
             )
         db.session.connection().execute(_SET_LINE, self.set_lines)
+        trail.flush()
 
 
 def _post(request: _Request, wanted: dict) -> None:
@@ -279,6 +280,7 @@ def _post(request: _Request, wanted: dict) -> None:
     )
     request.posted[tx_id] = (int(line.line_id), line.bank_ref)
     request.set_line(line, "posted", tx_id)
+    trail.posted(request.statement_id, line, tx_id, request.account_id)
 
 
 def _match(request: _Request, wanted: dict) -> None:
@@ -294,11 +296,13 @@ def _match(request: _Request, wanted: dict) -> None:
     request.taken.add(tx_id)
     request.marks.append({"e_id": entry_id, "ref": line.bank_ref})
     request.set_line(line, "matched", tx_id)
+    trail.matched(request.statement_id, line, tx_id, entry_id)
 
 
 def _ignore(request: _Request, wanted: dict) -> None:
     """`ignore`: the line is set aside; nothing in the books changes."""
     request.set_line(wanted["line"], "ignored", None)
+    trail.ignored(request.statement_id, wanted["line"])
 
 
 _ACT = {"post": _post, "match": _match, "ignore": _ignore}

@@ -31,7 +31,7 @@ from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, PayloadTooLargeError
 from ..ledger import accounts, audit, reconciliation, reports, validate
-from . import readers, rules, status
+from . import readers, rules, status, trail
 from .bankfile import BankFile, BankStatement, account_key
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
@@ -103,10 +103,32 @@ def choose(bank_file: BankFile, bank_account) -> BankStatement:
     raise error
 
 
-def audit_object(statement: dict, size: int, lines: int) -> dict:
-    """The object of a statement.* event: what verify needs to check the file."""
-    keys = ("id", "account_id", "format", "bank_account", "sha256")
-    return {"statement": {**{k: statement[k] for k in keys}, "size": size, "lines": lines}}
+AUDIT_KEYS = (
+    "id",
+    "account_id",
+    "format",
+    "bank_account",
+    "currency",
+    "period_from",
+    "period_to",
+    "opening_balance_cents",
+    "closing_balance_cents",
+    "closing_balance_on",
+    "sha256",
+    "created_at",
+)
+
+
+def audit_object(statement: dict, size: int, lines: int, rows: list[dict] | None = None) -> dict:
+    """The object of a statement.* event: the header as served, the file's size and
+    how many lines; an upload's also every line as stored (`rows`, trail.line_object
+    without the statement's id): what verify replays (verify_statements.py)."""
+    obj: dict = {
+        "statement": {**{k: statement[k] for k in AUDIT_KEYS}, "size": size, "lines": lines}
+    }
+    if rows is not None:
+        obj["lines"] = [trail.line_fields(r, r["status"], r["transaction_id"]) for r in rows]
+    return obj
 
 
 # Core, on the session's connection: one executemany, without the ORM's bulk bookkeeping.
@@ -187,7 +209,7 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
     if rows:
         _insert_lines(rows)
     statement = get(statement_id)
-    audit.record("statement.uploaded", audit_object(statement, len(data), len(rows)))
+    audit.record("statement.uploaded", audit_object(statement, len(data), len(rows), rows))
     return statement
 
 

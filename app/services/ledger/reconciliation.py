@@ -29,7 +29,7 @@ from typing import NamedTuple
 from sqlalchemy import bindparam, select, update
 
 from ...extensions import db
-from ...models import Account, Entry, Reconciliation, Transaction
+from ...models import Account, Entry, Reconciliation, Transaction, User
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, Reconciled
@@ -105,16 +105,15 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
         lock.refuse_if_locked(min(r.occurred_on for r in rows if not r.reconciled))
     for chunk in dialect.in_chunks(newly):
         db.session.execute(update(Entry).where(Entry.id.in_(chunk)).values(reconciled=True))
-    db.session.add(
-        Reconciliation(
-            account_id=account.id,
-            statement_date=day,
-            closing_balance_cents=closing,
-            entry_count=len(newly),
-            created_by=created_by,
-            created_at=clock.now(),
-        )
+    kept = Reconciliation(
+        account_id=account.id,
+        statement_date=day,
+        closing_balance_cents=closing,
+        entry_count=len(newly),
+        created_by=created_by,
+        created_at=clock.now(),
     )
+    db.session.add(kept)
     db.session.flush()
     audit.record(
         "entries.reconciled",
@@ -123,9 +122,24 @@ def reconcile(account_id: int, statement_date, closing_balance_cents, created_by
             "statement_date": day.isoformat(),
             "closing_balance_cents": closing,
             "entry_ids": newly,
+            # The row the auditor's pack reads (reconciliations.csv), which verify
+            # holds to this event: its id, who and when.
+            "reconciliation": {
+                "id": int(kept.id),
+                "created_by": created_by,
+                "created_by_email": _email(created_by),
+                "created_at": clock.iso(kept.created_at),
+            },
         },
     )
     return {"statement_date": day.isoformat(), "closing_balance_cents": closing, "entries": newly}
+
+
+def _email(user_id: int | None) -> str | None:
+    """Who reconciled, as the auditor's pack names them (reconciliations.csv)."""
+    if user_id is None:
+        return None
+    return db.session.execute(select(User.email).where(User.id == user_id)).scalar_one_or_none()
 
 
 def _marked_entries(tx_id: int) -> list:

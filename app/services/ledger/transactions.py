@@ -194,6 +194,12 @@ def _post(
         marked = [i for i, m in zip(kept_ids, kept, strict=True) if m.reconciled is reconciled]
         if marked:
             event[key] = marked
+    if kept:  # the bank references the kept entries took over, which verify replays
+        event["kept_bank_refs"] = [
+            {"entry_id": i, "bank_ref": m.bank_ref}
+            for i, m in zip(kept_ids, kept, strict=True)
+            if m.bank_ref is not None
+        ]
     audit.record(action, event)
     return tx_id
 

@@ -11,7 +11,9 @@ order by run():
 3. The balance tables (verify_books.compare_balance_tables): the per-day and
    per-month balances every report reads must equal the entries.
 4. The budgets (verify_books.py) and the documents (verify_documents.py), then each
-   of MORE_CHECKS.
+   of MORE_CHECKS: the bank statements with their lines, the entries' bank
+   references and the reconciliations (replayed during the walk into Replay.also,
+   a banking.verify_statements.BankTrail), and the rules.
 
 The first disagreement raises Disagreement naming it; otherwise run() returns the
 one-line summary.
@@ -39,9 +41,11 @@ __all__ = ["MORE_CHECKS", "Disagreement", "run"]
 # Further checks, run after the documents in this order: each compares what the trail
 # (the replay) says with what is stored, raises Disagreement at the first difference,
 # and returns its part of the summary (", 3 statements"), or "" to say nothing.
-def _statements(_state: Replay) -> str:
-    """The bank statements' files against the trail (services/banking/verify_statements)."""
-    count = verify_statements.check(Disagreement)
+def _statements(state: Replay) -> str:
+    """The bank statements (files, headers, lines), the entries' bank references and
+    the reconciliations against the trail (services/banking/verify_statements), as
+    the walk replayed it into state.also."""
+    count = verify_statements.check(state.also, Disagreement)
     return f", {count} statements" if count else ""
 
 
@@ -56,7 +60,7 @@ MORE_CHECKS: list[Callable[[Replay], str]] = [_statements, _rules]
 
 def run() -> str:
     """Verify chain and books; the one-line summary, or raise Disagreement."""
-    state = walk_chain()
+    state = walk_chain(Replay(also=verify_statements.BankTrail()))
     check_head(state)
     waiting = walk_pending(state)
     accounts = compare_accounts(state)

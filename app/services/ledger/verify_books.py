@@ -78,7 +78,8 @@ def compare_flags(state: Replay) -> bool:
             where = f"after event seq {seq}" if seq else "with no event marking it"
             raise Disagreement(
                 f"entry {entry_id}: cleared={mine[0]}, reconciled={mine[1]} in the ledger but "
-                f"cleared={cleared}, reconciled={reconciled} {where}"
+                f"cleared={cleared}, reconciled={reconciled} {where}: it was changed "
+                "outside the service"
             )
     return True
 

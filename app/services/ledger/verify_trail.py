@@ -17,6 +17,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 from sqlalchemy import select, text
@@ -60,6 +61,10 @@ class Replay:
     lock_seq: int = 0
     budgets: dict[int, dict] = field(default_factory=dict)
     budget_seq: dict[int, int] = field(default_factory=dict)
+    # A further replay fed every event after this one applied it: its
+    # apply(seq, action, obj, sealed) (verify.run: the bank statements' replay,
+    # services/banking/verify_statements.BankTrail).
+    also: Any = None
 
 
 def _in_batches(columns, key) -> Iterator:
@@ -81,9 +86,10 @@ def _events() -> Iterator:
     return _in_batches(audit.EVENT_COLUMNS[1:], AuditEvent.seq)
 
 
-def walk_chain() -> Replay:
-    """Check every event's seq and hash, replaying each into the implied books."""
-    state = Replay()
+def walk_chain(state: Replay | None = None) -> Replay:
+    """Check every event's seq and hash, replaying each into the implied books (into
+    `state` when given: one made with its `also`)."""
+    state = Replay() if state is None else state
     for row in _events():
         expected = state.last_seq + 1
         if row.seq != expected:
@@ -106,7 +112,7 @@ def walk_chain() -> Replay:
                 f"audit event seq {row.seq} does not match its hash: it (or the link to "
                 f"seq {state.last_seq}) was changed or inserted outside the service"
             )
-        _replay(state, row.seq, row.action, row.object, f"audit event seq {row.seq}")
+        _replay(state, row.seq, row.action, row.object, f"audit event seq {row.seq}", True)
         state.events += 1
         state.last_seq, state.last_hash = row.seq, row.hash
     return state
@@ -146,7 +152,9 @@ def walk_pending(state: Replay) -> int:
                 "and a restore seals the waiting events a backup carried, so nothing waits"
             )
         check_waiting(row, seq)
-        _replay(state, seq, row.action, row.object, f"a pending audit event (to be seq {seq})")
+        _replay(
+            state, seq, row.action, row.object, f"a pending audit event (to be seq {seq})", False
+        )
     return waiting
 
 
@@ -163,10 +171,16 @@ def check_waiting(row, seq: int) -> None:
         )
 
 
-def _replay(state: Replay, seq: int, action: str, object_text: str, event: str) -> None:
-    """Apply one event's object to the replay; one it cannot read names the event."""
+def _replay(
+    state: Replay, seq: int, action: str, object_text: str, event: str, sealed: bool
+) -> None:
+    """Apply one event's object to the replay (and to state.also's); one it cannot read
+    names the event. `sealed`: the event is in the chain (else waiting, seq to be)."""
     try:
-        _apply(state, seq, action, orjson.loads(object_text))
+        obj = orjson.loads(object_text)
+        _apply(state, seq, action, obj)
+        if state.also is not None:
+            state.also.apply(seq, action, obj, sealed)
     except (KeyError, TypeError, ValueError, orjson.JSONDecodeError) as exc:
         raise Disagreement(f"{event}: its object is not a {action} object") from exc
 
@@ -213,8 +227,8 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
         else:
             state.budgets[budget_id] = budget
         state.budget_seq[budget_id] = seq
-    elif action.startswith(("document.", "statement.", "rule.")):
-        pass  # replayed by verify_documents.check and banking.verify_statements.check
+    elif action.startswith(("document.", "statement.", "statement_line.", "rule.")):
+        pass  # replayed by verify_documents.check and banking.verify_statements (also)
     else:
         raise ValueError(action)
 

@@ -43,12 +43,35 @@ def test_upload_and_delete_are_events_carrying_the_sha256(api, books):
             "account_id": books["bank"],
             "format": "ofx",
             "bank_account": "NL91 ABNA 0417 1643 00",
+            "currency": None,
+            "period_from": None,
+            "period_to": None,
+            "opening_balance_cents": None,
+            "closing_balance_cents": None,
+            "closing_balance_on": None,
             "size": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),
+            "created_at": uploaded["object"]["statement"]["created_at"],
             "lines": 2,
         }
     }
-    assert uploaded["action"] == "statement.uploaded" and uploaded["object"] == expected
+    # The upload carries every line as stored, which verify replays; the deletion
+    # carries the statement as it was.
+    lines = [
+        {
+            "line_id": n,
+            "booked_on": day,
+            "amount_cents": cents,
+            "payee": "Shop",
+            "memo": None,
+            "bank_ref": None,
+            "status": "new",
+            "transaction_id": None,
+        }
+        for n, day, cents in ((1, "2026-03-02", -5), (2, "2026-03-03", -6))
+    ]
+    assert uploaded["action"] == "statement.uploaded"
+    assert uploaded["object"] == {**expected, "lines": lines}
     assert deleted["action"] == "statement.deleted" and deleted["object"] == expected
 
 

@@ -12,7 +12,8 @@ dicts; dates as "YYYY-MM-DD" strings):
                           entries: [{id, account_id, amount_cents}, ...]}}; a correction
                           adds "replaces": id (and "kept_reconciled" / "kept_cleared":
                           [entry ids] when the original had reconciled / cleared
-                          entries), an adjustment "adjusts": id
+                          entries, with "kept_bank_refs": [{entry_id, bank_ref}]),
+                          an adjustment "adjusts": id
   transaction.imported  same shape as transaction.posted (one event per imported txn)
   transaction.deleted   same shape: the whole transaction as it was, entries included
   account.created       {"account": {id, name, kind, archived}}
@@ -20,8 +21,10 @@ dicts; dates as "YYYY-MM-DD" strings):
   account.archived      {"account": {id, name, kind, archived: true}}
   account.unarchived    {"account": {id, name, kind, archived: false}}
   entries.cleared       {"account_id": int, "entry_ids": [int, ...], "cleared": bool}
+                          (from a statement's lines also "statement_id")
   entries.reconciled    {"account_id": int, "statement_date": str,
-                          "closing_balance_cents": int, "entry_ids": [int, ...]}
+                          "closing_balance_cents": int, "entry_ids": [int, ...],
+                          "reconciliation": {id, created_by, created_by_email, created_at}}
   books.locked          {"locked_through": str | None, "previous": str | None}
   settings.changed      {"settings": {"book_style": str}}
   budget.created        {"budget": {id, name, starts_on, approved_at, approved_by_email,
@@ -33,9 +36,16 @@ dicts; dates as "YYYY-MM-DD" strings):
   document.moved        the same, transaction_id the new one, plus
                           "previous_transaction_id": int | None
   document.deleted      the same: the document as it was
-  statement.uploaded    {"statement": {id, account_id, format, bank_account, size, sha256,
-                          lines}}  (services/banking/statements.py; lines: how many)
-  statement.deleted     the same: the statement as it was
+  statement.uploaded    {"statement": {id, account_id, format, bank_account, currency,
+                          period_from, period_to, opening_balance_cents,
+                          closing_balance_cents, closing_balance_on, sha256, created_at,
+                          size, lines (how many)}, "lines": [every line as stored]}
+                          (services/banking/statements.py)
+  statement.deleted     {"statement": {...}}: the statement as it was
+  statement_line.posted {"line": {statement_id, line_id, booked_on, amount_cents, payee,
+  statement_line.matched        memo, bank_ref, status, transaction_id}, "entry_id": int}
+  statement_line.ignored  (the line afterwards; ignored: no entry_id;
+                          services/banking/trail.py)
   rule.created          {"rule": {id, name, priority, account_id, conditions,
   rule.changed                    counter_account_id, description, active}}
   rule.deleted          (after the change; rule.deleted: as it was)
@@ -62,7 +72,8 @@ seal after the commit.
 actor     Actor, set_actor, actor_for, acting: who changes the books, and how
 hashing   the hash rule: canonical JSON, event_text, chain, GENESIS
 objects   ACTIONS, VIAS and the objects events carry (transaction_object)
-writing   record() one event per change, pending/seal on PostgreSQL, seal_here (restore)
+writing   record() one event per change (record_many: several in one statement),
+          pending/seal on PostgreSQL, seal_here (restore)
 reading   GET /audit (page, served, parse_action) and GET /audit/head (head)
 
 This package re-exports what callers use: `audit.record(...)`, `audit.seal()`.
@@ -85,6 +96,7 @@ from .writing import (
     pending,
     pending_texts,
     record,
+    record_many,
     seal,
     seal_here,
     sql_event_params,
@@ -111,6 +123,7 @@ __all__ = [
     "pending",
     "pending_texts",
     "record",
+    "record_many",
     "seal",
     "seal_here",
     "served",

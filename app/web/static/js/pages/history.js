@@ -32,6 +32,14 @@ const ACTIONS = {
   "document.uploaded": "Receipt attached",
   "document.moved": "Receipt moved",
   "document.deleted": "Receipt removed",
+  "statement.uploaded": "Bank statement uploaded",
+  "statement.deleted": "Bank statement deleted",
+  "statement_line.posted": "Bank line posted",
+  "statement_line.matched": "Bank line matched",
+  "statement_line.ignored": "Bank line ignored",
+  "rule.created": "Filing rule created",
+  "rule.changed": "Filing rule changed",
+  "rule.deleted": "Filing rule deleted",
 };
 const VIA = {
   web: "in the web app",
@@ -146,6 +154,22 @@ function summary(event, original = null) {
     ];
   }
   if (o.document) return documentSummary(event);
+  if (o.line) { // a bank statement's line: what the bank said, and where it went
+    const l = o.line;
+    const said = [l.booked_on, l.payee, formatCents(l.amount_cents), l.bank_ref ? `ref ${l.bank_ref}` : null]
+      .filter(Boolean).join(" · ");
+    return [
+      h("span", { class: "event-what" }, `Statement ${l.statement_id}, line ${l.line_id}: ${said}`),
+      l.transaction_id ? h("span", { class: "event-link hint" }, "Now ", transactionName(l.transaction_id), " · ",
+        historyLink(l.transaction_id)) : null,
+    ];
+  }
+  if (o.statement) {
+    const st = o.statement;
+    return h("span", { class: "event-what" },
+      `Statement ${st.id} of ${account(st.account_id)} · ${st.format} · ${plural(st.lines, "line", "lines")}`);
+  }
+  if (o.rule) return h("span", { class: "event-what" }, `${o.rule.name} → ${account(o.rule.counter_account_id)}`);
   if (o.account) {
     const a = o.account;
     const before = o.previous_name ? ` (was ${o.previous_name})` : "";
