@@ -108,7 +108,7 @@ def test_history_says_what_became_of_a_bank_line(live, person):  # noqa: F811
     """A statement's line ignored, and another posted, read in words on History
     (the contract's statement_line.ignored event), and the filter offers them."""
     from app.services.banking import lines, statements
-    from tests.web.test_web_statements import ofx
+    from tests.web.bank_files import ofx
 
     live.add_user()
     token = _token(live)
