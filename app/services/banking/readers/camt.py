@@ -35,7 +35,7 @@ from .common import (
 
 T = TypeVar("T")
 NAMESPACE_PREFIX = "urn:iso:std:iso:20022:tech:xsd:camt.053.001."
-_NO_ATTRS: dict = {}  # shared by every element without attributes (most of them)
+_NO_ATTRS: dict = {}  # shared by every element whose attributes are not read
 
 
 class Element:
@@ -112,7 +112,9 @@ class _Builder:
         self._check_size()
         prefix, _, local = tag.rpartition(":")
         parent = self.stack[-1] if self.stack else None
-        element = Element(local, parent, self.parser.CurrentLineNumber, attrs or _NO_ATTRS)
+        # Only an amount's attributes are read (its Ccy): no other element keeps its own.
+        kept = attrs if local == "Amt" and attrs else _NO_ATTRS
+        element = Element(local, parent, self.parser.CurrentLineNumber, kept)
         if parent is None:
             namespace = attrs.get(f"xmlns:{prefix}" if prefix else "xmlns", "")
             self.found = (element, namespace)
