@@ -248,3 +248,19 @@ def test_a_utf16_file_with_its_mark_is_read_whatever_it_declares():
     camt = statement_files.statement("camt.053", 1).decode()
     camt16 = camt.replace('encoding="UTF-8"', 'encoding="UTF-16"').encode("utf-16")
     assert len(read(camt16).statements[0].lines) == 1
+
+
+def test_a_camt_element_of_more_than_256_attributes_is_refused_before_expat_reads_it():
+    # expat reads a start tag's attributes in one call that holds the interpreter: one
+    # element of 400,000 kept every other request of the server waiting for seconds.
+    def with_attributes(count: int) -> bytes:
+        crowd = b" ".join(b'a%d=">"' % n for n in range(count))
+        camt = statement_files.statement("camt.053", 1)
+        return camt.replace(b"<Ntry>", b"<Ntry><Extra " + crowd + b"/>", 1)
+
+    assert len(read(with_attributes(256)).statements[0].lines) == 1
+    refusal = _refusal(with_attributes(257))
+    assert (refusal.where, refusal.problem) == (
+        "line 3",
+        "an element with more than 256 attributes",
+    )
