@@ -40,7 +40,7 @@ HOSTILE = [
 ]
 
 
-def upload(origin: str, token: str, account_id: int, data: bytes) -> tuple[int, dict]:
+def post_statement(origin: str, token: str, account_id: int, data: bytes) -> tuple[int, dict]:
     request = urllib.request.Request(
         f"{origin}/accounts/{account_id}/statements",
         data=multipart(data, "statement", "application/octet-stream"),
@@ -109,7 +109,7 @@ def served(tmp_path):
         assert status == 201
         # Every path warmed up (imports, the multipart parser, a statement stored).
         small = statement_files.statement("camt.053", 50)
-        assert upload(service.origin, token, bank["id"], small)[0] == 201
+        assert post_statement(service.origin, token, bank["id"], small)[0] == 201
         yield service, token, bank["id"]
 
 
@@ -120,7 +120,7 @@ def test_a_5_mib_hostile_upload_costs_at_most_2_s_of_cpu_and_200_mb(served, name
     service.reset_peak_memory()
     before_kib, before_cpu = service.peak_memory_kib(), cpu_seconds(service.proc.pid)
     with HealthWatch(service.origin) as health:
-        status, body = upload(service.origin, token, bank, data)
+        status, body = post_statement(service.origin, token, bank, data)
     spent = cpu_seconds(service.proc.pid) - before_cpu
     grown = (service.peak_memory_kib() - before_kib) * 1024
     waited = health.longest
@@ -138,7 +138,7 @@ def test_sigterm_stops_the_server_while_an_upload_is_being_read(served, name):
     data = statement_files.HOSTILE[name](5 * MIB)
     answers: list = []
     sender = threading.Thread(
-        target=lambda: answers.append(_quietly(upload, service.origin, token, bank, data)),
+        target=lambda: answers.append(_quietly(post_statement, service.origin, token, bank, data)),
         daemon=True,
     )
     started_cpu = cpu_seconds(service.proc.pid)

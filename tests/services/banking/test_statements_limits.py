@@ -13,7 +13,7 @@ from sqlalchemy import text
 from app.extensions import db
 from harness import statement_files
 from tests.services.banking.stand_in import upload_statement
-from tests.services.interchange.test_backup import all_rows, make_app
+from tests.testkit import restored_backup
 
 
 def mt940(*entries: str, account: str = "DE89370400440532013000") -> bytes:
@@ -127,21 +127,21 @@ def test_text_at_the_limits_is_stored_as_read(app, api, books):
 # slow: a new database of the other store is made, migrated and dropped.
 @pytest.mark.slow
 def test_books_holding_text_at_the_limits_restore_into_the_other_store(
-    app, api, books, runner, clock, dialect, tmp_path
+    app, api, books, runner, app_config, dialect, tmp_path
 ):
-    from tests.support import throwaway_database
-
-    assert upload_statement(api, books["bank"], edge_statement()).status_code == 201
-    path = tmp_path / "ledger.backup.gz"
-    result = runner.invoke(args=["backup", str(path)])
-    assert result.exit_code == 0, result.output
+    made = upload_statement(api, books["bank"], edge_statement())
+    assert made.status_code == 201
+    statement = made.get_json()
     other = "postgresql" if dialect == "sqlite" else "sqlite"
-    with throwaway_database(other, tmp_path, "ledger_restore_") as url:
-        restored = make_app(url, clock)
-        result = restored.test_cli_runner().invoke(args=["restore", str(path)])
-        assert result.exit_code == 0, result.output
-        source, target = all_rows(app), all_rows(restored)
-        assert target["statement_lines"] == source["statement_lines"]
-        assert target["statements"] == source["statements"]
+    with restored_backup(runner, app_config, tmp_path, other, "ledger_edge_restore_") as (
+        restored,
+        _,
+        _,
+    ):
+        answer = restored.test_client().get(
+            f"/statements/{statement['id']}", headers={"Authorization": f"Bearer {api.token}"}
+        )
+        assert answer.get_json() == api.get(f"/statements/{statement['id']}").get_json()
+        assert answer.get_json()["lines"][0]["payee"] == EDGE_PAYEE
         with restored.app_context():
             db.engine.dispose()
