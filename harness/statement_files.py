@@ -506,6 +506,7 @@ HOSTILE = {
         _OFX1 + _OFX_TRN, b"<STMTTRN><DTPOSTED>20260101<TRNAMT>1<FITID>1</STMTTRN>", n
     ),
     # camt: expat and the tree
+    "camt detection": lambda n: _fill(b"urn:iso:std:iso:20022:tech:xsd:camt.053.001.", b"<a.b", n),
     "camt many tags": lambda n: _fill(_CAMT_HEAD, b"<a/>", n, _CAMT_TAIL),
     "camt nested": lambda n: _fill(_CAMT_HEAD, b"<a>", n),
     "camt attributes": _attributes,

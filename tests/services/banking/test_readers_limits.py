@@ -198,9 +198,7 @@ OFX_UTF8 = statement_files.statement("ofx", 1).replace(b"CHARSET:1252", b"CHARSE
         statement_files.statement("camt.053", 1).replace(
             b"<Dt>2026-01-01<", "<Dt>\u0662\u0660\u0662\u0666-01-01<".encode()
         ),
-        statement_files.statement("ofx", 1).replace(
-            b"<DTPOSTED>2026", "<DTPOSTED>\u0662\u0660\u0662\u0666".encode()
-        ),
+        OFX_UTF8.replace(b"<DTPOSTED>2026", "<DTPOSTED>\u0662\u0660\u0662\u0666".encode()),
     ],
 )
 def test_amounts_and_dates_are_ascii_digits_only(data):
