@@ -5,8 +5,10 @@ by `python -m bench.statements_fuzz` (10,000 per format, the figures printed). T
 sources, half each: mutations of the real files in tests/services/banking/files (bytes
 flipped, cut, doubled, tokens of the format inserted) and files written from each
 format's grammar with random, sometimes out-of-range, values. Every file must come back
-as a BankFile or as one of the two refusals (NotAStatement, StatementFormatError);
-anything else raised is counted as unexpected, with the case to replay it.
+as a BankFile or as one of the three refusals (NotAStatement, StatementFormatError,
+TooManyLines), within its size's budget of CPU time and memory (cpu_budget,
+memory_budget); anything else raised is counted as unexpected, with the case to replay
+it. HOSTILE: files written to any size to cost a reader most per byte (measure, hostile).
 """
 
 from __future__ import annotations
