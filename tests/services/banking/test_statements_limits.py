@@ -145,3 +145,13 @@ def test_books_holding_text_at_the_limits_restore_into_the_other_store(
         assert answer.get_json()["lines"][0]["payee"] == EDGE_PAYEE
         with restored.app_context():
             db.engine.dispose()
+
+
+def test_a_payee_of_2000_characters_that_do_not_compress_is_stored(app, api, books):
+    # Three bytes each in UTF-8, and no run a compressor could shorten: 6,000 bytes.
+    payee = "".join(chr(0x4E00 + (n * 7919) % 20000) for n in range(2000))
+    camt = statement_files.statement("camt.053", 1).decode()
+    data = camt.replace("<Nm>Payee 0</Nm>", f"<Nm>{payee}</Nm>").encode()
+    made = upload_statement(api, books["bank"], data)
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["lines"][0]["payee"] == payee
