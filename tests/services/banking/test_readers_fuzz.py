@@ -16,7 +16,6 @@ from harness import statement_files
 QUICK = 300
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("kind", statement_files.FORMATS)
 def test_generated_files_are_read_or_refused_never_anything_else(kind):
     result = statement_files.run(kind, QUICK, measure_memory=True)
