@@ -24,6 +24,7 @@ ENV_KEYS = (
     "MAX_BODY_BYTES",
     "MAX_DOCUMENT_BYTES",
     "MAX_STATEMENT_BYTES",
+    "MAX_STATEMENT_LINES",
     "REQUEST_TIMEOUT_SECONDS",
     "MAX_DOCUMENTS_PER_TRANSACTION",
     "MAX_DOCUMENT_STORE_BYTES",
@@ -49,6 +50,8 @@ DEFAULTS = {
     "MAX_DOCUMENT_BYTES": 10 * 1024 * 1024,
     # Largest bank statement file a POST /accounts/{id}/statements accepts (413 above).
     "MAX_STATEMENT_BYTES": 5 * 1024 * 1024,
+    # The most lines one bank statement may hold (413 above, counted as it is read).
+    "MAX_STATEMENT_LINES": 20_000,
     # The embedded server drops a connection idle, or a request not received whole,
     # for this many seconds (app/cli/limits.py; docs/deploy.md "Limits").
     "REQUEST_TIMEOUT_SECONDS": 30,
@@ -127,6 +130,7 @@ def load(app, test_config=None) -> None:
     cfg["MAX_CONTENT_LENGTH"] = int(cfg["MAX_BODY_BYTES"])
     cfg["MAX_DOCUMENT_BYTES"] = int(cfg["MAX_DOCUMENT_BYTES"])
     cfg["MAX_STATEMENT_BYTES"] = int(cfg["MAX_STATEMENT_BYTES"])
+    cfg["MAX_STATEMENT_LINES"] = max(1, int(cfg["MAX_STATEMENT_LINES"]))
     cfg["REQUEST_TIMEOUT_SECONDS"] = max(1, int(cfg["REQUEST_TIMEOUT_SECONDS"]))
     cfg["MAX_DOCUMENTS_PER_TRANSACTION"] = int(cfg["MAX_DOCUMENTS_PER_TRANSACTION"])
     cfg["MAX_DOCUMENT_STORE_BYTES"] = int(cfg["MAX_DOCUMENT_STORE_BYTES"])

@@ -1,13 +1,19 @@
-"""Fuzz and read figures for the bank statement readers (app/services/banking/readers).
+"""Fuzz, cost and read figures for the bank statement readers (app/services/banking/readers).
 
     python -m bench.statements_fuzz                  # 10,000 generated files per format
     python -m bench.statements_fuzz --count 500 --seed 7 --no-memory
+    python -m bench.statements_fuzz --count 0 --hostile-size 5242880   # hostile files only
 
 For each format: the files run, read, refused by kind, the unexpected (anything but the
-two refusals; each with its case number to replay through harness.statement_files.cases),
-the longest time one file took and the peak memory one file's read allocated (tracemalloc).
-Then the time to read one 5,000-line statement of each format (best of --repeat).
-Exit status 1 on any unexpected exception.
+three refusals; each with its case number to replay through harness.statement_files.cases),
+the most CPU time one file took (time.process_time) and the peak memory one file's read
+allocated (tracemalloc), and the costliest file against its size's budget
+(statement_files.cpu_budget, memory_budget: 0.4 s of CPU per MiB, 40 bytes per byte, over
+a floor). Then each hostile file (statement_files.HOSTILE: UTF-16 and XML declarations,
+long lines, {x} groups, deep nesting, many tags, fields, accounts) written to
+--hostile-size bytes: its CPU time, peak memory and answer. Then the time to read one
+5,000-line statement of each format (best of --repeat).
+Exit status 1 on any unexpected exception or any file over its budget.
 """
 
 from __future__ import annotations
@@ -48,26 +54,49 @@ def main(argv=None) -> int:
     )
     p.add_argument("--lines", type=int, default=5_000, help="lines of the read benchmark")
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument(
+        "--hostile-size",
+        type=int,
+        default=5 * 1024 * 1024,
+        help="bytes of each hostile file (0: none)",
+    )
     args = p.parse_args(argv)
-    report: dict = {"seed": args.seed, "fuzz": {}, "read": {}}
-    unexpected = 0
+    report: dict = {"seed": args.seed, "fuzz": {}, "hostile": {}, "read": {}}
+    unexpected = over_budget = 0
     for kind in args.format or statement_files.FORMATS:
         started = time.perf_counter()
         result = statement_files.run(kind, args.count, args.seed, not args.no_memory)
         unexpected += len(result.unexpected)
+        over_budget += len(result.over_budget)
         report["fuzz"][kind] = {
             "run": result.run,
             "read": result.read,
             "refused": dict(sorted(result.refusals.items())),
             "unexpected": len(result.unexpected),
             "unexpected_cases": result.unexpected[:20],
-            "max_ms_per_file": round(result.max_seconds * 1000, 1),
+            "max_cpu_ms_per_file": round(result.max_seconds * 1000, 1),
             "peak_kib_per_file": None if args.no_memory else result.peak_bytes // 1024,
+            "worst_share_of_cpu_budget": round(result.worst_cpu_share, 3),
+            "worst_share_of_memory_budget": (
+                None if args.no_memory else round(result.worst_memory_share, 3)
+            ),
+            "over_budget_cases": result.over_budget[:20],
             "seconds": round(time.perf_counter() - started, 1),
         }
-    report["read"] = read_times(args.lines, args.repeat)
-    print(json.dumps(report, indent=2))
-    return 1 if unexpected else 0
+    if args.hostile_size:
+        for cost in statement_files.hostile(args.hostile_size, memory=not args.no_memory):
+            over_budget += not cost.within_budget
+            report["hostile"][cost.name] = {
+                "bytes": cost.size,
+                "cpu_ms": round(cost.cpu_seconds * 1000, 1),
+                "peak_mib": None if args.no_memory else round(cost.peak_bytes / 1048576, 1),
+                "within_budget": cost.within_budget,
+                "answer": cost.outcome[:100],
+            }
+    if args.lines:
+        report["read"] = read_times(args.lines, args.repeat)
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+    return 1 if unexpected or over_budget else 0
 
 
 if __name__ == "__main__":

@@ -5,12 +5,16 @@ by `python -m bench.statements_fuzz` (10,000 per format, the figures printed). T
 sources, half each: mutations of the real files in tests/services/banking/files (bytes
 flipped, cut, doubled, tokens of the format inserted) and files written from each
 format's grammar with random, sometimes out-of-range, values. Every file must come back
-as a BankFile or as one of the two refusals (NotAStatement, StatementFormatError);
-anything else raised is counted as unexpected, with the case to replay it.
+as a BankFile or as one of the three refusals (NotAStatement, StatementFormatError,
+TooManyLines), within its size's budget of CPU time and memory (cpu_budget,
+memory_budget); anything else raised is counted as unexpected, with the case to replay
+it. HOSTILE: files written to any size to cost a reader most per byte (measure, hostile).
 """
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import datetime as dt
 import random
 import time
@@ -282,6 +286,23 @@ def cases(kind: str, count: int, seed: int = SEED) -> Iterator[bytes]:
             yield mutate(base, rng, TOKENS[kind])
 
 
+# A read's budget, from the contract's (a 5 MiB upload answered within 2 s of CPU and
+# 200 MB of memory): 0.4 s of CPU per MiB read, 40 bytes of memory per byte, each over a
+# floor for what any read costs (the readers' own objects, a small tree).
+CPU_SECONDS_PER_MIB = 0.4
+CPU_FLOOR_SECONDS = 0.05
+BYTES_PER_BYTE = 40
+MEMORY_FLOOR_BYTES = 64 * 1024
+
+
+def cpu_budget(size: int) -> float:
+    return CPU_FLOOR_SECONDS + CPU_SECONDS_PER_MIB * size / (1024 * 1024)
+
+
+def memory_budget(size: int) -> int:
+    return BYTES_PER_BYTE * (size + MEMORY_FLOOR_BYTES)
+
+
 @dataclass
 class Result:
     kind: str
@@ -289,8 +310,13 @@ class Result:
     read: int = 0
     refusals: Counter = field(default_factory=Counter)
     unexpected: list[tuple[int, str]] = field(default_factory=list)
-    max_seconds: float = 0.0
+    max_seconds: float = 0.0  # CPU time (time.process_time) of the costliest file
     peak_bytes: int = 0
+    # The costliest file against its budget (cpu_budget, memory_budget): at most 1 each.
+    worst_cpu_share: float = 0.0
+    worst_memory_share: float = 0.0
+    # Files over a budget: (case number, size, CPU seconds, peak bytes).
+    over_budget: list[tuple[int, int, float, int]] = field(default_factory=list)
 
 
 def check_shape(result) -> None:
@@ -309,37 +335,51 @@ def check_shape(result) -> None:
                 assert text is None or (isinstance(text, str) and text == text.strip() and text)
 
 
+def _memory_peak(data: bytes) -> int:
+    """The peak memory one read of data allocates (tracemalloc, started for it alone)."""
+    from app.services.banking.readers import dispatch
+
+    tracemalloc.start()
+    try:
+        with contextlib.suppress(Exception):
+            dispatch(data)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def run(kind: str, count: int, seed: int = SEED, measure_memory: bool = True) -> Result:
-    """Read `count` generated files of one format; time and (optionally) memory each."""
+    """Read `count` generated files of one format; the CPU time of each read (without
+    tracemalloc, which slows Python several times) and, optionally, the peak memory of a
+    second read under it, measured against its size's budget."""
+    from app.services.banking.bankfile import TooManyLines
     from app.services.banking.readers import NotAStatement, StatementFormatError, dispatch
 
     result = Result(kind)
-    if measure_memory:
-        tracemalloc.start()
-    try:
-        for number, data in enumerate(cases(kind, count, seed)):
-            if measure_memory:
-                tracemalloc.reset_peak()
-                base = tracemalloc.get_traced_memory()[0]
-            started = time.perf_counter()
-            try:
-                check_shape(dispatch(data))
-                result.read += 1
-            except NotAStatement:
-                result.refusals["415 not a statement"] += 1
-            except StatementFormatError as exc:
-                result.refusals[f"400 {_problem_kind(exc.problem)}"] += 1
-            except Exception as exc:  # the bug the harness is here to find
-                result.unexpected.append((number, f"{type(exc).__name__}: {exc}"[:300]))
-            result.max_seconds = max(result.max_seconds, time.perf_counter() - started)
-            if measure_memory:
-                result.peak_bytes = max(
-                    result.peak_bytes, tracemalloc.get_traced_memory()[1] - base
-                )
-            result.run += 1
-    finally:
-        if measure_memory:
-            tracemalloc.stop()
+    for number, data in enumerate(cases(kind, count, seed)):
+        started = time.process_time()
+        try:
+            check_shape(dispatch(data))
+            result.read += 1
+        except NotAStatement:
+            result.refusals["415 not a statement"] += 1
+        except TooManyLines:
+            result.refusals["413 too many lines"] += 1
+        except StatementFormatError as exc:
+            result.refusals[f"400 {_problem_kind(exc.problem)}"] += 1
+        except Exception as exc:  # the bug the harness is here to find
+            result.unexpected.append((number, f"{type(exc).__name__}: {exc}"[:300]))
+        seconds = time.process_time() - started
+        peak = _memory_peak(data) if measure_memory else 0
+        result.max_seconds = max(result.max_seconds, seconds)
+        result.peak_bytes = max(result.peak_bytes, peak)
+        cpu_share = seconds / cpu_budget(len(data))
+        memory_share = peak / memory_budget(len(data))
+        result.worst_cpu_share = max(result.worst_cpu_share, cpu_share)
+        result.worst_memory_share = max(result.worst_memory_share, memory_share)
+        if cpu_share > 1 or memory_share > 1:
+            result.over_budget.append((number, len(data), round(seconds, 3), peak))
+        result.run += 1
     return result
 
 
@@ -353,6 +393,10 @@ def _problem_kind(problem: str) -> str:
         ("date", "bad date"),
         ("not a number", "bad amount"),
         ("too large", "amount too large"),
+        ("characters long", "text too long"),
+        ("control character", "control character"),
+        ("charset", "charset"),
+        ("currency", "currency"),
     ):
         if words in problem:
             return label
@@ -403,3 +447,154 @@ def statement(kind: str, lines: int) -> bytes:
         + entries
         + ":62F:C261231EUR1000,00\r\n-\r\n"
     ).encode("ascii")
+
+
+# --- Hostile files: what costs a reader most per byte ------------------------------------
+#
+# Each is written to a size, so that a reader's cost can be measured against it: reading
+# a statement must cost time and memory in proportion to its size, whatever its bytes
+# (docs/statements.md, "Reading the files"). The first review of this found a pattern
+# quadratic in the file's length behind a UTF-16 byte order mark, and an MT940 block of
+# many {x} groups costing ~60 bytes of memory per byte.
+
+_OFX1 = b"OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\nENCODING:USASCII\nCHARSET:1252\n\n"
+_OFX_TRN = (
+    b"<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><CURDEF>EUR<BANKACCTFROM><ACCTID>1"
+    b"</BANKACCTFROM><BANKTRANLIST>"
+)
+_CAMT_HEAD = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n'
+    b'<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>'
+    b"<Stmt><Acct><Id><IBAN>NL01</IBAN></Id><Ccy>EUR</Ccy></Acct>"
+)
+_CAMT_TAIL = b"</Stmt></BkToCstmrStmt></Document>"
+_MT940_OPEN = b":20:X\r\n:25:DE1\r\n:60F:C260101EUR1,00\r\n:61:260101C1\r\n"
+_MT940_HEAD = _MT940_OPEN + b":62F:C260101EUR1,00\r\n-\r\n"  # one whole message
+
+
+def _fill(prefix: bytes, unit: bytes, size: int, suffix: bytes = b"") -> bytes:
+    return prefix + unit * max(1, (size - len(prefix) - len(suffix)) // len(unit)) + suffix
+
+
+def _attributes(size: int) -> bytes:
+    count = size // 12
+    return _CAMT_HEAD + b"<a" + b"".join(b' a%d=""' % n for n in range(count)) + b"/>" + _CAMT_TAIL
+
+
+def _many_accounts(size: int) -> bytes:
+    unit = b":20:X\n:25:%d\n:61:260101C1\n:62F:C260101EUR1\n-\n"
+    return b"".join(unit % n for n in range(size // len(unit % 100000)))
+
+
+HOSTILE = {
+    # the encoding's detection: a UTF-16 file of XML declarations, and one without BOM
+    "utf-16 <?xml declarations": lambda n: (
+        codecs.BOM_UTF16_LE + ("<?xml " * (n // 12)).encode("utf-16-le")
+    ),
+    "utf-16 declaration, no >": lambda n: (
+        codecs.BOM_UTF16_LE + ('<?xml version="1.0" ' + "encoding=" * (n // 18)).encode("utf-16-le")
+    ),
+    "<?xml declarations": lambda n: _fill(b"", b"<?xml ", n),
+    "camt <?xml declarations": lambda n: _fill(_CAMT_HEAD, b"<?xml ", n, _CAMT_TAIL),
+    # OFX: the tokenizer and the 1.x header
+    "ofx long text": lambda n: _fill(_OFX1 + _OFX_TRN + b"<STMTTRN><NAME>", b"A", n),
+    "ofx many tags": lambda n: _fill(_OFX1 + b"<OFX>", b"<A>x", n, b"</OFX>"),
+    "ofx nested": lambda n: _fill(_OFX1 + b"<OFX>", b"<A>", n),
+    "ofx end tags": lambda n: _fill(_OFX1 + b"<OFX><A>", b"</A>", n),
+    "ofx comments": lambda n: _fill(_OFX1 + b"<OFX>", b"<!---->", n, b"</OFX>"),
+    "ofx instructions": lambda n: _fill(_OFX1 + b"<OFX>", b"<?a?>", n, b"</OFX>"),
+    "ofx entities": lambda n: _fill(_OFX1 + _OFX_TRN + b"<STMTTRN><NAME>", b"&#65;", n),
+    "ofx open angle brackets": lambda n: _fill(_OFX1 + b"<OFX>", b"<", n),
+    "ofx blank header": lambda n: _fill(b"OFXHEADER:100\n", b"\n", n, b"<OFX></OFX>"),
+    "ofx header lines": lambda n: _fill(b"OFXHEADER:100\n", b"A:B\n", n),
+    "ofx 2 declarations": lambda n: _fill(b'<?OFX OFXHEADER="200"?>', b"<?xml ", n),
+    "ofx lines": lambda n: _fill(
+        _OFX1 + _OFX_TRN, b"<STMTTRN><DTPOSTED>20260101<TRNAMT>1<FITID>1</STMTTRN>", n
+    ),
+    # camt: expat and the tree
+    "camt detection": lambda n: _fill(b"urn:iso:std:iso:20022:tech:xsd:camt.053.001.", b"<a.b", n),
+    "camt many tags": lambda n: _fill(_CAMT_HEAD, b"<a/>", n, _CAMT_TAIL),
+    "camt nested": lambda n: _fill(_CAMT_HEAD, b"<a>", n),
+    "camt attributes": _attributes,
+    "camt comments": lambda n: _fill(_CAMT_HEAD, b"<!---->", n, _CAMT_TAIL),
+    "camt entities": lambda n: _fill(_CAMT_HEAD + b"<Ustrd>", b"&amp;", n),
+    "camt lines": lambda n: _fill(
+        _CAMT_HEAD,
+        b"<Ntry><Amt>1</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2026-01-01</Dt>"
+        b"</BookgDt></Ntry>",
+        n,
+        _CAMT_TAIL,
+    ),
+    # MT940: blocks, lines, fields
+    "mt940 {x} groups": lambda n: _fill(_MT940_HEAD + b"{1:", b"{x}", n),
+    "mt940 {x} groups closed": lambda n: _fill(_MT940_HEAD + b"{1:", b"{x}", n, b"}"),
+    "mt940 {x} lines": lambda n: _fill(_MT940_HEAD, b"{1:{x}{x}{x}{x}}\n", n),
+    "mt940 open blocks": lambda n: _fill(_MT940_HEAD, b"{1:", n),
+    "mt940 {4: detection": lambda n: _fill(b"{", b"{4:", n, b"\n:20:\n:25:"),
+    "mt940 long line": lambda n: _fill(_MT940_OPEN + b":86:", b"A", n),
+    "mt940 long block": lambda n: _fill(_MT940_HEAD + b"{1:F01", b"\xd3", n, b"}{4:\r\n"),
+    "mt940 blank lines": lambda n: _fill(_MT940_HEAD, b"\n", n),
+    "mt940 short lines": lambda n: _fill(_MT940_HEAD, b"a\n", n),
+    "mt940 continuation": lambda n: _fill(_MT940_OPEN, b":86:\na\na\na\n", n),
+    "mt940 empty messages": lambda n: _fill(_MT940_HEAD, b":20:X\n:25:1\n:62F:C260101EUR1\n-\n", n),
+    "mt940 tags": lambda n: _fill(b"", b":20:\n", n, b":25:\n"),
+    "mt940 message ends": lambda n: _fill(_MT940_HEAD, b"-\n", n),
+    "mt940 subfields": lambda n: _fill(_MT940_OPEN + b":86:", b"?20", n),
+    "mt940 unknown tags": lambda n: _fill(_MT940_OPEN, b":99:\n", n),
+    "mt940 lines": lambda n: _fill(_MT940_HEAD, b":61:260101C1\n", n, b":62F:C260101EUR1\n-\n"),
+    "mt940 many accounts": _many_accounts,
+    # text a database cannot keep
+    "nul bytes": lambda n: _fill(_MT940_OPEN + b":86:", b"\x00", n),
+}
+
+
+@dataclass
+class Cost:
+    """One read measured: CPU seconds (time.process_time), the peak memory the read
+    allocated (tracemalloc), and what came of it."""
+
+    name: str
+    size: int
+    cpu_seconds: float
+    peak_bytes: int
+    outcome: str
+
+    @property
+    def within_budget(self) -> bool:
+        return self.cpu_seconds <= cpu_budget(self.size) and (
+            self.peak_bytes <= memory_budget(self.size)
+        )
+
+
+def outcome_of(data: bytes, max_lines: int | None = None) -> str:
+    """'read', or the refusal's status and message (cut short)."""
+    from app.services.banking.bankfile import DEFAULT_MAX_LINES, TooManyLines
+    from app.services.banking.readers import NotAStatement, StatementFormatError, dispatch
+
+    try:
+        dispatch(data, max_lines or DEFAULT_MAX_LINES)
+    except (NotAStatement, StatementFormatError, TooManyLines) as refusal:
+        return f"{refusal.status} {str(refusal)[:120]}"
+    return "read"
+
+
+def measure(name: str, data: bytes, memory: bool = True) -> Cost:
+    """The cost of reading `data`: CPU time without tracemalloc (which slows Python
+    down several times), then the peak allocated in a second read under it."""
+    started = time.process_time()
+    outcome = outcome_of(data)
+    cpu = time.process_time() - started
+    peak = 0
+    if memory:
+        tracemalloc.start()
+        try:
+            outcome_of(data)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    return Cost(name, len(data), cpu, peak, outcome)
+
+
+def hostile(size: int, names: list[str] | None = None, memory: bool = True) -> list[Cost]:
+    """Every hostile file (or those named) written to about `size` bytes, measured."""
+    return [measure(name, HOSTILE[name](size), memory) for name in names or sorted(HOSTILE)]

@@ -5,7 +5,8 @@ suggestions: rules.py.
 
 - Upload: the account must be an asset or liability account that is not archived
   (400; unknown: 404); at most max_bytes() (MAX_STATEMENT_BYTES: 413); the format is
-  read from the bytes by the readers (415 not a statement, 400 a broken one); a file
+  read from the bytes by the readers (415 not a statement, 400 a broken one or text
+  the books cannot keep, 413 more than max_lines() lines: MAX_STATEMENT_LINES); a file
   of several bank accounts needs `bank_account` naming one (400 with the identifiers
   found). The bytes are kept with their SHA-256; one statement.uploaded event
   carries it, so `verify` can recompute it (verify_statements.py). Every refusal
@@ -32,7 +33,7 @@ from .. import clock
 from ..errors import BadRequestError, ConflictError, PayloadTooLargeError
 from ..ledger import accounts, audit, reconciliation, reports, validate
 from . import readers, rules, status, trail
-from .bankfile import BankFile, BankStatement, account_key
+from .bankfile import DEFAULT_MAX_LINES, BankFile, BankStatement, account_key
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 STATEMENT_KINDS = ("asset", "liability")
@@ -54,9 +55,16 @@ def too_large(limit: int | None = None) -> PayloadTooLargeError:
     )
 
 
+def max_lines() -> int:
+    if has_app_context():
+        return int(current_app.config.get("MAX_STATEMENT_LINES") or DEFAULT_MAX_LINES)
+    return DEFAULT_MAX_LINES
+
+
 def read_file(data: bytes) -> BankFile:
-    """The readers' BankFile of these bytes (NotAStatement 415, StatementFormatError 400)."""
-    return readers.read(data)
+    """The readers' BankFile of these bytes (NotAStatement 415, StatementFormatError 400,
+    TooManyLines 413: more than max_lines() lines, MAX_STATEMENT_LINES)."""
+    return readers.read(data, max_lines())
 
 
 def statement_account(account_id: int) -> Account:

@@ -126,3 +126,23 @@ def test_a_prefixed_namespace_reads_the_same():
     assert (line.amount_cents, line.payee) == (-1000, "Payee 1")
     with pytest.raises(NotAStatement):  # the prefix bound elsewhere: not camt.053
         read(data.replace(b'xmlns:c="', b'xmlns:c="urn:other" xmlns:d="'))
+
+
+def balance(code: str, amount: str, day: str, ind: str = "CRDT") -> str:
+    return (
+        f'<Bal><Tp><CdOrPrtry><Cd>{code}</Cd></CdOrPrtry></Tp><Amt Ccy="CHF">{amount}</Amt>'
+        f"<CdtDbtInd>{ind}</CdtDbtInd><Dt><Dt>{day}</Dt></Dt></Bal>"
+    )
+
+
+def test_of_two_closing_balances_of_one_date_the_later_in_the_file_wins():
+    same_day = balance("CLBD", "5.00", "2026-11-30") + balance("CLBD", "7.00", "2026-11-30")
+    [statement] = read(camt(same_day + entry())).statements
+    assert (statement.closing_balance_cents, statement.closing_balance_on) == (
+        700,
+        D(2026, 11, 30),
+    )
+    # A later date wins wherever it stands; an earlier one never does.
+    dated = balance("CLBD", "9.00", "2026-12-01") + balance("CLBD", "7.00", "2026-11-30")
+    [statement] = read(camt(dated + entry())).statements
+    assert statement.closing_balance_cents == 900

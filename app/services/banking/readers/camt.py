@@ -9,22 +9,43 @@ a refusal (never expanded, never fetched). Errors name the line and the element 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 from xml.parsers import expat
 
 from ..bankfile import (
+    DEFAULT_MAX_LINES,
     BankFile,
     BankLine,
     BankStatement,
     NotAStatement,
     StatementFormatError,
+    TooManyLines,
     account_key,
+    add_line,
 )
-from .common import MAX_DEPTH, MAX_ELEMENTS, amount_cents, clean, iso_date
+from .common import (
+    MAX_DEPTH,
+    MAX_ELEMENTS,
+    amount_cents,
+    charset,
+    clean,
+    iso_date,
+    xml_encoding,
+)
 
 T = TypeVar("T")
 NAMESPACE_PREFIX = "urn:iso:std:iso:20022:tech:xsd:camt.053.001."
+# Attributes one element may have (a camt element has one or two). expat reads a start
+# tag's attributes, and pyexpat makes their dict, in one call that holds the interpreter:
+# an element of 400,000 attributes kept every other request waiting for seconds. Looked
+# for before expat, by a pattern that reads each tag once (atomic groups, no backtracking).
+MAX_ATTRIBUTES = 256
+_MANY_ATTRIBUTES = re.compile(
+    rb"<[^\s<>/!?]+(?:\s+(?>[^\s=<>]+)\s*=\s*(?>\"[^\"]*\"|'[^']*')){%d}" % (MAX_ATTRIBUTES + 1)
+)
+_NO_ATTRS: dict = {}  # shared by every element whose attributes are not read
 
 
 class Element:
@@ -65,77 +86,137 @@ class Element:
         return f"line {self.line}, {'/'.join(reversed(parts))}"
 
 
-def parse_xml(data: bytes) -> tuple[Element, str]:
-    """The root element and its namespace. A declaration or broken XML: 400."""
-    # No namespace processing (a third of the parse's time): names are read without their
-    # prefix, and the root's namespace from its xmlns attribute.
-    parser = expat.ParserCreate()
-    parser.buffer_text = True
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    stack: list[Element] = []
-    texts: list[list[str]] = []  # the character data of each open element, joined at its end
-    found: list[tuple[Element, str]] = []
-    count = [0]
+class _Builder:
+    """expat's handlers: the tree of Elements, capped (MAX_ELEMENTS, MAX_DEPTH), the root
+    checked to be a camt.053 Document, and anything declaring a DTD or an entity refused."""
 
-    def refuse(*_args: object) -> int:
+    def __init__(self, parser: Any, max_lines: int) -> None:
+        self.parser = parser
+        # Ntry in each open Stmt: a statement of too many lines is refused as soon as it
+        # shows, before the rest is parsed (several Stmt of one account are counted
+        # together when the lines are read: bankfile.add_line).
+        self.max_lines = max_lines
+        self.entries: dict[int, int] = {}
+        self.stack: list[Element] = []
+        self.texts: list[list[str]] = []  # each open element's text, joined at its end
+        self.found: tuple[Element, str] | None = None
+        self.count = 0
+
+    def refuse(self, *_args: object) -> int:
         raise StatementFormatError(
-            f"line {parser.CurrentLineNumber}",
+            f"line {self.parser.CurrentLineNumber}",
             "the file carries a DTD or an entity declaration, which is refused",
         )
 
-    def start(tag: str, attrs: dict) -> None:
-        count[0] += 1
-        if count[0] > MAX_ELEMENTS or len(stack) >= MAX_DEPTH:
-            what = (
-                f"more than {MAX_ELEMENTS:,} elements"
-                if count[0] > MAX_ELEMENTS
-                else (f"elements nested over {MAX_DEPTH} deep")
-            )
-            raise StatementFormatError(f"line {parser.CurrentLineNumber}", what)
+    def _check_size(self) -> None:
+        self.count += 1
+        if self.count > MAX_ELEMENTS:
+            what = f"more than {MAX_ELEMENTS:,} elements"
+        elif len(self.stack) >= MAX_DEPTH:
+            what = f"elements nested over {MAX_DEPTH} deep"
+        else:
+            return
+        raise StatementFormatError(f"line {self.parser.CurrentLineNumber}", what)
+
+    def start(self, tag: str, attrs: dict) -> None:
+        self._check_size()
         prefix, _, local = tag.rpartition(":")
-        parent = stack[-1] if stack else None
-        element = Element(local, parent, parser.CurrentLineNumber, attrs)
+        parent = self.stack[-1] if self.stack else None
+        # Only an amount's attributes are read (its Ccy): no other element keeps its own.
+        kept = attrs if local == "Amt" and attrs else _NO_ATTRS
+        element = Element(local, parent, self.parser.CurrentLineNumber, kept)
         if parent is None:
             namespace = attrs.get(f"xmlns:{prefix}" if prefix else "xmlns", "")
-            found.append((element, namespace))
+            self.found = (element, namespace)
             if local != "Document" or not namespace.startswith(NAMESPACE_PREFIX):
                 raise NotAStatement()
         else:
+            if local == "Ntry":
+                count = self.entries[id(parent)] = self.entries.get(id(parent), 0) + 1
+                if count > self.max_lines:
+                    raise TooManyLines(self.max_lines)
             parent.children.append(element)
-        stack.append(element)
-        texts.append([])
+        self.stack.append(element)
+        self.texts.append([])
 
-    def end(_tag: str) -> None:
-        element, parts = stack.pop(), texts.pop()
+    def end(self, _tag: str) -> None:
+        element, parts = self.stack.pop(), self.texts.pop()
         if not element.children:
             element.text = "".join(parts)
 
-    def chars(text: str) -> None:
-        if texts:
-            texts[-1].append(text)
+    def chars(self, text: str) -> None:
+        if self.texts:
+            self.texts[-1].append(text)
 
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.UnparsedEntityDeclHandler = refuse
-    parser.NotationDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
+    def attach(self) -> None:
+        parser = self.parser
+        parser.StartDoctypeDeclHandler = self.refuse
+        parser.EntityDeclHandler = self.refuse
+        parser.UnparsedEntityDeclHandler = self.refuse
+        parser.NotationDeclHandler = self.refuse
+        parser.ExternalEntityRefHandler = self.refuse
+        parser.StartElementHandler = self.start
+        parser.EndElementHandler = self.end
+        parser.CharacterDataHandler = self.chars
+
+
+def _new_parser() -> Any:
+    """expat without namespace processing (a third of the parse's time: names are read
+    without their prefix, the root's namespace from its xmlns attribute), parameter
+    entities never read."""
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    return parser
+
+
+def _check_declared_encoding(data: bytes) -> None:
+    """The XML declaration's encoding, when it names one, is one of the charsets a
+    statement may be in (common.charset), else a refusal naming it, before expat reads."""
+    declared, _span = xml_encoding(data[:1024].decode("latin-1"))
+    if declared is not None:
+        try:
+            charset(declared, "line 1")
+        except StatementFormatError as exc:
+            raise StatementFormatError(
+                exc.where,
+                f"the XML declaration names an encoding this reader does not know: {exc.problem}",
+            ) from None
+
+
+def _broken(exc: expat.ExpatError, builder: _Builder) -> StatementFormatError:
+    """expat's own words, with the path of the element open where it stopped."""
+    where = f"line {exc.lineno}"
+    if builder.stack:
+        open_element = builder.stack[-1]
+        where = open_element.where().replace(f"line {open_element.line}", where, 1)
+    return StatementFormatError(where, expat.ErrorString(exc.code) or "broken XML")
+
+
+def parse_xml(data: bytes, max_lines: int = DEFAULT_MAX_LINES) -> tuple[Element, str]:
+    """The root element and its namespace. A declaration or broken XML: 400."""
+    _check_declared_encoding(data)
+    crowded = _MANY_ATTRIBUTES.search(data)
+    if crowded is not None:
+        line = data.count(b"\n", 0, crowded.start()) + 1
+        raise StatementFormatError(
+            f"line {line}",
+            f"an element with more than {MAX_ATTRIBUTES} attributes",
+        )
+    parser = _new_parser()
+    builder = _Builder(parser, max_lines)
+    builder.attach()
     try:
         parser.Parse(data, True)
-    except (LookupError, ValueError):  # "encoding='UTF-3'", or a multi-byte one expat lacks
+    except (LookupError, ValueError):  # an encoding expat lacks, found past the check
         raise StatementFormatError(
             "line 1", "the XML declaration names an encoding this reader does not know"
         ) from None
     except expat.ExpatError as exc:
-        where = f"line {exc.lineno}"
-        if stack:
-            where = stack[-1].where().replace(f"line {stack[-1].line}", where, 1)
-        raise StatementFormatError(where, expat.ErrorString(exc.code) or "broken XML") from None
-    if not found:
+        raise _broken(exc, builder) from None
+    if builder.found is None:
         raise NotAStatement()
-    return found[0]
+    return builder.found
 
 
 def _parsed(node: Element, parse: Callable[..., T], *args: str) -> T:
@@ -213,6 +294,7 @@ def _line(ntry: Element) -> BankLine:
         payee=_party(details, "Dbtr" if ntry.value("CdtDbtInd") == "CRDT" else "Cdtr"),
         memo=" ".join(unstructured) if unstructured else clean(ntry.value("AddtlNtryInf")),
         bank_ref=clean(ntry.value("AcctSvcrRef")) or clean(ntry.value("NtryRef")),
+        source=f"line {ntry.line}",
     )
 
 
@@ -264,8 +346,8 @@ def _balances(statement: BankStatement, stmt: Element, opened: list) -> None:
                 statement.closing_balance_cents, statement.closing_balance_on = cents, on
 
 
-def read(data: bytes) -> BankFile:
-    root, _namespace = parse_xml(data)
+def read(data: bytes, max_lines: int = DEFAULT_MAX_LINES) -> BankFile:
+    root, _namespace = parse_xml(data, max_lines)
     report = root.child("BkToCstmrStmt")
     if report is None:
         raise StatementFormatError(root.where(), "Document holds no BkToCstmrStmt")
@@ -282,5 +364,7 @@ def read(data: bytes) -> BankFile:
         statement.currency = statement.currency or _currency(stmt)
         _period(statement, stmt)
         _balances(statement, stmt, opened)
-        statement.lines.extend(_line(ntry) for ntry in stmt.all("Ntry") if _booked(ntry))
+        for ntry in stmt.all("Ntry"):
+            if _booked(ntry):
+                add_line(statement, _line(ntry), max_lines)
     return BankFile(format="camt.053", statements=[s for s, _ in by_account.values()])

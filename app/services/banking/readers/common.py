@@ -6,7 +6,6 @@ number or an XML element path) and what is wrong; nothing here raises anything e
 
 from __future__ import annotations
 
-import codecs
 import datetime as dt
 import re
 
@@ -26,7 +25,7 @@ QUOTE_CHARS = 40
 MAX_ELEMENTS = 400_000
 MAX_DEPTH = 64
 
-_AMOUNT = re.compile(r"([+-]?)(\d*)(?:[.,](\d*))?")
+_AMOUNT = re.compile(r"([+-]?)([0-9]*)(?:[.,]([0-9]*))?")
 
 
 def quote(value: str) -> str:
@@ -65,7 +64,7 @@ def make_date(year: int, month: int, day: int, where: str, text: str) -> dt.date
         raise StatementFormatError(where, f"date {quote(text)} is not a calendar date") from None
 
 
-_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 
 
 def iso_date(text: str | None, where: str) -> dt.date:
@@ -73,7 +72,9 @@ def iso_date(text: str | None, where: str) -> dt.date:
     value = (text or "").strip()
     match = _ISO_DATE.match(value)
     rest = value[10:]
-    if match is None or (rest and not re.fullmatch(r"T[0-9:.]{2,18}(Z|[+-]\d{2}:?\d{2})?", rest)):
+    if match is None or (
+        rest and not re.fullmatch(r"T[0-9:.]{2,18}(Z|[+-][0-9]{2}:?[0-9]{2})?", rest)
+    ):
         raise StatementFormatError(where, f"date {quote(value)} is not YYYY-MM-DD")
     return make_date(int(match.group(1)), int(match.group(2)), int(match.group(3)), where, value)
 
@@ -91,11 +92,72 @@ def clean(text: str | None) -> str | None:
     return value or None
 
 
-def decode_text(data: bytes, declared: str | None) -> str:
-    """The bytes as text: the declared charset when it is one Python knows, UTF-8 otherwise,
-    with Windows-1252 (then Latin-1, which reads any byte) when the bytes are not UTF-8.
-    A declared UTF-8 that the bytes break is refused, saying on which line."""
-    codec = _codec(declared)
+# What a file may declare its text to be (docs/statements.md, "Reading the files"): UTF-8,
+# US-ASCII, ISO-8859-1 to -16 and Windows-1250 to -1258; UTF-16 only with its byte order
+# mark (readers/__init__.py reads such a file as UTF-8 before any reader sees it). Anything
+# else (UTF-7, unicode_escape, a codec of Python's that is no charset) is refused: those
+# can hand on text no database stores, a lone surrogate.
+CHARSETS_ACCEPTED = "UTF-8, US-ASCII, ISO-8859-1 to -16 or Windows-1250 to -1258"
+_ISO_8859 = re.compile(r"(?:iso)?8859([0-9]{1,2})", re.ASCII)
+_WINDOWS = re.compile(r"(?:windows|cp)?125([0-8])", re.ASCII)
+_UNSPECIFIC = {"usascii", "ascii", "none"}  # read as UTF-8, else Windows-1252
+
+
+def charset(declared: str | None, where: str) -> str | None:
+    """The Python codec of a declared charset: 'utf-8', 'iso8859-N', 'cp125N', or None
+    for none declared (and US-ASCII, OFX's NONE): read as UTF-8, else Windows-1252.
+    Any other declaration: a refusal naming it."""
+    name = (declared or "").strip()
+    if not name:
+        return None
+    key = "".join(name.lower().replace("_", "-").replace("-", " ").split())
+    if key in _UNSPECIFIC:
+        return None
+    if key == "utf8":
+        return "utf-8"
+    if key == "latin1":
+        return "iso8859-1"
+    match = _ISO_8859.fullmatch(key)
+    if match and 1 <= int(match.group(1)) <= 16 and int(match.group(1)) != 12:
+        return f"iso8859-{int(match.group(1))}"
+    match = _WINDOWS.fullmatch(key)
+    if match:
+        return f"cp125{match.group(1)}"
+    if key in ("utf16", "utf16le", "utf16be"):
+        raise StatementFormatError(
+            where, f"the file declares {quote(name)} but has no UTF-16 byte order mark"
+        )
+    raise StatementFormatError(
+        where,
+        f"the declared charset {quote(name)} is not one this service reads: "
+        f"send {CHARSETS_ACCEPTED}",
+    )
+
+
+# The XML declaration, only where XML allows it: at the very start of the file (white
+# space before it tolerated), and bounded, so that no search runs on through the file.
+XML_DECLARATION = re.compile(r"\s{0,256}<\?xml\s[^<>]{0,512}\?>", re.ASCII)
+_ENCODING_PSEUDO_ATTRIBUTE = re.compile(r"""\sencoding\s*=\s*(["'])([^"'<>]{0,64})\1""")
+
+
+def xml_encoding(head: str) -> tuple[str | None, tuple[int, int] | None]:
+    """The encoding an XML declaration at the start of `head` names, and where its value
+    is in `head` ((start, end), to rewrite it); (None, None) without one."""
+    declaration = XML_DECLARATION.match(head)
+    if declaration is None:
+        return None, None
+    found = _ENCODING_PSEUDO_ATTRIBUTE.search(head, 0, declaration.end())
+    if found is None:
+        return None, None
+    return found.group(2), found.span(2)
+
+
+def decode_text(data: bytes, declared: str | None, where: str = "line 1") -> str:
+    """The bytes as text: the declared charset (one of CHARSETS_ACCEPTED, else a refusal
+    naming it), UTF-8 when none is declared, with Windows-1252 (then Latin-1, which reads
+    any byte) when the bytes are not UTF-8. A declared UTF-8 that the bytes break is
+    refused, saying on which line."""
+    codec = charset(declared, where)
     if codec == "utf-8":
         try:
             return data.decode("utf-8")
@@ -111,35 +173,5 @@ def decode_text(data: bytes, declared: str | None) -> str:
             codec = "cp1252"
     try:
         return data.decode(codec)
-    except (UnicodeError, LookupError):
+    except UnicodeError:
         return data.decode("latin-1")
-
-
-def _codec(declared: str | None) -> str | None:
-    if not declared:
-        return None
-    name = declared.strip().lower().replace("_", "-")
-    aliases = {
-        "1252": "cp1252",
-        "windows-1252": "cp1252",
-        "8859-1": "latin-1",
-        "iso-8859-1": "latin-1",
-        "latin1": "latin-1",
-        "utf8": "utf-8",
-        "utf-8": "utf-8",
-        "usascii": None,
-        "us-ascii": None,
-        "ascii": None,
-        "none": None,
-    }
-    if name in aliases:
-        return aliases[name]
-    try:
-        info = codecs.lookup(name)
-    except LookupError:
-        return None
-    if not getattr(info, "_is_text_encoding", True):
-        return None  # rot13, base64, zlib: transforms, not charsets
-    if info.name.startswith("utf-16") or info.name.startswith("utf-32"):
-        return None  # a header in ASCII cannot truly announce a two-byte body
-    return "utf-8" if info.name == "utf-8" else info.name

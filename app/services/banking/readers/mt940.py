@@ -12,25 +12,48 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..bankfile import BankFile, BankLine, BankStatement, StatementFormatError, account_key
+from ..bankfile import (
+    DEFAULT_MAX_LINES,
+    BankFile,
+    BankLine,
+    BankStatement,
+    StatementFormatError,
+    account_key,
+    add_line,
+)
 from .common import amount_cents, clean, decode_text, make_date, quote, two_digit_year
 
-# A SWIFT block, with blocks nested one deep ({3:{108:...}}); written as an unrolled loop,
-# so that a long block costs no memory per character (an alternation repeated per
-# character, (?:[^{}]|{...})*, made the regex engine keep ~130 bytes for each one).
-_BLOCK = re.compile(r"\{[1235]:[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
-_TAG = re.compile(r":(\d{2}[A-Z]?):")
-_BALANCE = re.compile(r"([CD])(\d{2})(\d{2})(\d{2})([A-Z]{3})(\d[\d,.]*)")
-_ENTRY = re.compile(r"(\d{2})(\d{2})(\d{2})(\d{4}| {4})?(RC|RD|C|D)([A-Z])?(\d[\d,.]*)(.*)")
+# A line that may begin or end a field: a tag (:61:), a SWIFT block ({1:...), a message's
+# end (-); every other line continues the open field or is read past. Found by one
+# search, so that lines read past (blank ones, a bank's header) cost no Python step each.
+_CANDIDATE = re.compile(r"^(?::[0-9]{2}[A-Z]?:|\{|[^\S\n]*-)", re.MULTILINE)
+_BRACE = re.compile(r"[{}]")
+_TWO_CLOSING = re.compile(r"\}[^{}]*\}")
+_TWO_OPENING = re.compile(r"\{[^{}]*\{")
+_BLOCK_OPENINGS = ("1:", "2:", "3:", "5:")
+_TAG = re.compile(r":(\d{2}[A-Z]?):", re.ASCII)
+_BALANCE = re.compile(r"([CD])(\d{2})(\d{2})(\d{2})([A-Z]{3})(\d[\d,.]*)", re.ASCII)
+_ENTRY = re.compile(
+    r"(\d{2})(\d{2})(\d{2})(\d{4}| {4})?(RC|RD|C|D)([A-Z])?(\d[\d,.]*)(.*)", re.ASCII
+)
 _TYPE = re.compile(r"[NSF][A-Z0-9]{3}")
-_SUBFIELD = re.compile(r"\?(\d{2})")
+_SUBFIELD = re.compile(r"\?([0-9]{2})")
 _PURPOSE = {f"{n}" for n in range(20, 30)} | {"60", "61", "62", "63"}
 _NO_REFERENCE = "NONREF"
 # SWIFT lines are at most 65 characters; a field line far longer is refused before any
 # pattern looks at it.
 MAX_LINE = 512
+# A field with its continuation lines (an :86: is at most 6 lines of 65 in SWIFT): a field
+# far longer is refused before it is split into lines.
+MAX_FIELD = 8192
+# Fields, block lines and message ends one file may hold: each costs a few microseconds
+# of Python, so that a 5 MiB file of empty fields (":99:" a million times) would cost
+# seconds. A statement of 20,000 lines (MAX_STATEMENT_LINES) in one message has about
+# 40,000 (:61: and :86:).
+MAX_FIELDS = 100_000
 
 
 @dataclass
@@ -38,40 +61,114 @@ class _Field:
     tag: str
     line: int
     parts: list[str] = field(default_factory=list)
+    size: int = 0
 
     @property
     def value(self) -> str:
         return "\n".join(self.parts)
 
+    def extend(self, chunk: str) -> None:
+        """The continuation lines in `chunk` (blank ones read past), refused past MAX_FIELD."""
+        chunk = chunk.strip()
+        self.size += len(chunk)
+        if self.size > MAX_FIELD:
+            raise StatementFormatError(
+                f"line {self.line}", f":{self.tag}: is over {MAX_FIELD} characters long"
+            )
+        if chunk:
+            self.parts.extend(
+                line for raw in chunk.split("\n") if (line := raw.rstrip("\r")).strip()
+            )
 
-def _fields(text: str) -> list[_Field]:
-    """The tagged fields in file order (continuation lines joined with newlines); a line
-    that is only '-' (or '-}') ends a message, so it ends the field before it."""
-    fields: list[_Field] = []
+
+def _block_end(line: str, pos: int) -> int:
+    """Where the block whose content begins at pos ends (after its '}'), its inner blocks
+    one deep ({3:{108:...}}); -1 when it does not close on this line. By searches, each
+    a single pass: its braces must run '{}{}...{}}', so it ends at the first two closing
+    braces in a row, unless two opening ones come first (nested deeper) or none follows.
+    (A regular expression repeating a group per inner block kept ~60 bytes of
+    backtracking state per byte of the line.)"""
+    first = _BRACE.search(line, pos)
+    if first is None:
+        return -1
+    if first.group() == "}":
+        return first.end()
+    close = _TWO_CLOSING.search(line, pos)
+    if close is None:
+        return -1
+    deeper = _TWO_OPENING.search(line, pos, close.start() + 1)
+    return -1 if deeper is not None else close.end()
+
+
+def _without_blocks(line: str) -> str:
+    """The line without the SWIFT blocks it begins with ({1:...}{2:...}{3:{108:...}}, at
+    most three); a block that does not close on the line stays."""
+    pos = 0
+    for _ in range(3):
+        if not (line.startswith("{", pos) and line[pos + 1 : pos + 3] in _BLOCK_OPENINGS):
+            break
+        end = _block_end(line, pos + 3)
+        if end < 0:
+            break
+        pos = end
+    return line[pos:]
+
+
+def _ends_message(stripped: str) -> bool:
+    """'-', '-}' (or a run of them): the end of a message."""
+    return (
+        stripped.startswith("-") and stripped.rstrip("-}").strip() == ""
+    ) or stripped.startswith("-}")
+
+
+def _fields(text: str) -> Iterator[_Field]:
+    """The tagged fields in file order (continuation lines joined with newlines), each
+    handed on once whole; a line that is only '-' (or '-}') ends a message, so it ends
+    the field before it. Text before the first tag (a bank's file header) is read past."""
     current: _Field | None = None
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip("\r")
+    number, pos, end = 1, 0, len(text)  # number: the line number at pos
+    steps = 0
+    while pos < end:
+        found = _CANDIDATE.search(text, pos)
+        stop = end if found is None else found.start()
+        if current is not None and stop > pos:
+            current.extend(text[pos:stop])
+        number += text.count("\n", pos, stop)
+        if found is None:
+            break
+        steps += 1
+        if steps > MAX_FIELDS:
+            raise StatementFormatError(
+                f"line {number}", f"more than {MAX_FIELDS:,} fields, block lines and message ends"
+            )
+        newline = text.find("\n", stop)
+        pos = end if newline < 0 else newline + 1
+        line = text[stop : end if newline < 0 else newline].rstrip("\r")
         if line.startswith("{"):
-            line = _BLOCK.sub("", line, count=3)
+            line = _without_blocks(line)
             if line.startswith("{4:"):
                 line = line[3:]
         stripped = line.strip()
-        if (
-            stripped.startswith("-")
-            and stripped.rstrip("-}").strip() == ""
-            or (stripped.startswith("-}"))
-        ):
+        if _ends_message(stripped):
+            if current is not None:
+                yield current
             current = None
-            fields.append(_Field("-", number))
-            continue
-        match = _TAG.match(line)
-        if match:
-            current = _Field(match.group(1), number, [line[match.end() :]])
-            fields.append(current)
+            yield _Field("-", number)
+        elif match := _TAG.match(line):
+            if current is not None:
+                yield current
+            current = _Field(match.group(1), number, [])
+            current.parts.append(line[match.end() :])
+            current.size = len(line) - match.end()
+            if current.size > MAX_FIELD:
+                raise StatementFormatError(
+                    f"line {number}", f":{current.tag}: is over {MAX_FIELD} characters long"
+                )
         elif current is not None and stripped:
-            current.parts.append(line)
-        # text before the first tag (a bank's file header) is read past
-    return fields
+            current.extend(line)
+        number += 1
+    if current is not None:
+        yield current
 
 
 def _balance(item: _Field) -> tuple[int, dt.date, str]:
@@ -117,13 +214,14 @@ def _entry(item: _Field) -> BankLine:
         booked_on=booked,
         amount_cents=cents,
         bank_ref=None if reference == _NO_REFERENCE else reference,
+        source=where,
     )
 
 
 def _details(item: _Field, line: BankLine) -> None:
     """The :86: after a :61:: the memo, and the payee when it is structured (?NN)."""
     flat = "".join(part.strip("\r") for part in item.parts)
-    if re.match(r"\d{3}\?", flat) or flat.startswith("?"):
+    if re.match(r"[0-9]{3}\?", flat) or flat.startswith("?"):
         pieces = _SUBFIELD.split(flat)
         sub: dict[str, list[str]] = {}
         for code, text in zip(pieces[1::2], pieces[2::2], strict=True):
@@ -142,7 +240,7 @@ class _Message:
     closed: bool = False
 
 
-def read(data: bytes) -> BankFile:
+def read(data: bytes, max_lines: int = DEFAULT_MAX_LINES) -> BankFile:
     fields = _fields(decode_text(data, None))
     by_account: dict[str, BankStatement] = {}
     message: _Message | None = None
@@ -186,7 +284,7 @@ def read(data: bytes) -> BankFile:
                 statement.currency = statement.currency or currency
         elif item.tag == "61" and statement is not None:
             last = _entry(item)
-            statement.lines.append(last)
+            add_line(statement, last, max_lines)
         elif item.tag == "86" and previous is not None:
             _details(item, previous)
         elif item.tag in ("62F", "62M") and statement is not None:

@@ -12,20 +12,45 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import sys
 from collections.abc import Iterator
 
-from ..bankfile import BankFile, BankLine, BankStatement, StatementFormatError, account_key
-from .common import MAX_DEPTH, MAX_ELEMENTS, amount_cents, clean, decode_text, make_date, quote
+from ..bankfile import (
+    DEFAULT_MAX_LINES,
+    BankFile,
+    BankLine,
+    BankStatement,
+    StatementFormatError,
+    TooManyLines,
+    account_key,
+    add_line,
+)
+from .common import (
+    MAX_DEPTH,
+    MAX_ELEMENTS,
+    amount_cents,
+    clean,
+    decode_text,
+    make_date,
+    quote,
+    xml_encoding,
+)
+
+# Markup of any kind (tags and end tags, comments, instructions) one file may hold: each
+# is a step of the tokenizer, elements are capped apart (MAX_ELEMENTS).
+MAX_MARKUP = 2 * MAX_ELEMENTS
+# The largest OFX 1.x header (KEY:VALUE lines before the first '<'); a real one is ~150.
+MAX_HEADER = 65536
 
 _NAME = r"[A-Za-z][A-Za-z0-9._:-]*"
 _TAG = re.compile(rf"<(/?)({_NAME})(\s[^<>]*)?>")
-_XML_DECL_ENCODING = re.compile(r"""<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 _NUMERIC = re.compile(r"&(#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});")
 # &amp; last, so that "&amp;lt;" stays the text "&lt;"
 _NAMED = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"))
 _DATE = re.compile(
     r"(\d{4})(\d{2})(\d{2})(?:\d{2}(?:\d{2}(?:\d{2}(?:\.\d{1,6})?)?)?)?"
-    r"\s*(?:\[\s*[+-]?\d{1,2}(?:\.\d{1,2})?(?::[A-Za-z0-9 _/+-]{0,32})?\])?"
+    r"\s*(?:\[\s*[+-]?\d{1,2}(?:\.\d{1,2})?(?::[A-Za-z0-9 _/+-]{0,32})?\])?",
+    re.ASCII,
 )
 
 
@@ -101,112 +126,172 @@ def _past_unread(text: str, lt: int, line: int) -> int | None:
     return None
 
 
-def parse(text: str, start: int) -> Node:
-    """The text from `start` on as a tree of Nodes under a document node whose children
-    are <OFX> elements (two files run together are read as one)."""
-    lines = _Lines(text)
-    root = Node("#document", 1)
-    stack = [root]
-    just_closed_leaf: str | None = None
-    elements = 0
-    pos, end = start, len(text)
-    while pos < end:
-        lt = text.find("<", pos)
-        data = text[pos : end if lt < 0 else lt]
-        if data.strip():
-            top = stack[-1]
-            if top is not root and top.text is None and not top.children:
-                top.text = _unescape(data.strip())
-                stack.pop()
-                just_closed_leaf = top.name
-            # text after an aggregate's children is read past
-        if lt < 0:
-            break
-        line = lines.at(lt)
+class _Tree:
+    """The tree being built: the stack of open elements under the document node, and
+    what the tokenizer met last (a leaf closed by its text, whose end tag is optional)."""
+
+    def __init__(self, max_lines: int) -> None:
+        self.root = Node("#document", 1)
+        self.stack = [self.root]
+        self.just_closed_leaf: str | None = None
+        self.elements = 0
+        # STMTTRN in each open BANKTRANLIST: a list of too many lines is refused as soon
+        # as it shows, before its lines are read (several lists of one account are
+        # counted together when the lines are read: bankfile.add_line).
+        self.max_lines = max_lines
+        self.transactions: dict[int, int] = {}
+
+    def leaf_text(self, value: str) -> None:
+        """Text for the open element: it is a leaf, closed by it (text after an
+        aggregate's children is read past)."""
+        top = self.stack[-1]
+        if top is not self.root and top.text is None and not top.children:
+            top.text = value
+            self.stack.pop()
+            self.just_closed_leaf = top.name
+
+    def close(self, name: str, line: int) -> None:
+        """</name>: the leaf just closed by its text, else the open element of that name
+        (and any left open inside it)."""
+        if name == self.just_closed_leaf:
+            self.just_closed_leaf = None
+            return
+        stack = self.stack
+        for depth in range(len(stack) - 1, 0, -1):
+            if stack[depth].name == name:
+                del stack[depth:]
+                break
+        else:
+            raise StatementFormatError(f"line {line}", f"</{name}> closes no open <{name}>")
+        self.just_closed_leaf = None
+
+    def open(self, name: str, rest: str, line: int) -> None:
+        """<name ...>: a new element of the open one (<name/> stays empty and closed)."""
+        self.just_closed_leaf = None
+        self.elements += 1
+        if self.elements > MAX_ELEMENTS:
+            raise StatementFormatError(f"line {line}", f"more than {MAX_ELEMENTS:,} elements")
+        node = Node(sys.intern(name), line)
+        parent = self.stack[-1]
+        if name == "STMTTRN":
+            count = self.transactions[id(parent)] = self.transactions.get(id(parent), 0) + 1
+            if count > self.max_lines:
+                raise TooManyLines(self.max_lines)
+        parent.children.append(node)
+        if rest.rstrip().endswith("/"):
+            return
+        if len(self.stack) > MAX_DEPTH:
+            raise StatementFormatError(f"line {line}", f"elements nested over {MAX_DEPTH} deep")
+        self.stack.append(node)
+        if len(self.stack) == 2 and node.name != "OFX":
+            raise StatementFormatError(f"line {line}", f"<{node.name}> where <OFX> begins")
+
+
+def _cdata(text: str, lt: int, line: int, tree: _Tree) -> int:
+    """A CDATA section at lt: its text as a leaf's; where it ends."""
+    close = text.find("]]>", lt + 9)
+    if close < 0:
+        raise StatementFormatError(f"line {line}", "a CDATA section is never closed")
+    tree.leaf_text(text[lt + 9 : close].strip())
+    return close + 3
+
+
+def _markup(text: str, lt: int, line: int, tree: _Tree) -> int:
+    """The markup that opens at lt (a comment, an instruction, CDATA, a tag) read into
+    the tree; where it ends. A declaration (<!DOCTYPE, <!ENTITY) is refused, never read."""
+    if text.startswith(("<!", "<?"), lt):
         past = _past_unread(text, lt, line)
         if past is not None:
-            pos = past
-            continue
+            return past
         if text.startswith("<![CDATA[", lt):
-            close = text.find("]]>", lt + 9)
-            if close < 0:
-                raise StatementFormatError(f"line {line}", "a CDATA section is never closed")
-            top = stack[-1]
-            if top is not root and top.text is None and not top.children:
-                top.text = text[lt + 9 : close].strip()
-                stack.pop()
-                just_closed_leaf = top.name
-            pos = close + 3
-            continue
+            return _cdata(text, lt, line, tree)
         if text.startswith("<!", lt):
             raise StatementFormatError(
                 f"line {line}",
                 "the file carries a DTD or a declaration (<!...>), which is refused",
             )
-        match = _TAG.match(text, lt)
-        if match is None:
-            raise StatementFormatError(f"line {line}", "a '<' that starts no tag (truncated?)")
-        closing, name, rest = match.group(1), match.group(2), match.group(3) or ""
-        pos = match.end()
-        if closing:
-            if name == just_closed_leaf:
-                just_closed_leaf = None
-                continue
-            for depth in range(len(stack) - 1, 0, -1):
-                if stack[depth].name == name:
-                    del stack[depth:]
-                    break
-            else:
-                raise StatementFormatError(f"line {line}", f"</{name}> closes no open <{name}>")
-            just_closed_leaf = None
-            continue
-        just_closed_leaf = None
-        elements += 1
-        if elements > MAX_ELEMENTS:
-            raise StatementFormatError(f"line {line}", f"more than {MAX_ELEMENTS:,} elements")
-        node = Node(name, line)
-        stack[-1].children.append(node)
-        if rest.rstrip().endswith("/"):
-            continue
-        if len(stack) > MAX_DEPTH:
-            raise StatementFormatError(f"line {line}", f"elements nested over {MAX_DEPTH} deep")
-        stack.append(node)
-        if len(stack) == 2 and node.name != "OFX":
-            raise StatementFormatError(f"line {line}", f"<{stack[1].name}> where <OFX> begins")
-    if len(stack) > 1:
+    match = _TAG.match(text, lt)
+    if match is None:
+        raise StatementFormatError(f"line {line}", "a '<' that starts no tag (truncated?)")
+    closing, name, rest = match.group(1), match.group(2), match.group(3) or ""
+    if closing:
+        tree.close(name, line)
+    else:
+        tree.open(name, rest, line)
+    return match.end()
+
+
+def parse(text: str, start: int, max_lines: int = DEFAULT_MAX_LINES) -> Node:
+    """The text from `start` on as a tree of Nodes under a document node whose children
+    are <OFX> elements (two files run together are read as one). One pass: each '<'
+    is looked at once; at most MAX_MARKUP pieces of markup (tags, end tags, comments,
+    instructions) are read, each costing a bounded step."""
+    lines = _Lines(text)
+    tree = _Tree(max_lines)
+    markup = 0
+    pos, end = start, len(text)
+    while pos < end:
+        lt = text.find("<", pos)
+        data = text[pos : end if lt < 0 else lt]
+        if data.strip():
+            tree.leaf_text(_unescape(data.strip()))
+        if lt < 0:
+            break
+        markup += 1
+        line = lines.at(lt)
+        if markup > MAX_MARKUP:
+            raise StatementFormatError(
+                f"line {line}", f"more than {MAX_MARKUP:,} tags, comments and instructions"
+            )
+        pos = _markup(text, lt, line, tree)
+    if len(tree.stack) > 1:
         raise StatementFormatError(
             f"line {lines.at(end)}",
-            f"the file ends inside <{stack[-1].name}> (truncated?)",
+            f"the file ends inside <{tree.stack[-1].name}> (truncated?)",
         )
-    if root.child("OFX") is None:
+    if tree.root.child("OFX") is None:
         raise StatementFormatError(f"line {lines.at(end)}", "the file holds no <OFX> element")
-    return root
+    return tree.root
 
 
-def _decode(data: bytes) -> tuple[str, int]:
-    """The text and where the body begins: after a 1.x header, or 0 for 2.x."""
+def _header(data: bytes) -> tuple[dict[str, tuple[str, int]], int]:
+    """An OFX 1.x header's fields KEY:VALUE (each value with its line number), and where
+    the body (its first '<') begins. At most MAX_HEADER bytes (a real one is about 150)."""
+    body = data.find(b"<", 0, MAX_HEADER + 1)
+    if body < 0 and len(data) > MAX_HEADER:
+        raise StatementFormatError(
+            "line 1", f"the OFX header is over {MAX_HEADER:,} bytes long (no <OFX> after it)"
+        )
+    header = data[: body if body >= 0 else len(data)].decode("latin-1")
+    fields = {}
+    for number, raw in enumerate(header.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        key, colon, value = line.partition(":")
+        if not colon or not re.fullmatch(r"[A-Z0-9]+", key.strip()):
+            raise StatementFormatError(f"line {number}", "not an OFX header line KEY:VALUE")
+        fields[key.strip()] = (value.strip(), number)
+    if body < 0:
+        last = header.count("\n") + 1
+        raise StatementFormatError(f"line {last}", "the OFX header is followed by no <OFX>")
+    return fields, body
+
+
+def _decode(data: bytes, utf8: bool = False) -> tuple[str, int]:
+    """The text and where the body begins: after a 1.x header, or 0 for 2.x. `utf8`: the
+    bytes are UTF-8 whatever the file declares (a UTF-16 file, converted)."""
     head = data[:4096].decode("latin-1")
     if head.lstrip().startswith("OFXHEADER:"):
-        body = data.find(b"<")
-        header = data[: body if body >= 0 else len(data)].decode("latin-1")
-        fields = {}
-        for number, raw in enumerate(header.splitlines(), start=1):
-            line = raw.strip()
-            if not line:
-                continue
-            key, colon, value = line.partition(":")
-            if not colon or not re.fullmatch(r"[A-Z0-9]+", key.strip()):
-                raise StatementFormatError(f"line {number}", "not an OFX header line KEY:VALUE")
-            fields[key.strip()] = value.strip()
-        if body < 0:
-            last = header.count("\n") + 1
-            raise StatementFormatError(f"line {last}", "the OFX header is followed by no <OFX>")
-        encoding = fields.get("ENCODING", "").upper()
-        declared = "utf-8" if encoding in ("UTF-8", "UNICODE") else fields.get("CHARSET")
-        text = decode_text(data, declared)
+        fields, _body = _header(data)
+        encoding = fields.get("ENCODING", ("", 0))[0].upper()
+        declared, number = fields.get("CHARSET", ("", 1))
+        if encoding in ("UTF-8", "UNICODE") or utf8:
+            declared = "utf-8"
+        text = decode_text(data, declared, f"line {number}")
         return text, text.find("<")
-    match = _XML_DECL_ENCODING.search(head)
-    return decode_text(data, match.group(1) if match else "utf-8"), 0
+    in_declaration, _span = xml_encoding(head)
+    return decode_text(data, "utf-8" if utf8 else (in_declaration or "utf-8")), 0
 
 
 def ofx_date(text: str | None, where: str, what: str) -> dt.date:
@@ -243,10 +328,11 @@ def _line(trn: Node) -> BankLine:
         payee=clean(trn.value("NAME") or trn.value("PAYEE", "NAME")),
         memo=clean(trn.value("MEMO")),
         bank_ref=clean(trn.value("FITID")),
+        source=where,
     )
 
 
-def _merge(statement: BankStatement, rs: Node) -> None:
+def _merge(statement: BankStatement, rs: Node, max_lines: int) -> None:
     statement.currency = statement.currency or clean(rs.value("CURDEF"))
     tranlist = rs.child("BANKTRANLIST")
     if tranlist is not None:
@@ -259,7 +345,9 @@ def _merge(statement: BankStatement, rs: Node) -> None:
                 statement.period_from = day
             if name == "DTEND" and (statement.period_to is None or day > statement.period_to):
                 statement.period_to = day
-        statement.lines.extend(_line(trn) for trn in tranlist.children if trn.name == "STMTTRN")
+        for trn in tranlist.children:
+            if trn.name == "STMTTRN":
+                add_line(statement, _line(trn), max_lines)
     ledger = rs.child("LEDGERBAL")
     if ledger is not None:
         balance = ledger.child("BALAMT")
@@ -273,9 +361,9 @@ def _merge(statement: BankStatement, rs: Node) -> None:
             statement.closing_balance_cents, statement.closing_balance_on = cents, on
 
 
-def read(data: bytes) -> BankFile:
-    text, start = _decode(data)
-    document = parse(text, start)
+def read(data: bytes, max_lines: int = DEFAULT_MAX_LINES, *, utf8: bool = False) -> BankFile:
+    text, start = _decode(data, utf8)
+    document = parse(text, start, max_lines)
     by_account: dict[str, BankStatement] = {}
     for rs in _statements(document):
         account = rs.child("BANKACCTFROM") or rs.child("CCACCTFROM")
@@ -284,7 +372,7 @@ def read(data: bytes) -> BankFile:
         statement = by_account.get(key)
         if statement is None:
             statement = by_account[key] = BankStatement(bank_account=acctid)
-        _merge(statement, rs)
+        _merge(statement, rs, max_lines)
     if not by_account:
         raise StatementFormatError(
             "<OFX>", "the OFX file holds no bank or card statement (STMTRS, CCSTMTRS)"
