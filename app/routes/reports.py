@@ -1,8 +1,9 @@
-"""HTTP adapters for the three reports (all built on services.reports.account_sums)."""
+"""HTTP adapters for the reports (all built on services.reports.account_sums): balances,
+income statement, balance sheet, and the series."""
 
 from flask import Blueprint, jsonify, request
 
-from ..services.ledger import budget_actuals, reports, validate
+from ..services.ledger import budget_actuals, reports, trends, validate
 
 bp = Blueprint("reports", __name__, url_prefix="/reports")
 
@@ -27,3 +28,9 @@ def income_statement():
 def balance_sheet():
     as_of = validate.optional_date("as_of", request.args.get("as_of"))
     return jsonify(reports.balance_sheet(as_of))
+
+
+@bp.get("/series")
+def series():
+    args = request.args
+    return jsonify(trends.series(args.get("from"), args.get("to"), args.get("interval")))
