@@ -22,7 +22,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from datetime import date, timedelta
 
-from sqlalchemy import BigInteger, Date, Integer, bindparam, text
+from sqlalchemy import Date, bindparam, text
 
 from ...extensions import db
 from .. import clock
@@ -36,9 +36,8 @@ MAX_PERIODS = 600
 _WORTH = frozenset({"asset", "liability"})  # assets minus liabilities: their raw sums added
 
 # The window's pieces, row by row (not summed: each row goes into its own period).
-_PIECES = (
-    text(
-        """
+_PIECES = text(
+    """
         SELECT account_id, month AS at, cents FROM account_month_balances
         WHERE month >= :month_lo AND month < :month_hi
         UNION ALL
@@ -48,14 +47,11 @@ _PIECES = (
         SELECT account_id, day AS at, cents FROM account_day_balances
         WHERE day >= :tail_lo AND day <= :tail_hi
         """
+).bindparams(
+    *(
+        bindparam(name, type_=Date())
+        for name in ("month_lo", "month_hi", "head_lo", "head_hi", "tail_lo", "tail_hi")
     )
-    .bindparams(
-        *(
-            bindparam(name, type_=Date())
-            for name in ("month_lo", "month_hi", "head_lo", "head_hi", "tail_lo", "tail_hi")
-        )
-    )
-    .columns(account_id=Integer(), at=Date(), cents=BigInteger())
 )
 
 
@@ -111,6 +107,31 @@ def periods_of(start: date, end: date, interval: str) -> list[tuple[date, date]]
     return periods
 
 
+def _period_at(periods: list[tuple[date, date]], pieces: dict) -> dict:
+    """Every month and day a row of _PIECES can carry, mapped to its period's index: the
+    months in [month_lo, month_hi) and the days of the two partial pieces. Keyed by the
+    date and by its ISO text (SQLite hands the column back as text, PostgreSQL as a
+    date), so no row's date is parsed or compared, only looked up."""
+    starts = [lo for lo, _ in periods]
+    keys: list[date] = []
+    month, month_hi = pieces["month_lo"], pieces["month_hi"]
+    while month < month_hi:
+        keys.append(month)
+        month = _first_of(_month_index(month) + 1)
+    day, head_hi = pieces["head_lo"], pieces["head_hi"]
+    while day < head_hi:
+        keys.append(day)
+        day += timedelta(days=1)
+    day, tail_hi = pieces["tail_lo"], pieces["tail_hi"]
+    while day <= tail_hi:
+        keys.append(day)
+        day += timedelta(days=1)
+    found: dict[date | str, int] = {}
+    for key in keys:
+        found[key] = found[key.isoformat()] = bisect_right(starts, key) - 1
+    return found
+
+
 def series(from_, to, interval) -> dict:
     """GET /reports/series: every account's change per period and the per-period totals."""
     interval = interval_of(interval)
@@ -119,12 +140,13 @@ def series(from_, to, interval) -> dict:
     opening = reports.account_sums(None, start - timedelta(days=1))
     row_of = {account_id: i for i, (account_id, *_rest) in enumerate(opening)}
     raw = [[0] * len(periods) for _ in opening]
-    starts = [lo for lo, _ in periods]
-    rows = db.session.connection().execute(_PIECES, reports.window_pieces(start, end))
+    pieces = reports.window_pieces(start, end)
+    period_at = _period_at(periods, pieces)
+    rows = db.session.connection().execute(_PIECES, pieces).all()
     for account_id, at, cents in rows:
         i = row_of.get(account_id)
         if i is not None:  # an account made after the first statement: not in this answer
-            raw[i][bisect_right(starts, at) - 1] += cents
+            raw[i][period_at[at]] += cents
     accounts = []
     income = [0] * len(periods)
     expenses = [0] * len(periods)
