@@ -166,6 +166,35 @@ def test_a_window_inside_one_month_and_one_across_two_partial_months(api, ledger
     assert body["net_worth_cents"] == [661550, 661550]
 
 
+def test_a_month_in_which_every_account_moves(api, ledger, post_tx):
+    legs = [
+        (ledger[name], cents)
+        for name, cents in [
+            ("Bank", 1000),
+            ("Savings", 2000),
+            ("Card", -300),
+            ("Opening", -400),
+            ("Salary", -5000),
+            ("Gifts", -600),
+            ("Food", 700),
+            ("Rent", 2600),
+        ]
+    ]
+    assert post_tx("2026-05-09", "everything at once", *legs).status_code == 201
+    body = series(api, "?from=2026-05-01&to=2026-05-31")
+    assert cents(body) == {
+        "Bank": [1000],
+        "Savings": [2000],
+        "Card": [300],
+        "Opening": [400],
+        "Salary": [5000],
+        "Gifts": [600],
+        "Food": [700],
+        "Rent": [2600],
+    }
+    assert body["total_income_cents"] == [5600] and body["net_cents"] == [5600 - 3300]
+
+
 def test_default_window_is_the_twelve_months_ending_this_month(api, ledger, clock):
     # The fake clock says 2026-11-21.
     body = series(api, "")
@@ -265,6 +294,11 @@ def test_random_books_agree_with_the_reports_period_by_period(api, make_account,
         a, b = rng.sample(ids, 2)
         amount = rng.randrange(1, 500000)
         assert post_tx(day.isoformat(), f"t{n}", (a, amount), (b, -amount)).status_code == 201
+    for n in range(6):  # days on which every account moves (the row of every account)
+        day = first + timedelta(days=rng.randrange(0, 500))
+        amounts = [rng.randrange(-300000, 300000) for _ in ids[1:]]
+        legs = [(ids[0], -sum(amounts)), *zip(ids[1:], amounts, strict=True)]
+        assert post_tx(day.isoformat(), f"all {n}", *legs).status_code == 201
     for interval in ("month", "quarter", "year"):
         lo = first + timedelta(days=rng.randrange(0, 120))
         hi = lo + timedelta(days=rng.randrange(200, 400))
