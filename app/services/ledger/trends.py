@@ -24,6 +24,7 @@ from datetime import date, timedelta
 from itertools import accumulate
 from operator import add, itemgetter, neg, sub
 
+import orjson
 from sqlalchemy import Date, bindparam, text
 
 from ...extensions import db
@@ -164,20 +165,28 @@ def _changes(opening: list[tuple], periods: list, pieces: dict) -> list[list[int
     in_order: dict[str, itemgetter | None] = {}  # a row's ids (the text) -> its gatherer
     connection = db.session.connection()
     for at, ids_text, cents_text in connection.execute(_PIECES[dialect.name(connection)], pieces):
-        ids, cents = ids_text.split(","), cents_text.split(",")
         if ids_text not in in_order:
-            in_order[ids_text] = _gatherer([row_of.get(account_id) for account_id in ids], count)
+            ids = ids_text.split(",")
+            in_order[ids_text] = _gatherer([row_of.get(i) for i in ids], count)
         gather = in_order[ids_text]
         period = period_at[at]
         column = columns[period]
         if gather is not None:
-            columns[period] = list(map(add, column, map(int, gather(cents))))
+            figures = gather(_integers(cents_text))
+            columns[period] = list(map(add, column, figures)) if any(column) else list(figures)
             continue
+        ids, cents = ids_text.split(","), cents_text.split(",")
         for account_id, figure in zip(ids, cents, strict=True):
             target = row_of.get(account_id)
             if target is not None:  # an account made after the first statement: not here
                 column[target] += int(figure)
     return [list(changes) for changes in zip(*columns, strict=True)] if count else []
+
+
+def _integers(listed: str) -> list[int]:
+    """The integers of a comma-separated list, parsed at C speed by orjson (each is a
+    BIGINT column's value, so it fits the 64 bits orjson reads)."""
+    return orjson.loads(f"[{listed}]")
 
 
 def _gatherer(rows: list[int | None], count: int) -> itemgetter | None:
