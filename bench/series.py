@@ -11,8 +11,9 @@ Times, each as a median over --repeat calls in the service's own read unit:
                                  periods, partial months at both ends, every account
   series, 10 years whole months  trends.series from 2016-01-01 to 2025-12-31 by month
 
-and the first two again as whole requests through the WSGI app (Flask's test client with
-a bearer token: authentication, the unit of work and the JSON included, no socket).
+and the first two again as whole requests with a bearer token: through the WSGI app
+(Flask's test client: authentication, the unit of work and the JSON included, no
+socket), and served by waitress in this process over a loopback connection.
 
 The generated books (bench/ledger_gen.py) span 2016 to 2025, 40 accounts. The calls
 are made alternately, so whatever else the machine does falls on all alike. The
@@ -94,9 +95,7 @@ def measure(url: str, repeat: int) -> dict:
     return results
 
 
-def _measure_requests(app, repeat: int, results: dict) -> None:
-    """The same two reads as whole requests through the WSGI app (Flask's test client:
-    the token checked, the unit of work, the JSON written; no socket), alternately."""
+def _token(app) -> str:
     from app import store
     from app.services.identity import credentials
     from harness.server import BENCH_EMAIL
@@ -106,26 +105,56 @@ def _measure_requests(app, repeat: int, results: dict) -> None:
             BENCH_EMAIL, label="bench.series", days=1, audience=app.config["API_ORIGIN"]
         )
         store.commit()
-    client = app.test_client()
-    headers = {"Authorization": f"Bearer {token}"}
-    paths = {
-        "GET income statement (year)": f"/reports/income-statement?from={YEAR_FROM}&to={YEAR_TO}",
-        "GET series, 10 years monthly": f"/reports/series?from={RAGGED[0]}&to={RAGGED[1]}",
-    }
+    return token
+
+
+def _alternately(get, paths: dict, repeat: int, results: dict, ratio: str) -> None:
+    """get(path) -> status for each of paths in turn, repeat + 2 times (two untimed)."""
     samples: dict[str, list[float]] = {name: [] for name in paths}
     for i in range(repeat + 2):
         for name, path in paths.items():
             start = time.perf_counter()
-            response = client.get(path, headers=headers)
+            status = get(path)
             elapsed = time.perf_counter() - start
-            assert response.status_code == 200, response.get_data(as_text=True)
+            assert status == 200, (path, status)
             if i >= 2:
                 samples[name].append(elapsed)
     for name, taken in samples.items():
         results["timings"][name] = _ms(taken)
     statement, series = (results["timings"][name] for name in paths)
-    results["ratio_http"] = series["median_ms"] / statement["median_ms"]
-    results["ratio_http_fastest"] = series["min_ms"] / statement["min_ms"]
+    results[ratio] = series["median_ms"] / statement["median_ms"]
+    results[ratio + "_fastest"] = series["min_ms"] / statement["min_ms"]
+
+
+def _measure_requests(app, repeat: int, results: dict) -> None:
+    """The same two reads as whole requests: through the WSGI app (Flask's test client:
+    the token checked, the unit of work, the JSON written; no socket), then served by
+    waitress on a loopback socket (harness/inprocess.py) over one kept-alive connection."""
+    from harness.inprocess import InProcessServer
+
+    from .http_timing import Client
+
+    statement = f"/reports/income-statement?from={YEAR_FROM}&to={YEAR_TO}"
+    series = f"/reports/series?from={RAGGED[0]}&to={RAGGED[1]}"
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {_token(app)}"}
+    _alternately(
+        lambda path: client.get(path, headers=headers).status_code,
+        {"GET income statement (WSGI)": statement, "GET series (WSGI)": series},
+        repeat,
+        results,
+        "ratio_http",
+    )
+    with InProcessServer(app) as server:
+        app.config["API_ORIGIN"] = server.origin  # what a client connects to
+        served = Client(server.origin, _token(app))
+        _alternately(
+            lambda path: served.call("GET", path)[0],
+            {"GET income statement (served)": statement, "GET series (served)": series},
+            repeat,
+            results,
+            "ratio_served",
+        )
 
 
 def run(args) -> dict:
@@ -150,10 +179,11 @@ def render(results: dict) -> str:
         f" {TARGET_RATIO:g}x, medians); fastest against fastest"
         f" {results['ratio_fastest']:.2f}x"
     )
-    lines.append(
-        f"over the WSGI app: {results['ratio_http']:.2f}x (medians), fastest against"
-        f" fastest {results['ratio_http_fastest']:.2f}x"
-    )
+    for key, where in (("ratio_http", "through the WSGI app"), ("ratio_served", "served")):
+        lines.append(
+            f"{where}: {results[key]:.2f}x (medians), fastest against fastest"
+            f" {results[key + '_fastest']:.2f}x"
+        )
     return "\n".join(lines)
 
 
