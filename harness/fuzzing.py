@@ -75,13 +75,16 @@ def table_and_column_names() -> set[str]:
 
 
 def public_names(description: dict) -> set[str]:
-    """Every property and parameter name the description publishes: fine in any body."""
+    """Every property and parameter name the description publishes, and every string
+    value an enum lists (`interval=month`): fine in any body."""
     names = set()
 
     def walk(node):
         if isinstance(node, dict):
             if isinstance(node.get("properties"), dict):
                 names.update(node["properties"])
+            if isinstance(node.get("enum"), list):
+                names.update(value for value in node["enum"] if isinstance(value, str))
             if node.get("in") in ("query", "path", "header", "cookie") and "name" in node:
                 names.add(node["name"])
             for value in node.values():

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..services.ledger import (
     accounts,
     budget_actuals,
+    comparisons,
     idempotency,
     lookalikes,
     reports,
@@ -75,7 +76,32 @@ def _statement_schema() -> dict:
         "description": 'Optional: "approved" (the approved budget covering the window) or '
         "a budget's id, to add budget and variance figures.",
     }
+    schema["properties"]["compare"] = _compare(["previous", "previous_year"])
     return schema
+
+
+# Told to the model in income_statement and balance_sheet: how to ask "and last year?".
+_COMPARE_STATEMENT = (
+    'To see an earlier period beside this one, pass compare: "previous" (the window of the '
+    "same number of days that ends the day before 'from') or \"previous_year\" (the same "
+    "dates a year earlier, 29 February read as 28 February); every line then also carries "
+    "previous_cents and the result previous {from, to, total_income_cents, "
+    "total_expenses_cents, net_cents}. It combines with budget."
+)
+_COMPARE_SHEET = (
+    'To see last year beside it, pass compare: "previous_year" (the same date a year '
+    "earlier, 29 February read as 28 February); every line then also carries previous_cents "
+    "and the result previous {as_of, total_assets_cents, total_liabilities_cents, "
+    "retained_cents, total_equity_cents}."
+)
+
+
+def _compare(choices: list[str]) -> dict:
+    return {
+        "type": "string",
+        "enum": choices,
+        "description": "Optional: add the earlier period's figures beside these.",
+    }
 
 
 def list_accounts(args: dict, principal) -> list[dict]:
@@ -88,14 +114,19 @@ def account_balances(args: dict, principal) -> list[dict]:
 
 
 def income_statement(args: dict, principal) -> dict:
-    return budget_actuals.requested_income_statement(
-        args.get("from"), args.get("to"), args.get("budget"), window=validate.required_window
+    return comparisons.income_statement(
+        args.get("compare"),
+        args.get("from"),
+        args.get("to"),
+        lambda: budget_actuals.requested_income_statement(
+            args.get("from"), args.get("to"), args.get("budget"), window=validate.required_window
+        ),
     )
 
 
 def balance_sheet(args: dict, principal) -> dict:
     as_of = validate.required_date("as_of", args.get("as_of"))
-    return reports.balance_sheet(as_of)
+    return comparisons.balance_sheet(args.get("compare"), as_of)
 
 
 def list_transactions(args: dict, principal) -> list[dict] | dict:
@@ -250,7 +281,7 @@ TOOLS: dict[str, dict] = {
             "Income and expenses over the inclusive window from..to (both required; 'to' may "
             "not be before 'from'): lines per account, total_income_cents, "
             "total_expenses_cents and net_cents = income minus expenses (positive is a "
-            "surplus). " + _SIGNS + " " + _BUDGET
+            "surplus). " + _SIGNS + " " + _BUDGET + " " + _COMPARE_STATEMENT
         ),
         "inputSchema": _statement_schema(),
         "annotations": _READ_ONLY,
@@ -262,11 +293,14 @@ TOOLS: dict[str, dict] = {
             "Snapshot of all activity up to and including as_of: assets, liabilities and "
             "equity lines with totals, and retained_cents (all-time income minus expenses, "
             "never closed into an equity account). total_assets_cents = "
-            "total_liabilities_cents + total_equity_cents. " + _SIGNS
+            "total_liabilities_cents + total_equity_cents. " + _SIGNS + " " + _COMPARE_SHEET
         ),
         "inputSchema": {
             "type": "object",
-            "properties": {"as_of": _date("The snapshot date, inclusive (YYYY-MM-DD).")},
+            "properties": {
+                "as_of": _date("The snapshot date, inclusive (YYYY-MM-DD)."),
+                "compare": _compare(["previous_year"]),
+            },
             "required": ["as_of"],
             "additionalProperties": False,
         },

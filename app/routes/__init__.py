@@ -7,7 +7,7 @@ it differs):
 - accounts.py: /accounts: the chart, an account's register, clearing, reconciliations
 - transactions.py: /transactions: the listing, recording (and correcting), deleting
 - settings.py: /settings
-- reports.py: /reports/*: balances, income statement, balance sheet
+- reports.py: /reports/*: balances, income statement, balance sheet (both with `compare`), series
 - budgets.py: /budgets
 - documents.py: receipts: /transactions/{id}/documents and /documents
 - statements.py: bank statements: /accounts/{id}/statements and /statements

@@ -1,8 +1,9 @@
-"""HTTP adapters for the three reports (all built on services.reports.account_sums)."""
+"""HTTP adapters for the reports (all built on services.reports.account_sums): balances,
+income statement and balance sheet (each with `compare`), and the series."""
 
 from flask import Blueprint, jsonify, request
 
-from ..services.ledger import budget_actuals, reports, validate
+from ..services.ledger import budget_actuals, comparisons, reports, trends, validate
 
 bp = Blueprint("reports", __name__, url_prefix="/reports")
 
@@ -17,8 +18,13 @@ def balances():
 def income_statement():
     args = request.args  # against a budget when one is named: docs/ledger.md, "Budgets"
     return jsonify(
-        budget_actuals.requested_income_statement(
-            args.get("from"), args.get("to"), args.get("budget")
+        comparisons.income_statement(
+            args.get("compare"),
+            args.get("from"),
+            args.get("to"),
+            lambda: budget_actuals.requested_income_statement(
+                args.get("from"), args.get("to"), args.get("budget")
+            ),
         )
     )
 
@@ -26,4 +32,10 @@ def income_statement():
 @bp.get("/balance-sheet")
 def balance_sheet():
     as_of = validate.optional_date("as_of", request.args.get("as_of"))
-    return jsonify(reports.balance_sheet(as_of))
+    return jsonify(comparisons.balance_sheet(request.args.get("compare"), as_of))
+
+
+@bp.get("/series")
+def series():
+    args = request.args
+    return jsonify(trends.series(args.get("from"), args.get("to"), args.get("interval")))

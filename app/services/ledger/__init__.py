@@ -11,6 +11,10 @@ cursors           every pager's cursors: keyset (c1) and sequence (a1), encoded 
 validate          THE argument parsers HTTP and MCP share (dates, windows, cents, text,
                   limit, cursor)
 reports           account_sums (the one per-account SUM), the one sign rule, three reports
+trends            the series: every account's change per month, quarter or year, from
+                  the pieces the reports read
+comparisons       `compare`: an earlier period's figures beside the income statement's
+                  and the balance sheet's
 settings          the book style (the one settings row)
 lock              the lock date: refuse_if_locked(day) before any dated change
 reconciliation    entries cleared, then reconciled against a statement

@@ -153,6 +153,13 @@ def _bounds(start: date | None, end: date | None) -> dict:
     return bounds
 
 
+def window_pieces(start: date, end: date) -> dict:
+    """The six bounds of the pieces a report over [start, end] reads (whole months, and
+    the days of the partial months at either end): the series reads the same pieces,
+    one row per month or day (services/ledger/trends.py)."""
+    return _bounds(start, end)
+
+
 def _line(name: str, kind: str, raw: int) -> dict:
     return {"account": name, "cents": sign_for(kind) * raw}
 
