@@ -42,6 +42,8 @@ def account_key(identifier: str | None) -> str:
 
 @dataclass(slots=True)
 class BankLine:
+    """One line of the bank's statement: a booking on the account, signed as the bank signs it."""
+
     booked_on: dt.date
     amount_cents: int  # signed as the bank signs it: money in positive
     payee: str | None = None
@@ -53,6 +55,8 @@ class BankLine:
 
 @dataclass
 class BankStatement:
+    """One bank account's statement in the file: its header figures and its lines in file order."""
+
     bank_account: str | None  # the identifier as the file gives it (IBAN, ACCTID, :25:)
     currency: str | None = None
     period_from: dt.date | None = None
@@ -65,6 +69,8 @@ class BankStatement:
 
 @dataclass
 class BankFile:
+    """What a reader makes of one file: its format and a statement per bank account."""
+
     format: str  # one of FORMATS
     statements: list[BankStatement] = field(default_factory=list)
 

@@ -42,12 +42,14 @@ FILE_EXTENSIONS = {"ofx": "ofx", "camt.053": "xml", "mt940": "sta"}
 
 
 def max_bytes() -> int:
+    """The largest statement file taken, in bytes (MAX_STATEMENT_BYTES, default 5 MiB)."""
     if has_app_context():
         return int(current_app.config.get("MAX_STATEMENT_BYTES") or DEFAULT_MAX_BYTES)
     return DEFAULT_MAX_BYTES
 
 
 def too_large(limit: int | None = None) -> PayloadTooLargeError:
+    """The 413 for a file over `limit` bytes (max_bytes() unless given), naming the limit."""
     limit = max_bytes() if limit is None else limit
     return PayloadTooLargeError(
         f"the statement file is larger than the limit of {limit} bytes "
@@ -56,6 +58,7 @@ def too_large(limit: int | None = None) -> PayloadTooLargeError:
 
 
 def max_lines() -> int:
+    """The most lines one statement may hold (MAX_STATEMENT_LINES, default 20000)."""
     if has_app_context():
         return int(current_app.config.get("MAX_STATEMENT_LINES") or DEFAULT_MAX_LINES)
     return DEFAULT_MAX_LINES
@@ -261,6 +264,7 @@ def _day(value) -> str | None:
 
 
 def served_header(row) -> dict:
+    """A statement header row as the API serves it (no lines)."""
     return {
         "id": int(row.id),
         "account_id": int(row.account_id),
@@ -278,6 +282,7 @@ def served_header(row) -> dict:
 
 
 def served_line(row) -> dict:
+    """A stored line as the API serves it; its suggestion is filled in by rules.suggest."""
     return {
         "line_id": int(row.line_id),
         "booked_on": row.booked_on.isoformat(),
@@ -304,6 +309,7 @@ def header_row(statement_id: int, *, for_update: bool = False):
 
 
 def lines_of(statement_id: int) -> list:
+    """The statement's stored lines in file order."""
     return list(db.session.execute(_LINES, {"statement_id": statement_id}).all())
 
 
@@ -354,6 +360,7 @@ def remove(statement_id: int) -> None:
 
 
 def waiting_count(lines: Sequence) -> int:
+    """How many of the lines still wait for a person (new or match)."""
     return sum(1 for line in lines if line.status in WAITING)
 
 

@@ -49,6 +49,8 @@ _NO_ATTRS: dict = {}  # shared by every element whose attributes are not read
 
 
 class Element:
+    """An XML element as the reader keeps it: name, text, children, its line (for errors)."""
+
     __slots__ = ("attrs", "children", "line", "name", "parent", "text")
 
     def __init__(self, name: str, parent: Element | None, line: int, attrs: dict) -> None:
@@ -347,6 +349,7 @@ def _balances(statement: BankStatement, stmt: Element, opened: list) -> None:
 
 
 def read(data: bytes, max_lines: int = DEFAULT_MAX_LINES) -> BankFile:
+    """A camt.053 file as a BankFile; at most max_lines lines (TooManyLines beyond)."""
     root, _namespace = parse_xml(data, max_lines)
     report = root.child("BkToCstmrStmt")
     if report is None:

@@ -241,6 +241,7 @@ class _Message:
 
 
 def read(data: bytes, max_lines: int = DEFAULT_MAX_LINES) -> BankFile:
+    """An MT940 file as a BankFile; at most max_lines lines (TooManyLines beyond)."""
     fields = _fields(decode_text(data, None))
     by_account: dict[str, BankStatement] = {}
     message: _Message | None = None

@@ -55,6 +55,8 @@ _DATE = re.compile(
 
 
 class Node:
+    """An OFX element as the tokenizer builds it: name, text, children, its line (for errors)."""
+
     __slots__ = ("children", "line", "name", "text")
 
     def __init__(self, name: str, line: int) -> None:
@@ -295,6 +297,7 @@ def _decode(data: bytes, utf8: bool = False) -> tuple[str, int]:
 
 
 def ofx_date(text: str | None, where: str, what: str) -> dt.date:
+    """An OFX date-time ('20261127', '20261127120000.000[-5:EST]'): its date part."""
     value = (text or "").strip()
     match = _DATE.fullmatch(value)
     if match is None:
@@ -362,6 +365,7 @@ def _merge(statement: BankStatement, rs: Node, max_lines: int) -> None:
 
 
 def read(data: bytes, max_lines: int = DEFAULT_MAX_LINES, *, utf8: bool = False) -> BankFile:
+    """An OFX 1.x or 2.x file as a BankFile; at most max_lines lines (TooManyLines beyond)."""
     text, start = _decode(data, utf8)
     document = parse(text, start, max_lines)
     by_account: dict[str, BankStatement] = {}
