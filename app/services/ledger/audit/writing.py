@@ -178,16 +178,10 @@ def pending(connection, pending_id: int) -> None:
         store.after_commit(connection, _SEAL_SQL)
 
 
-def record(action: str, obj: dict) -> None:
-    """Write one event for this change, in the caller's transaction (see above)."""
-    connection = db.session.connection()
-    if store.dialect.is_postgresql(connection):
-        params = {**sql_event_params(action), "object": canonical(obj)}
-        pending(connection, connection.execute(_PEND_POSTGRESQL, params).scalar_one())
-        return
+def _sqlite_event(action: str, obj: dict, actor) -> dict:
+    """SQLite's parameters of _APPEND_SQLITE for one event by `actor`, now."""
     if action not in ACTIONS:
         raise ValueError(f"unknown audit action {action!r}")
-    actor = current_actor()
     values = {
         "at": clock.now().replace(microsecond=0),
         "action": action,
@@ -198,7 +192,17 @@ def record(action: str, obj: dict) -> None:
         "object": canonical(obj),
     }
     before, after = event_parts(values)
-    params = {**values, "before_seq": before, "after_seq": after}
+    return {**values, "before_seq": before, "after_seq": after}
+
+
+def record(action: str, obj: dict) -> None:
+    """Write one event for this change, in the caller's transaction (see above)."""
+    connection = db.session.connection()
+    if store.dialect.is_postgresql(connection):
+        params = {**sql_event_params(action), "object": canonical(obj)}
+        pending(connection, connection.execute(_PEND_POSTGRESQL, params).scalar_one())
+        return
+    params = _sqlite_event(action, obj, current_actor())
     if _APPEND_SQLITE.execute(connection, params).rowcount < 1:
         connection.execute(_MAKE_HEAD)  # no head row yet: make it, once
         if _APPEND_SQLITE.execute(connection, params).rowcount != 1:
@@ -229,21 +233,7 @@ def record_many(events: list[tuple[str, dict]]) -> None:
         store.after_commit(connection, _SEAL_SQL)
         return
     actor = current_actor()
-    params = []
-    for action, obj in events:
-        if action not in ACTIONS:
-            raise ValueError(f"unknown audit action {action!r}")
-        values = {
-            "at": clock.now().replace(microsecond=0),
-            "action": action,
-            "user_email": actor.user_email,
-            "via": actor.via,
-            "client_id": actor.client_id,
-            "client_name": actor.client_name,
-            "object": canonical(obj),
-        }
-        before, after = event_parts(values)
-        params.append({**values, "before_seq": before, "after_seq": after})
+    params = [_sqlite_event(action, obj, actor) for action, obj in events]
     connection.execute(_MAKE_HEAD)  # a fresh schema's head row, once (else nothing)
     # One row at a time in seq order: each reads the head the previous one moved.
     connection.execute(_APPEND_SQLITE.statement, params)
