@@ -312,3 +312,22 @@ def sample_books(make_account, post_tx):
         response = post_tx(day, description, *[(ids[n], c) for n, c in entries])
         assert response.status_code == 201, response.get_json()
     return ids
+
+
+@pytest.fixture
+def sql_sent(app):
+    """Every SQL statement the app sends while the test runs, in order (one per cursor
+    execution, white space collapsed): for tests that pin how many statements a request
+    takes, or that it sends the same text whatever its bounds."""
+    from sqlalchemy import event
+
+    seen: list[str] = []
+
+    def record(_conn, _cursor, statement, _params, _context, _executemany):
+        seen.append(" ".join(statement.split()))
+
+    with app.app_context():
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", record)
+    yield seen
+    event.remove(engine, "before_cursor_execute", record)

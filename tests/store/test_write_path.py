@@ -19,18 +19,9 @@ from app.services.ledger import derived, listing, transactions
 
 
 @pytest.fixture
-def statements(app):
-    """Every SQL statement the app sends, in order (one per cursor execution)."""
-    seen: list[str] = []
-
-    def record(_conn, _cursor, statement, _params, _context, _executemany):
-        seen.append(" ".join(statement.split())[:60])
-
-    with app.app_context():
-        engine = db.engine
-    event.listen(engine, "before_cursor_execute", record)
-    yield seen
-    event.remove(engine, "before_cursor_execute", record)
+def statements(sql_sent):
+    """Every SQL statement the app sends, in order (tests/conftest.py's sql_sent)."""
+    return sql_sent
 
 
 def _posting(bank, food, cents=500):

@@ -11,9 +11,7 @@ import random
 import threading
 
 import pytest
-from sqlalchemy import event
 
-from app.extensions import db
 from app.services.banking import rules
 from app.services.banking.rules import Compiled, first_rules, text_key
 from tests.services.banking.stand_in import line, statement_file, upload_statement
@@ -121,21 +119,6 @@ def test_preview_reads_the_newest_waiting_lines_and_says_when_there_were_more(
     ]
 
 
-@pytest.fixture
-def statements_sent(app):
-    """Every SQL statement the app sends while the test runs (one per cursor execution)."""
-    seen: list[str] = []
-
-    def record(_conn, _cursor, statement, _params, _context, _executemany):
-        seen.append(" ".join(statement.split())[:60])
-
-    with app.app_context():
-        engine = db.engine
-    event.listen(engine, "before_cursor_execute", record)
-    yield seen
-    event.remove(engine, "before_cursor_execute", record)
-
-
 def _varied_rules(api, books, count):
     """count rules of every kind of condition, most of them matching no line."""
     for n in range(count):
@@ -150,7 +133,7 @@ def _varied_rules(api, books, count):
         assert made.status_code == 201, made.get_json()
 
 
-def test_a_read_takes_the_same_statements_whatever_its_lines_and_rules(api, books, statements_sent):
+def test_a_read_takes_the_same_statements_whatever_its_lines_and_rules(api, books, sql_sent):
     """Suggestions fetch the rules once and the history in one query for the whole
     statement: never one query per line, per payee or per rule (1,200 distinct payees
     here, about 1,100 of them left to the history: more than one chunk of 900 bound
@@ -180,12 +163,12 @@ def test_a_read_takes_the_same_statements_whatever_its_lines_and_rules(api, book
     for sid, extra_rules in ((small, 0), (big, 40)):
         _varied_rules(api, books, extra_rules)
         api.get(f"/statements/{sid}")  # warm-up: whatever is cached once
-        statements_sent.clear()
+        sql_sent.clear()
         read = api.get(f"/statements/{sid}").get_json()
-        counts.append(len(statements_sent))
+        counts.append(len(sql_sent))
         sources = {(x["suggestion"] or {}).get("source") for x in read["lines"]}
         assert sources >= ({"history"} if sid == small else {"rule", "history", None})
-    assert counts[0] == counts[1], statements_sent
+    assert counts[0] == counts[1], sql_sent
 
 
 def _naive(rules_, payees, memos, amounts):

@@ -174,29 +174,15 @@ def test_empty_ledger_reports(api):
     assert body["total_assets_cents"] == 0 and body["retained_cents"] == 0
 
 
-def test_every_window_is_one_statement_with_the_same_text(app, api, ledger):
+def test_every_window_is_one_statement_with_the_same_text(api, ledger, sql_sent):
     """A report's sums are ONE statement built once per process: whatever the window
     (open, whole months, ragged edges, inverted), the same SQL text, only its bounds
     change; nothing is constructed or compiled per request (docs/performance.md,
     issue 39)."""
-    from sqlalchemy import event
-
-    from app.extensions import db
-
-    seen: list[str] = []
-
-    def record(_conn, _cursor, statement, _params, _context, _executemany):
-        seen.append(statement)
-
-    with app.app_context():
-        engine = db.engine
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        for query in ("", "?from=2026-01-01&to=2026-02-28", "?from=2026-01-10&to=2026-02-14"):
-            assert api.get("/reports/balances" + query).status_code == 200
-        assert api.get("/reports/balance-sheet?as_of=2026-02-14").status_code == 200
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
+    for query in ("", "?from=2026-01-01&to=2026-02-28", "?from=2026-01-10&to=2026-02-14"):
+        assert api.get("/reports/balances" + query).status_code == 200
+    assert api.get("/reports/balance-sheet?as_of=2026-02-14").status_code == 200
+    seen = sql_sent
     sums = [s for s in seen if "account_month_balances" in s]
     assert len(sums) == 4, seen
     assert len(set(sums)) == 1, sums
