@@ -14,7 +14,7 @@ from app.extensions import db
 from tests.testkit import restored_backup
 
 
-def events(api, action="books.currency_set") -> list[dict]:
+def currency_events(api, action="books.currency_set") -> list[dict]:
     return api.get(f"/audit?action={action}&limit=50").get_json()["items"]
 
 
@@ -24,14 +24,14 @@ def test_null_until_set_then_the_code_set_by_a_token(api):
     assert put.status_code == 200
     assert put.get_json() == {"currency": "EUR"}
     assert api.get("/books/currency").get_json() == {"currency": "EUR"}
-    [event] = events(api)
+    [event] = currency_events(api)
     assert event["object"] == {"currency": "EUR", "previous": None}
     assert event["via"] == "api"
     # The same code again changes nothing and records nothing; another is one event.
     assert api.put("/books/currency", json={"currency": "EUR"}).status_code == 200
-    assert len(events(api)) == 1
+    assert len(currency_events(api)) == 1
     assert api.put("/books/currency", json={"currency": "CHF"}).get_json() == {"currency": "CHF"}
-    assert events(api)[0]["object"] == {"currency": "CHF", "previous": "EUR"}
+    assert currency_events(api)[0]["object"] == {"currency": "CHF", "previous": "EUR"}
 
 
 def test_a_cookie_session_sets_it_too(session_client):
@@ -68,7 +68,7 @@ def test_anything_but_three_capital_letters_is_400_naming_the_field(api, body):
     assert set(refused.get_json()) == {"error"}
     assert "currency" in refused.get_json()["error"]
     assert api.get("/books/currency").get_json() == {"currency": "EUR"}
-    assert len(events(api)) == 1
+    assert len(currency_events(api)) == 1
 
 
 def test_unauthenticated_is_401_and_changes_nothing(client, api):
