@@ -141,7 +141,12 @@ def reset_database() -> None:
                 conn.execute(text("UPDATE search_indexed SET upto = 0"))
         conn.execute(text("DELETE FROM oauth_clients WHERE dynamic"))
         conn.execute(text("UPDATE oauth_clients SET first_used_at = NULL, last_used_at = NULL"))
-        conn.execute(text("UPDATE settings SET book_style = 'personal', locked_through = NULL"))
+        conn.execute(
+            text(
+                "UPDATE settings"
+                " SET book_style = 'personal', locked_through = NULL, currency = NULL"
+            )
+        )
 
 
 # The sequences each PostgreSQL test database's emptied tables own, read once per database.

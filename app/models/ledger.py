@@ -164,6 +164,8 @@ class Settings(Model):
     book_style: Mapped[str] = mapped_column(String(16), nullable=False)
     # The lock date (services/ledger/lock.py): nothing dated on or before it changes.
     locked_through: Mapped[date | None] = mapped_column(Date, nullable=True)
+    # The books' currency (services/ledger/settings.py, migration 0023): null until set.
+    currency: Mapped[str | None] = mapped_column(String(3), nullable=True)
 
     __table_args__ = (
         CheckConstraint("id = 1", name="single_row"),

@@ -6,7 +6,7 @@ it differs):
 
 - accounts.py: /accounts: the chart, an account's register, clearing, reconciliations
 - transactions.py: /transactions: the listing, recording (and correcting), deleting
-- settings.py: /settings
+- settings.py: /settings and /books/currency
 - reports.py: /reports/*: balances, income statement, balance sheet (both with `compare`), series
 - budgets.py: /budgets
 - documents.py: receipts: /transactions/{id}/documents and /documents

@@ -1,4 +1,5 @@
-"""HTTP adapters for the books' settings: GET and PUT /settings."""
+"""HTTP adapters for the books' settings: GET and PUT /settings, GET and PUT
+/books/currency (services/ledger/settings.py)."""
 
 from flask import Blueprint, jsonify
 
@@ -18,3 +19,14 @@ def update_settings():
     body = json_body()
     result = settings.update_settings(body.get("book_style"))
     return jsonify(result)
+
+
+@bp.get("/books/currency")
+def get_currency():
+    return jsonify(settings.get_currency())
+
+
+@bp.put("/books/currency")
+def set_currency():
+    # A cookie session or a bearer token (full tier), unlike the lock date.
+    return jsonify(settings.set_currency(json_body()))

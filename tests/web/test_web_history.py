@@ -165,3 +165,27 @@ def test_history_says_what_became_of_a_bank_line(live, person):  # noqa: F811
     page.select_option("#history-action", "statement_line.ignored")
     page.click("#history-filter button[type=submit]")
     expect(page.locator("#events > li")).to_have_count(1)
+
+
+def test_history_names_the_books_currency_set(live, person):
+    """PUT /books/currency with a token, twice: History reads both in words."""
+    live.add_user()
+    token = _token(live)
+    for code in ("EUR", "CHF"):
+        status, body = live.call(
+            "PUT", "/books/currency", json_body={"currency": code}, token=token
+        )
+        assert status == 200, body
+    page = person.page
+    page.goto(live.web + "/")
+    person.first_sign_in()
+    page.wait_for_url(live.web + "/")
+    page.goto(live.web + "/history")
+    page.wait_for_selector("body[data-ready=true]")
+    rows = page.locator("#events > li[data-action='books.currency_set']")
+    expect(rows).to_have_count(2)
+    expect(rows.locator(".event-action")).to_have_text(["Currency set", "Currency set"])
+    expect(rows.locator(".event-what")).to_have_text(["Currency EUR → CHF", "Currency EUR"])
+    page.select_option("#history-action", "books.currency_set")
+    page.click("#history-filter button[type=submit]")
+    expect(page.locator("#events > li")).to_have_count(2)

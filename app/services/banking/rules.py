@@ -9,24 +9,36 @@ rule to one statement account (null: any).
 A `new` line's suggestion is worked out whenever a statement is read, so a new or
 changed rule applies to waiting lines at once:
 1. the first active rule, by priority then id, whose every condition holds;
-2. else history: the other account of the newest two-entry transaction posted (not
-   matched) from a statement line of the same account with the same payee.
-A suggestion naming an archived account is left out (it could not be posted).
+2. else history, learnt from the whole books: the other account of the newest
+   two-entry transaction with an entry in the statement's account that was posted or
+   matched from a line (of any statement of that account) with the same payee key;
+3. else the other account of the two-entry transaction of that account whose
+   description shares the most words with the line's payee (words: runs of letters
+   and digits, case-folded, at least WORD_MIN characters; at least one shared; on a tie
+   the later occurred_on, then the higher id).
+"Newest" is by occurred_on, then id. Only transactions whose other account is open
+count (a suggestion could not be posted to an archived account).
 
 Limits and speed (docs/statements.md, "Limits and speed"): at most RULES_MAX rules are
 kept; the suggestions of a statement are worked out set-wise (first_rules: each rule
 takes the lines still open among its candidates, found by a dict, a bisection or one
 scan of the lines' joined text, never by trying every rule on every line), from the
-rules fetched once and the history in one query; the preview reads at most the
-PREVIEW_LINES_MAX newest waiting lines.
+rules fetched once and the history in two queries (the payees' postings, and the
+account's two-entry transactions with their descriptions, whose words are indexed once
+per read: each payee then counts the shared words of the descriptions holding one of
+its words, not of every description); the preview reads at most the PREVIEW_LINES_MAX
+newest waiting lines.
 
 Creating, changing and deleting a rule are audit events carrying the rule.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import NamedTuple
 
 import orjson
@@ -55,6 +67,11 @@ PREVIEW_LINES_MAX = 5000
 # rather than a scan of the text (a range is found by bisection, the text by a scan).
 _FEW = 16
 _CREATE_LOCK = 0x72756C65  # PostgreSQL advisory lock key for the RULES_MAX limit
+# A word: a run of letters and digits (no underscore), at least WORD_MIN characters.
+_WORD = re.compile(r"[^\W_]+")
+WORD_MIN = 3
+# The statuses of the lines whose transactions teach the payee history.
+TAUGHT_BY = ("posted", "matched")
 
 
 def text_key(value: str | None) -> str | None:
@@ -64,6 +81,14 @@ def text_key(value: str | None) -> str | None:
 
 def _key(value: str) -> str:
     return accounts.name_key(value)
+
+
+def words(value: str | None) -> frozenset[str]:
+    """A text's words: its runs of letters and digits, case-folded, of at least WORD_MIN
+    characters (docs/statements.md, "Suggestions")."""
+    if not value:
+        return frozenset()
+    return frozenset(w for w in _WORD.findall(value.casefold()) if len(w) >= WORD_MIN)
 
 
 # --- reading and checking a rule's body --------------------------------------------
@@ -440,15 +465,41 @@ def _applying(rules: Sequence[Compiled], account_id: int) -> list[Compiled]:
     ]
 
 
+def _two_entry(transactions, account_id: int):
+    """Of the transactions (a select of ids), those of exactly two entries, one of them
+    in the account: (subquery of tx, low, high; the other account; the conditions, its
+    other account open)."""
+    pairs = (
+        select(
+            Entry.transaction_id.label("tx"),
+            func.min(Entry.account_id).label("low"),
+            func.max(Entry.account_id).label("high"),
+        )
+        .where(Entry.transaction_id.in_(transactions))
+        .group_by(Entry.transaction_id)
+        .having(func.count() == 2)
+        .subquery()
+    )
+    # Two entries, exactly one of them in the account: the other names the account.
+    other = case((pairs.c.low == account_id, pairs.c.high), else_=pairs.c.low)
+    conditions = (
+        pairs.c.low != pairs.c.high,
+        or_(pairs.c.low == account_id, pairs.c.high == account_id),
+        Account.archived.is_(False),
+    )
+    return pairs, other, conditions
+
+
 def history(statement_id: int, account_id: int) -> dict[str, int]:
-    """payee key -> the other account of the newest two-entry transaction posted from a
-    statement line of the account with that payee (its account open), for the payees of
-    the statement's new lines; one query however many lines and payees."""
+    """payee key -> the other account of the newest two-entry transaction posted or
+    matched from a statement line of the account with that payee (its account open),
+    for the payees of the statement's new lines; one query however many lines and
+    payees."""
     mine = aliased(StatementLine)
     wanted = select(mine.payee_key).where(
         mine.statement_id == statement_id, mine.status == "new", mine.payee_key.is_not(None)
     )
-    posted = (
+    taught = (
         select(
             StatementLine.payee_key.label("key"),
             Transaction.id.label("tx"),
@@ -458,33 +509,17 @@ def history(statement_id: int, account_id: int) -> dict[str, int]:
         .join(Transaction, Transaction.id == StatementLine.transaction_id)
         .where(
             StatementLine.payee_key.in_(wanted),
-            StatementLine.status == "posted",
+            StatementLine.status.in_(TAUGHT_BY),
             Statement.account_id == account_id,
         )
         .subquery()
     )
-    pairs = (
-        select(
-            Entry.transaction_id.label("tx"),
-            func.min(Entry.account_id).label("low"),
-            func.max(Entry.account_id).label("high"),
-        )
-        .where(Entry.transaction_id.in_(select(posted.c.tx)))
-        .group_by(Entry.transaction_id)
-        .having(func.count() == 2)
-        .subquery()
-    )
-    # Two entries, exactly one of them in the account: the other names the account.
-    other = case((pairs.c.low == account_id, pairs.c.high), else_=pairs.c.low)
+    pairs, other, conditions = _two_entry(select(taught.c.tx), account_id)
     rows = db.session.execute(
-        select(posted.c.key, posted.c.day, posted.c.tx, other)
-        .join(pairs, pairs.c.tx == posted.c.tx)
+        select(taught.c.key, taught.c.day, taught.c.tx, other)
+        .join(pairs, pairs.c.tx == taught.c.tx)
         .join(Account, Account.id == other)
-        .where(
-            pairs.c.low != pairs.c.high,
-            or_(pairs.c.low == account_id, pairs.c.high == account_id),
-            Account.archived.is_(False),
-        )
+        .where(*conditions)
     )
     newest: dict[str, tuple] = {}
     for key, day, tx_id, account in rows:
@@ -494,12 +529,64 @@ def history(statement_id: int, account_id: int) -> dict[str, int]:
     return {key: found[2] for key, found in newest.items()}
 
 
+class Described:
+    """The account's two-entry transactions (other account open) by the words of their
+    description that some payee looked for has (`wanted`: a transaction shares with a
+    payee only words of the payee, so its other words never count): each distinct set
+    of such words once, with the newest (occurred_on, id) transaction holding it (on a
+    tie of shared words the newest wins, so an older one with the same words never
+    would), and an index word -> those sets."""
+
+    def __init__(self, rows: Iterable, wanted: frozenset[str]):
+        newest: dict[frozenset[str], tuple] = {}
+        find = _WORD.findall
+        for tx_id, day, description, account in rows:
+            held = wanted.intersection(find(description.casefold()))
+            if held:
+                key = frozenset(held)
+                found = (day, int(tx_id), int(account))
+                if key not in newest or found > newest[key]:
+                    newest[key] = found
+        self.found = list(newest.values())
+        self.postings: dict[str, list[int]] = {}
+        for n, held in enumerate(newest):
+            for word in held:
+                self.postings.setdefault(word, []).append(n)
+
+    def best(self, payee_words: frozenset[str]) -> int | None:
+        """The other account of the transaction sharing the most of payee_words (at
+        least one), then the newest; None when none shares a word."""
+        shared = Counter(chain.from_iterable(self.postings.get(w, ()) for w in payee_words))
+        if not shared:
+            return None
+        found = self.found
+        n = max(shared, key=lambda k: (shared[k], found[k][0], found[k][1]))
+        return found[n][2]
+
+
+def described(account_id: int, wanted: frozenset[str]) -> Described:
+    """The account's two-entry transactions by their words among `wanted`: one query."""
+    pairs, other, conditions = _two_entry(
+        select(Entry.transaction_id).where(Entry.account_id == account_id), account_id
+    )
+    return Described(
+        db.session.execute(
+            select(Transaction.id, Transaction.occurred_on, Transaction.description, other)
+            .join(pairs, pairs.c.tx == Transaction.id)
+            .join(Account, Account.id == other)
+            .where(*conditions)
+        ),
+        wanted,
+    )
+
+
 def suggest(
     statement_id: int, account_id: int, lines: Sequence[dict], payee_keys: Sequence[str | None]
 ) -> None:
     """Fill in `suggestion` on the served lines of one account's statement (new lines
     only; null when nothing applies), given each line's stored payee key; see the
-    module docstring. Two queries (the rules, the history) whatever the lines' number."""
+    module docstring. Three queries (the rules, the payees' history, the account's
+    described transactions) whatever the lines' number."""
     waiting = []
     for line, payee in zip(lines, payee_keys, strict=True):
         line["suggestion"] = None
@@ -527,9 +614,15 @@ def suggest(
             unfiled.append((line, payee))
     if not unfiled:
         return
-    known = history(statement_id, account_id)
+    # Both queries whenever a line is left to the history, so a read takes the same
+    # statements whatever its lines (tests/services/banking/test_rules_scale.py).
+    known: dict[str, int | None] = dict(history(statement_id, account_id))
+    left = {payee: words(payee) for _, payee in unfiled if payee not in known}
+    by_words = described(account_id, frozenset().union(*left.values()))
+    for payee, payee_words in left.items():
+        known[payee] = by_words.best(payee_words)
     for line, payee in unfiled:
-        if payee in known:
+        if known[payee] is not None:
             line["suggestion"] = {"account_id": known[payee], "source": "history", "rule_id": None}
 
 

@@ -31,7 +31,7 @@ from ...models import Account, Statement, StatementLine
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, PayloadTooLargeError
-from ..ledger import accounts, audit, reconciliation, reports, validate
+from ..ledger import accounts, audit, reconciliation, reports, settings, validate
 from . import readers, rules, status, trail
 from .bankfile import DEFAULT_MAX_LINES, BankFile, BankStatement, account_key
 
@@ -167,6 +167,17 @@ def _insert_lines(rows: list[dict]) -> None:
         connection.execute(_INSERT_LINES, rows)
 
 
+def refuse_other_currency(chosen: BankStatement) -> None:
+    """400 naming both when the statement's currency is another than the books' (when
+    both are known; docs/statements.md, "The books' currency")."""
+    books = settings.currency()
+    theirs = (chosen.currency or "").strip().upper()
+    if books is not None and theirs and theirs != books:
+        raise BadRequestError(
+            f"the statement is in {theirs}, but the books are kept in {books}: nothing was stored"
+        )
+
+
 def upload(account_id: int, data: bytes | None, bank_account, created_by: int | None) -> dict:
     """POST /accounts/{id}/statements: read, decide each line's status, keep; 201 the
     statement. Every refusal comes before the first write."""
@@ -180,6 +191,7 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
         raise BadRequestError("the 'file' part is empty: send the statement's bytes")
     bank_file = read_file(data)
     chosen = choose(bank_file, bank_account)
+    refuse_other_currency(chosen)
     decided = status.decide(account.id, chosen.lines)
     statement_id = db.session.execute(
         insert(Statement).returning(Statement.id),

@@ -9,22 +9,28 @@ The zip holds exactly, in this order:
     documents/<tx id>/<doc id>-<filename> every document attached to a transaction
                                           of the window (its bytes as stored; the
                                           filename cleaned again, whatever is stored)
+    statements/<id>-<account>-<day>.<ext> every bank statement whose period_to (else
+                                          its upload date) lies in the window, as
+                                          uploaded
     reports/income-statement.csv          the window's income statement
     reports/balance-sheet.csv             as of `to` (or the newest transaction's date)
     reconciliations.csv                   the statements dated in the window
+    outstanding.csv                       what was not cleared at each of them
     audit-trail.jsonl                     the window's events, as GET /audit serves them
     audit-head.json                       {seq, hash}: the trail's head, as GET /audit/head
     README.txt                            what each file is and how to check them
     manifest.json                         {from, to, generated_at, files: [{path, size,
                                           sha256}]} of every file above
 
-(the reports, reconciliations, trail and README: pack_files.py)
+(the reports, reconciliations, outstanding entries, statements, trail and README:
+pack_files.py)
 
 Written as a stream in bounded memory: zipfile writes into a sink that the
 generator empties after every write (the zip's data descriptors make a seekable
 output unnecessary), the exports are written a chunk at a time, and documents are
 read from the database a slice at a time. What is held at once is a megabyte of one
-document (ledger.documents.iter_content), one export chunk and the manifest's lines.
+document (ledger.documents.iter_content), one statement file (at most
+MAX_STATEMENT_BYTES), one export chunk and the manifest's lines.
 """
 
 from __future__ import annotations
@@ -148,10 +154,14 @@ def generate(start: date | None, end: date | None) -> Iterator[bytes]:
             # Stored as they are: PDFs and photos are compressed already.
             chunks = documents.iter_content(doc_id, PIECE)
             yield from add_stream(path, chunks, zipfile.ZIP_STORED)
+        for statement_id, path in list(pack_files.statements(start, end)):
+            data = pack_files.statement_bytes(statement_id)
+            yield from add_stream(path, iter((data,)))
         for path, pieces in (
             ("reports/income-statement.csv", pack_files.income_statement(start, end)),
             ("reports/balance-sheet.csv", pack_files.balance_sheet(end)),
             ("reconciliations.csv", pack_files.reconciliations(start, end)),
+            ("outstanding.csv", pack_files.outstanding(start, end)),
             ("audit-trail.jsonl", pack_files.trail(start, end)),
         ):
             yield from add_stream(path, encoded(pieces))

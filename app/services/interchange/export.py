@@ -22,7 +22,7 @@ from ...extensions import db
 from ...models import Account, Entry, Transaction, User
 from .. import clock
 from ..errors import BadRequestError
-from ..ledger import reports
+from ..ledger import reports, settings
 from . import plaintext
 
 FORMATS = ("hledger", "beancount", "csv")
@@ -101,7 +101,7 @@ def _accounts() -> list[tuple[str, str]]:
     ]
 
 
-def _opening(start: date, declared: list[str]) -> str:
+def _opening(start: date, declared: list[str], commodity: str) -> str:
     """The window's opening transaction, dated `start`: every asset, liability and
     equity account's raw balance at the end of the day before, and the retained
     earnings up to then (income and expenses) on RETAINED, so that hledger's `bal`
@@ -114,14 +114,14 @@ def _opening(start: date, declared: list[str]) -> str:
         if kind in ("income", "expense"):
             profit += raw
             continue
-        amount = f"{plaintext.format_cents(raw)} {plaintext.COMMODITY}"
+        amount = f"{plaintext.format_cents(raw)} {commodity}"
         lines.append(f"    {plaintext.hledger_account(kind, name)}  {amount}")
-    lines.append(f"    {retained}  {plaintext.format_cents(profit)} {plaintext.COMMODITY}")
+    lines.append(f"    {retained}  {plaintext.format_cents(profit)} {commodity}")
     head = "" if retained in declared else f"account {retained}\n\n"
     return head + "\n".join(lines) + "\n\n"
 
 
-def _hledger(start, end) -> Iterator[str]:
+def _hledger(start, end, commodity: str) -> Iterator[str]:
     yield (
         "; ledger-service export (hledger/ledger journal). Amounts are exact cents.\n"
         "; Transaction code (N) is the ledger-service id; %XX in names and descriptions\n"
@@ -130,7 +130,7 @@ def _hledger(start, end) -> Iterator[str]:
     declared = [plaintext.hledger_account(k, n) for k, n in _accounts()]
     yield "".join(f"account {name}\n" for name in declared) + "\n"
     if start is not None:
-        yield _opening(start, declared)
+        yield _opening(start, declared, commodity)
     for tx in iter_transactions(start, end):
         head = f"{tx['date']} ({tx['id']}) {plaintext.percent_encode_text(tx['description'])}"
         if tx["author"]:
@@ -138,7 +138,7 @@ def _hledger(start, end) -> Iterator[str]:
             head += f"  ; author:{author}"
         lines = [head]
         for kind, name, cents in tx["entries"]:
-            amount = f"{plaintext.format_cents(cents)} {plaintext.COMMODITY}"
+            amount = f"{plaintext.format_cents(cents)} {commodity}"
             lines.append(f"    {plaintext.hledger_account(kind, name)}  {amount}")
         yield "\n".join(lines) + "\n\n"
 
@@ -154,17 +154,17 @@ def bean_string(text: str) -> str:
     return f'"{escaped}"'
 
 
-def _beancount(start, end) -> Iterator[str]:
+def _beancount(start, end, commodity: str) -> Iterator[str]:
     first = db.session.execute(_window(select(func.min(Transaction.occurred_on)), start, end))
     opened = first.scalar() or date(1970, 1, 1)
     yield (
         "; ledger-service export (Beancount). Amounts are exact cents.\n"
         "; Account components are escaped reversibly (see docs/export-import-backup.md).\n"
-        f'option "operating_currency" "{plaintext.COMMODITY}"\n\n'
+        f'option "operating_currency" "{commodity}"\n\n'
     )
     yield (
         "".join(
-            f"{opened.isoformat()} open {plaintext.beancount_account(k, n)} {plaintext.COMMODITY}\n"
+            f"{opened.isoformat()} open {plaintext.beancount_account(k, n)} {commodity}\n"
             for k, n in _accounts()
         )
         + "\n"
@@ -174,12 +174,12 @@ def _beancount(start, end) -> Iterator[str]:
         if tx["author"]:
             lines.append(f"  author: {bean_string(tx['author'])}")
         for kind, name, cents in tx["entries"]:
-            amount = f"{plaintext.format_cents(cents)} {plaintext.COMMODITY}"
+            amount = f"{plaintext.format_cents(cents)} {commodity}"
             lines.append(f"  {plaintext.beancount_account(kind, name)}  {amount}")
         yield "\n".join(lines) + "\n\n"
 
 
-def _csv(start, end) -> Iterator[str]:
+def _csv(start, end, commodity: str) -> Iterator[str]:  # noqa: ARG001 (no commodity)
     # Free text (description, author, account name) never starts a spreadsheet
     # formula: plaintext.csv_text_cell; ids, dates, kinds and integer cents are as stored.
     text = plaintext.csv_text_cell
@@ -224,6 +224,7 @@ _WRITERS = {"hledger": _hledger, "beancount": _beancount, "csv": _csv}
 
 
 def generate(fmt: str, start: date | None, end: date | None) -> Iterator[str]:
-    """The export as a stream of text chunks (validate fmt with check_format first)."""
+    """The export as a stream of text chunks (validate fmt with check_format first).
+    Amounts carry the books' currency (USD while none is set: settings.commodity)."""
     store.begin_snapshot(read_only=True)
-    return _WRITERS[check_format(fmt)](start, end)
+    return _WRITERS[check_format(fmt)](start, end, settings.commodity())

@@ -6,6 +6,12 @@ writes them into the zip; docs/export-import-backup.md, "The audit pack").
                                   covers the window)
     reports/balance-sheet.csv     as of `to` (or the newest transaction's date)
     reconciliations.csv           every statement dated in the window
+    outstanding.csv               for each of those reconciliations, the entries of the
+                                  account dated on or before its statement date that
+                                  were not cleared when it was made
+    statements/<id>-<account>-<date>.<ext>
+                                  each bank statement whose period_to (else its upload
+                                  date) lies in the window, its bytes as uploaded
     audit-trail.jsonl             every event whose `at` date lies in the window, oldest
                                   first, exactly as GET /audit serves it
     README.txt                    what each file is and how to check them
@@ -24,13 +30,24 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import chain
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 
 from ...extensions import db
-from ...models import Account, AuditEvent, Reconciliation, Transaction, User
+from ...models import (
+    Account,
+    AuditEvent,
+    Entry,
+    Reconciliation,
+    Statement,
+    Transaction,
+    User,
+)
+from ...store import dialect
 from .. import clock
+from ..banking.statements import FILE_EXTENSIONS
 from ..ledger import audit, budget_actuals, reports
 from ..ledger.audit.hashing import GENESIS
+from ..ledger.document_rules import clean_filename
 from .plaintext import csv_text_cell, format_cents
 
 PAGE = 500
@@ -160,6 +177,136 @@ def reconciliations(start: date | None, end: date | None) -> Iterator[str]:
     )
 
 
+def _window_reconciliations(start: date | None, end: date | None):
+    query = (
+        select(
+            Reconciliation.id,
+            Reconciliation.account_id,
+            Reconciliation.statement_date,
+            Account.name,
+            Account.kind,
+        )
+        .join(Account, Account.id == Reconciliation.account_id)
+        .order_by(Reconciliation.statement_date, Reconciliation.id)
+    )
+    if start is not None:
+        query = query.where(Reconciliation.statement_date >= start)
+    if end is not None:
+        query = query.where(Reconciliation.statement_date <= end)
+    return db.session.execute(query).all()
+
+
+def _reconciled_later(account_ids: set[int]) -> dict[int, set[int]]:
+    """reconciliation id -> the entries that reconciliations of its account made after
+    it reconciled (entries.reconciled events, in seq order): those were not cleared
+    when it was made. An event names its reconciliation; one written before events did
+    is the account's next reconciliation by id."""
+    events: dict[int, list[tuple[int | None, list[int]]]] = {}
+    for (text,) in db.session.execute(
+        select(AuditEvent.object)
+        .where(AuditEvent.action == "entries.reconciled")
+        .order_by(AuditEvent.seq)
+        .execution_options(yield_per=PAGE)
+    ):
+        obj = json.loads(text)
+        account_id = int(obj["account_id"])
+        if account_id in account_ids:
+            named = (obj.get("reconciliation") or {}).get("id")
+            entry_ids = [int(e) for e in obj["entry_ids"]]
+            events.setdefault(account_id, []).append((named, entry_ids))
+    later: dict[int, set[int]] = {}
+    for account_id, found in events.items():
+        ids = db.session.execute(
+            select(Reconciliation.id)
+            .where(Reconciliation.account_id == account_id)
+            .order_by(Reconciliation.id)
+        ).scalars()
+        unnamed = iter(ids)
+        after: set[int] = set()
+        order = []
+        for named, entry_ids in found:
+            order.append((named if named is not None else next(unnamed, None), entry_ids))
+        for rec_id, entry_ids in reversed(order):
+            if rec_id is not None:
+                later[int(rec_id)] = set(after)
+            after.update(entry_ids)
+    return later
+
+
+_OUTSTANDING = select(
+    Entry.id, Transaction.occurred_on, Transaction.description, Entry.amount_cents
+).join(Transaction, Transaction.id == Entry.transaction_id)
+
+
+def outstanding(start: date | None, end: date | None) -> Iterator[str]:
+    """outstanding.csv: for each reconciliation of the window (as reconciliations.csv,
+    in its order), the entries of the account dated on or before the statement date
+    that were not cleared when it was made: those not reconciled yet, and those a later
+    reconciliation of the account reconciled. Amounts signed as the reports show the
+    account (a liability's charge positive), as the closing balance is."""
+    recs = _window_reconciliations(start, end)
+    later = _reconciled_later({int(r.account_id) for r in recs}) if recs else {}
+
+    def rows() -> Iterator[tuple]:
+        yield ("account", "statement_date", "date", "description", "amount")
+        for rec in recs:
+            mine = _OUTSTANDING.where(
+                Entry.account_id == rec.account_id,
+                Transaction.occurred_on <= rec.statement_date,
+            )
+            found = list(db.session.execute(mine.where(Entry.reconciled.is_(False))))
+            for chunk in dialect.in_chunks(sorted(later.get(int(rec.id), ()))):
+                found += db.session.execute(mine.where(Entry.id.in_(chunk))).all()
+            sign = reports.sign_for(rec.kind)
+            for row in sorted(found, key=lambda r: (r.occurred_on, r.id)):
+                yield (
+                    csv_text_cell(rec.name),
+                    rec.statement_date.isoformat(),
+                    row.occurred_on.isoformat(),
+                    csv_text_cell(row.description),
+                    format_cents(sign * row.amount_cents),
+                )
+
+    return _rows(rows())
+
+
+def statement_day(period_to: date | None, created_at: datetime) -> date:
+    """The day a statement counts for in a window: its period_to, else its upload
+    date (UTC)."""
+    return period_to if period_to is not None else created_at.astimezone(UTC).date()
+
+
+def statements(start: date | None, end: date | None) -> Iterator[tuple[int, str]]:
+    """(statement id, its path in the pack) of every statement whose period_to, else
+    its upload date, lies in the window, by id: `statements/<id>-<account>-<day>.<ext>`,
+    the account's name cleaned as a document's filename is."""
+    query = (
+        select(
+            Statement.id, Statement.format, Statement.period_to, Statement.created_at, Account.name
+        )
+        .join(Account, Account.id == Statement.account_id)
+        .order_by(Statement.id)
+    )
+    if start is not None:
+        query = query.where(or_(Statement.period_to.is_(None), Statement.period_to >= start))
+    if end is not None:
+        query = query.where(or_(Statement.period_to.is_(None), Statement.period_to <= end))
+    for row in db.session.execute(query).all():
+        day = statement_day(row.period_to, row.created_at)
+        if (start is not None and day < start) or (end is not None and day > end):
+            continue
+        ext = FILE_EXTENSIONS.get(row.format, "txt")  # as GET /statements/{id}/file
+        yield int(row.id), f"statements/{int(row.id)}-{clean_filename(row.name)}-{day}.{ext}"
+
+
+def statement_bytes(statement_id: int) -> bytes:
+    """A statement's file as uploaded (at most MAX_STATEMENT_BYTES: one at a time)."""
+    data = db.session.execute(
+        select(Statement.content_bytes).where(Statement.id == statement_id)
+    ).scalar_one()
+    return bytes(data)
+
+
 def _at_bounds(start: date | None, end: date | None) -> list:
     """GET /audit's from/to: on the event's (UTC) `at` date."""
     conditions = []
@@ -240,6 +387,13 @@ FILES
   reconciliations.csv   every bank statement reconciled with a statement date in the
                         window: account, statement_date, closing_balance,
                         reconciled_at (UTC), reconciled_by.
+  outstanding.csv       for each of those reconciliations, the entries of its account
+                        dated on or before the statement date that were not cleared
+                        when it was made: account, statement_date, date,
+                        description, amount.
+  statements/<id>-<account>-<date>.<ofx|xml|sta>
+                        every bank statement whose period end (else its upload date)
+                        lies in the window, its file exactly as uploaded.
   audit-trail.jsonl     every change to the books made in the window (by the UTC date
                         of its `at`), oldest first, one JSON object per line, exactly
                         as GET /audit serves it.
@@ -247,9 +401,10 @@ FILES
                         hash {head_hash}.
   README.txt            this file.
   manifest.json         the size and SHA-256 of every file above.
-In the reports and reconciliations.csv amounts are decimal strings of exact cents
-(25.00), and liabilities, equity and income are shown positive, as the service's
-reports show them; transactions.csv keeps the csv export's signed integer cents.
+In the reports, reconciliations.csv and outstanding.csv amounts are decimal strings
+of exact cents (25.00), and liabilities, equity and income are shown positive, as the
+service's reports show them;
+transactions.csv keeps the csv export's signed integer cents.
 
 CHECKING THE MANIFEST
   Every file is listed in manifest.json with its size and lowercase hex SHA-256;

@@ -59,8 +59,6 @@ KIND_OF_TOP = {
     "expense": "expense",
 }
 
-COMMODITY = "USD"
-
 
 class ParseProblem(Exception):
     """A construct the ledger cannot represent, at a line of the input file."""

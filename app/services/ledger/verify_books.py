@@ -103,6 +103,12 @@ def compare_settings(state: Replay) -> None:
             raise Disagreement(
                 f"the lock date is {value} in the ledger but {state.locked_through} {after}"
             )
+    if "currency" in columns and stored.get("currency") != state.currency:
+        after = f"after event seq {state.currency_seq}" if state.currency_seq else "(no event)"
+        raise Disagreement(
+            f"the books' currency is {stored.get('currency')} in the ledger but "
+            f"{state.currency} {after}"
+        )
 
 
 def compare_balance_tables() -> None:

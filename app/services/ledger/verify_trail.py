@@ -5,11 +5,11 @@ walked event by event and replayed into the books the events imply (Replay).
    seq (no gap) and its stored hash must equal sha256(previous hash + the event's
    canonical JSON) recomputed from its stored columns. The audit_head row must name
    the newest event (a removed newest event leaves no gap, but the head still names it).
-2. The replay's state: accounts, entry flags, settings, the lock date and budgets as
-   the events leave them; transactions are only counted and their shape checked here
-   (verify_transactions.py compares them). Events still waiting to be sealed are
-   replayed after the chain, and each must be one the service could have written
-   (walk_pending).
+2. The replay's state: accounts, entry flags, settings, the lock date, the currency
+   and budgets as the events leave them; transactions are only counted and their
+   shape checked here (verify_transactions.py compares them). Events still waiting to
+   be sealed are replayed after the chain, and each must be one the service could
+   have written (walk_pending).
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ class Replay:
     settings_seq: int = 0
     locked_through: str | None = None
     lock_seq: int = 0
+    currency: str | None = None
+    currency_seq: int = 0
     budgets: dict[int, dict] = field(default_factory=dict)
     budget_seq: dict[int, int] = field(default_factory=dict)
     # A further replay fed every event after this one applied it: its
@@ -216,6 +218,9 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
     elif action == "books.locked":
         state.locked_through = obj["locked_through"]
         state.lock_seq = seq
+    elif action == "books.currency_set":
+        state.currency = obj["currency"]
+        state.currency_seq = seq
     elif action == "settings.changed":
         state.settings.update(obj["settings"])
         state.settings_seq = seq

@@ -214,7 +214,7 @@ def test_history_the_newest_two_entry_posting_with_the_same_payee(api, books):
     assert suggestion_of(api, card.get_json()["id"]) is None
 
 
-def test_matched_lines_teach_no_history_and_only_new_lines_get_a_suggestion(api, books, post_tx):
+def test_matched_lines_teach_history_too_and_only_new_lines_get_a_suggestion(api, books, post_tx):
     post_tx("2026-02-01", "by hand", (books["bank"], -900), (books["fuel"], 900))
     old = upload_statement(
         api, books["bank"], statement_file(line("2026-02-01", -900, "Shop"))
@@ -227,7 +227,12 @@ def test_matched_lines_teach_no_history_and_only_new_lines_get_a_suggestion(api,
     sid = upload_statement(
         api, books["bank"], statement_file(line("2026-03-02", -7, "Shop"))
     ).get_json()
-    assert suggestion_of(api, sid["id"]) is None
+    # The matched transaction ("by hand": no word of the payee) teaches the payee.
+    assert suggestion_of(api, sid["id"]) == {
+        "account_id": books["fuel"],
+        "source": "history",
+        "rule_id": None,
+    }
 
 
 def test_preview_lists_the_waiting_lines_it_would_now_file(api, books):

@@ -59,6 +59,7 @@ def test_the_pack_holds_exactly_the_window(api, books, clock):
         "reports/income-statement.csv",
         "reports/balance-sheet.csv",
         "reconciliations.csv",
+        "outstanding.csv",
         "audit-trail.jsonl",
         "audit-head.json",
         "README.txt",

@@ -27,6 +27,7 @@ dicts; dates as "YYYY-MM-DD" strings):
                           "reconciliation": {id, created_by, created_by_email, created_at}}
   books.locked          {"locked_through": str | None, "previous": str | None}
   settings.changed      {"settings": {"book_style": str}}
+  books.currency_set    {"currency": str, "previous": str | None}
   budget.created        {"budget": {id, name, starts_on, approved_at, approved_by_email,
   budget.changed                    lines: [{account_id, months: [12 ints]}, ...]}}
   budget.approved       (after the change; budget.deleted: as it was)

@@ -17,6 +17,7 @@ ACTIONS = (
     "entries.reconciled",
     "books.locked",
     "settings.changed",
+    "books.currency_set",
     "budget.created",
     "budget.changed",
     "budget.approved",

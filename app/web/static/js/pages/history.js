@@ -25,6 +25,7 @@ const ACTIONS = {
   "entries.reconciled": "Account reconciled",
   "books.locked": "Lock date set",
   "settings.changed": "Settings changed",
+  "books.currency_set": "Currency set",
   "budget.created": "Budget created",
   "budget.changed": "Budget changed",
   "budget.approved": "Budget approved",
@@ -181,6 +182,10 @@ function summary(event, original = null) {
       `${b.name} · from ${b.starts_on} · ${plural(b.lines.length, "line", "lines")}${b.approved_by_email ? ` · approved by ${b.approved_by_email}` : ""}`);
   }
   if (o.settings) return h("span", { class: "event-what" }, `Book style: ${o.settings.book_style}`);
+  if (event.action === "books.currency_set") {
+    return h("span", { class: "event-what" },
+      o.previous ? `Currency ${o.previous} → ${o.currency}` : `Currency ${o.currency}`);
+  }
   if ("locked_through" in o) {
     return h("span", { class: "event-what" },
       o.locked_through ? `Locked through ${o.locked_through}` : "Lock removed");

@@ -1,0 +1,141 @@
+"""Suggestions learnt from the whole books (docs/statements.md, "Suggestions"), on both
+stores: after the rules, the newest two-entry transaction of the statement's account
+posted or matched from a line of the same payee; else the two-entry transaction of
+that account whose description shares the most words with the line's payee (ties: the
+later date, then the higher id)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.services.banking.rules import words
+from tests.services.banking.stand_in import BOOKS, line, statement_file, upload_statement
+
+pytestmark = pytest.mark.usefixtures("stand_in_reader")
+
+
+@pytest.fixture
+def book_accounts():
+    """The shared books with two more expense accounts: Fuel and Power."""
+    return {**BOOKS, "fuel": ("Fuel", "expense"), "power": ("Power", "expense")}
+
+
+def history_of(api, account_id, *payees) -> list[int | None]:
+    """The history suggestion's account of a new statement's lines of these payees."""
+    sid = upload_statement(
+        api,
+        account_id,
+        statement_file(*(line("2026-06-01", -(n + 1), payee) for n, payee in enumerate(payees))),
+    ).get_json()["id"]
+    lines = api.get(f"/statements/{sid}").get_json()["lines"]
+    found = []
+    for x in lines:
+        suggestion = x["suggestion"]
+        assert suggestion is None or (suggestion["source"], suggestion["rule_id"]) == (
+            "history",
+            None,
+        )
+        found.append(None if suggestion is None else suggestion["account_id"])
+    api.delete(f"/statements/{sid}")
+    return found
+
+
+def spend(post_tx, books, day, description, account, cents=-500, source="bank"):
+    made = post_tx(day, description, (books[source], cents), (books[account], -cents))
+    assert made.status_code == 201, made.get_json()
+    return made.get_json()["id"]
+
+
+def test_words_are_runs_of_letters_and_digits_of_three_or_more_case_folded():
+    assert words("SEPA-Lastschrift Stadtwerke_Köln GmbH, Kd.Nr 4711 / ab") == {
+        "sepa",
+        "lastschrift",
+        "stadtwerke",
+        "köln",
+        "gmbh",
+        "4711",
+    }
+    assert words("AB 12 x") == frozenset() and words(None) == frozenset()
+
+
+def test_the_most_shared_words_then_the_later_date_then_the_higher_id(api, books, post_tx):
+    spend(post_tx, books, "2026-02-01", "Berlin bakery", "food")
+    spend(post_tx, books, "2026-01-10", "Stadtwerke Berlin electricity", "power")
+    # Two words shared beat one, whatever the dates; letter case and punctuation aside.
+    assert history_of(api, books["bank"], "STADTWERKE-BERLIN GMBH") == [books["power"]]
+    # One word each: the later date wins, though recorded first (the lower id).
+    spend(post_tx, books, "2026-01-20", "Berlin fuel station", "fuel")
+    assert history_of(api, books["bank"], "Berlin") == [books["food"]]
+    # The same date: the higher id.
+    spend(post_tx, books, "2026-02-01", "Berlin car wash", "fuel")
+    assert history_of(api, books["bank"], "berlin") == [books["fuel"]]
+    # No word shared (a part of a word is no word; two letters are none): nothing.
+    assert history_of(api, books["bank"], "Berl", "AB", "Hamburg") == [None, None, None]
+
+
+def test_only_two_entry_transactions_of_the_account_to_an_open_account(api, books, post_tx):
+    # Of another account (the card), a split, and one to an archived account: none teach.
+    spend(post_tx, books, "2026-03-01", "Garage Meyer service", "fuel", source="card")
+    split = post_tx(
+        "2026-03-02",
+        "Garage Meyer service",
+        (books["bank"], -900),
+        (books["fuel"], 400),
+        (books["food"], 500),
+    )
+    assert split.status_code == 201
+    spend(post_tx, books, "2026-03-03", "Garage Meyer service", "power")
+    assert history_of(api, books["bank"], "Garage Meyer") == [books["power"]]
+    assert api.put(f"/accounts/{books['power']}", json={"archived": True}).status_code == 200
+    assert history_of(api, books["bank"], "Garage Meyer") == [None]
+    spend(post_tx, books, "2020-01-01", "meyer", "food")  # old, one word: now the one
+    assert history_of(api, books["bank"], "Garage Meyer") == [books["food"]]
+
+
+def test_a_line_of_the_same_payee_posted_or_matched_comes_before_words(api, books, post_tx):
+    # Words would say Food (the newest sharing both words)...
+    spend(post_tx, books, "2026-04-01", "Corner shop groceries", "food")
+    hand = spend(post_tx, books, "2026-02-01", "by hand", "fuel", cents=-777)
+    old = upload_statement(
+        api,
+        books["bank"],
+        statement_file(
+            line("2026-02-01", -777, "Corner  SHOP"),  # matches the one recorded by hand
+            line("2026-01-15", -300, "Petrol Station"),
+        ),
+    ).get_json()
+    acted = api.post(
+        f"/statements/{old['id']}/lines",
+        json={
+            "lines": [
+                {"line_id": 1, "action": "match", "transaction_id": hand},
+                {"line_id": 2, "action": "post", "account_id": books["power"]},
+            ]
+        },
+    )
+    assert acted.status_code == 200, acted.get_json()
+    # ...but a matched line of the payee teaches its transaction's other account, and
+    # a posted one its own, before any word counts; another account's lines teach none.
+    assert history_of(api, books["bank"], "corner shop", "PETROL station") == [
+        books["fuel"],
+        books["power"],
+    ]
+    assert history_of(api, books["card"], "corner shop") == [None]
+    # A rule still comes first.
+    made = api.post(
+        "/rules",
+        json={
+            "name": "Shop",
+            "counter_account_id": books["dues"],
+            "conditions": {"payee_contains": "corner"},
+        },
+    )
+    assert made.status_code == 201
+    sid = upload_statement(
+        api, books["bank"], statement_file(line("2026-06-01", -1, "Corner Shop"))
+    ).get_json()["id"]
+    assert api.get(f"/statements/{sid}").get_json()["lines"][0]["suggestion"] == {
+        "account_id": books["dues"],
+        "source": "rule",
+        "rule_id": made.get_json()["id"],
+    }
