@@ -4,7 +4,7 @@
 // account and month, and a CSV of every figure. Mounted by pages/reports.js.
 import { api, orSignIn } from "./api.js";
 import { budgetMonths, budgetSpans, openingBudget, SPANS, spanOf } from "./budget-math.js";
-import { byId, h, say, today } from "./dom.js";
+import { byId, h, keepDates, say, today } from "./dom.js";
 import { saveBlob, toCsv } from "./download.js";
 import { formatCents } from "./money.js";
 import { words } from "./vocab.js";
@@ -76,7 +76,7 @@ function renderTable(report) {
   const incomeVariance = report.total_income_cents - report.total_income_budget_cents;
   const expensesVariance = report.total_expenses_budget_cents - report.total_expenses_cents;
   byId("bva-table").replaceChildren(h("table", { class: "report", id: "budget-report-table" },
-    h("caption", {}, `${report.budget.name}: ${report.from} to ${report.to}`),
+    h("caption", {}, keepDates(`${report.budget.name}: ${report.from} to ${report.to}`)),
     h("thead", {}, h("tr", {}, h("th", {}, "Account"), h("th", { class: "num" }, "Budget"),
       h("th", { class: "num" }, "Actual"), h("th", { class: "num" }, "Variance"))),
     h("tbody", {},

@@ -9,7 +9,7 @@
 // reports sign it, come from history-words.js.
 import { api, orSignIn, requireSession } from "../api.js";
 import { clientLabel } from "../clients.js";
-import { busy, byId, clearMessagesOnAction, h, say } from "../dom.js";
+import { busy, byId, clearMessagesOnAction, h, keepDates, say } from "../dom.js";
 import { formatSize } from "../documents.js";
 import { ACTION_WORDS, actionWords, reportCents } from "../history-words.js";
 import { formatCents } from "../money.js";
@@ -120,7 +120,7 @@ function summary(event, original = null) {
       what += ` · replaces transaction ${o.replaces}`;
     }
     return [
-      h("span", { class: "event-what" }, what),
+      h("span", { class: "event-what" }, keepDates(what)),
       entryList(tx),
       h("span", { class: "event-link hint" }, `Transaction ${tx.id} · `, historyLink(tx.id)),
       // An adjustment (docs/ledger.md, "Corrections of reconciled transactions").
@@ -182,7 +182,7 @@ function row(event, original = null) {
     h("span", { class: "event-head" },
       h("span", { class: "event-action" }, corrected ? "Transaction corrected"
         : event.object?.adjusts ? "Adjustment recorded" : actionWords(event.action)),
-      h("span", { class: "hint" }, `${seqs} · ${formatWhen(event.at)}`)),
+      h("span", { class: "hint" }, keepDates(`${seqs} · ${formatWhen(event.at)}`))),
     h("span", { class: "event-who hint" }, who),
     summary(event, original?.object?.transaction ?? null));
 }

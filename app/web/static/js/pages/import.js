@@ -234,7 +234,7 @@ function renderPreview() {
     return h("tr", { "data-line": line.line, class: problem ? "invalid" : flagged ? "duplicate" : "" },
       h("td", { "data-label": "Import" }, box),
       h("td", { "data-label": "Line" }, String(line.line)),
-      h("td", { "data-label": "Date" }, line.occurred_on ?? ""),
+      h("td", { class: "date", "data-label": "Date" }, line.occurred_on ?? ""),
       h("td", { "data-label": "Description" }, h("span", {}, line.description)),
       h("td", { class: "num", "data-label": "Amount" }, line.cents === null ? "" : formatCents(line.cents)),
       h("td", { "data-label": "Other side" }, counter),
