@@ -35,7 +35,7 @@ DEFAULTS = {
     "DATABASE_URL": None,  # None: a SQLite file in the instance folder
     "BIND_ADDR": "0.0.0.0:38081",
     "WEB_BIND_ADDR": None,  # None: all interfaces on WEB_ORIGIN's port
-    "API_ORIGIN": "http://localhost:38081",
+    "API_ORIGIN": None,  # None: from BIND_ADDR (api_origin_from_bind), http://localhost:38081
     "WEB_ORIGIN": "http://localhost:38080",
     "SESSION_TTL_DAYS": 30,
     "OAUTH_CLIENT_COMPAT": False,
@@ -109,6 +109,26 @@ def parse_host_port(value: str, default_host: str = "0.0.0.0") -> tuple[str, int
     return host, int(port)
 
 
+LOCAL_HOSTS = {"0.0.0.0", "::", "127.0.0.1", "::1", "localhost"}
+DEFAULT_BIND_ADDR = str(DEFAULTS["BIND_ADDR"])
+
+
+def api_origin_from_bind(bind_addr: str) -> str:
+    """API_ORIGIN when none is set: http:// and BIND_ADDR's port, on `localhost` when
+    the API listens on every interface or on loopback (the web app's default host, which
+    the session cookie needs: docs/web.md), else on the host it listens on. A BIND_ADDR
+    that is not host:port gives the default's (serve refuses it later)."""
+    try:
+        host, port = parse_host_port(bind_addr)
+    except ValueError:
+        host, port = parse_host_port(DEFAULT_BIND_ADDR)
+    if host.lower() in LOCAL_HOSTS:
+        host = "localhost"
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
 def load(app, test_config=None) -> None:
     """Fill app.config from the layers and canonicalise what needs it."""
     app.config.from_mapping(DEFAULTS)
@@ -123,6 +143,10 @@ def load(app, test_config=None) -> None:
     if not cfg["DATABASE_URL"]:
         cfg["DATABASE_URL"] = "sqlite:///" + str(Path(app.instance_path) / "ledger.db")
     cfg["DATABASE_URL"] = normalise_database_url(cfg["DATABASE_URL"])
+    # Unset: derived from BIND_ADDR, and serve says so at start (API_ORIGIN_DERIVED).
+    cfg["API_ORIGIN_DERIVED"] = not cfg["API_ORIGIN"]
+    if cfg["API_ORIGIN_DERIVED"]:
+        cfg["API_ORIGIN"] = api_origin_from_bind(str(cfg["BIND_ADDR"]))
     cfg["API_ORIGIN"] = canonical_origin(cfg["API_ORIGIN"])
     cfg["WEB_ORIGIN"] = canonical_origin(cfg["WEB_ORIGIN"])
     cfg["SESSION_TTL_DAYS"] = int(cfg["SESSION_TTL_DAYS"])

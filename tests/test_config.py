@@ -3,7 +3,12 @@
 import pytest
 
 from app import create_app
-from app.config import canonical_origin, normalise_database_url, parse_host_port
+from app.config import (
+    api_origin_from_bind,
+    canonical_origin,
+    normalise_database_url,
+    parse_host_port,
+)
 
 
 @pytest.mark.parametrize(
@@ -77,3 +82,44 @@ def test_environment_overrides(monkeypatch, tmp_path):
     assert app.config["OAUTH_CLIENT_COMPAT"] is True
     assert app.config["OAUTH_CIMD_ALLOW_PRIVATE"] is True
     assert app.config["SQLALCHEMY_DATABASE_URI"] == "postgresql+psycopg://postgres@127.0.0.1/none"
+
+
+@pytest.mark.parametrize(
+    "bind,origin",
+    [
+        ("0.0.0.0:39000", "http://localhost:39000"),
+        (":39000", "http://localhost:39000"),
+        ("127.0.0.1:38081", "http://localhost:38081"),
+        ("[::]:39001", "http://localhost:39001"),
+        ("[::1]:39002", "http://localhost:39002"),
+        ("books.lan:39003", "http://books.lan:39003"),
+        ("192.168.1.5:39004", "http://192.168.1.5:39004"),
+        ("[fd00::5]:39005", "http://[fd00::5]:39005"),
+        ("nonsense", "http://localhost:38081"),  # serve refuses it; other commands run
+    ],
+)
+def test_api_origin_follows_bind_addr(bind, origin):
+    assert api_origin_from_bind(bind) == origin
+
+
+def test_a_newcomer_setting_only_bind_addr_gets_an_api_origin_on_that_port(monkeypatch, tmp_path):
+    """Issue 44: BIND_ADDR on another port left API_ORIGIN (and the web app's API
+    address) on the default port."""
+    monkeypatch.delenv("API_ORIGIN", raising=False)
+    monkeypatch.setenv("LEDGER_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("BIND_ADDR", "0.0.0.0:39000")
+    app = create_app()
+    assert app.config["API_ORIGIN"] == "http://localhost:39000"
+    assert app.config["API_ORIGIN_DERIVED"] is True
+    # Set anywhere (the environment, the instance's config.py, a test's mapping): kept.
+    monkeypatch.setenv("API_ORIGIN", "http://localhost:38081")
+    assert create_app().config["API_ORIGIN"] == "http://localhost:38081"
+    assert create_app().config["API_ORIGIN_DERIVED"] is False
+    monkeypatch.delenv("API_ORIGIN")
+    (tmp_path / "config.py").write_text('API_ORIGIN = "https://books.example.org"\n')
+    assert create_app().config["API_ORIGIN"] == "https://books.example.org"
+    (tmp_path / "config.py").unlink()
+    assert create_app({"API_ORIGIN": "http://x.example"}).config["API_ORIGIN"] == "http://x.example"
+    assert create_app({"BIND_ADDR": "127.0.0.1:39100"}).config["API_ORIGIN"] == (
+        "http://localhost:39100"
+    )

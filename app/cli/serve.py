@@ -56,6 +56,11 @@ def _serve(no_web, workers_opt, stop):
     host, port = parse_host_port(cfg["BIND_ADDR"])
     apps = [(app, host, port)]
     click.echo(f"ledger-service API on {host}:{port} (API_ORIGIN {cfg['API_ORIGIN']})")
+    if cfg.get("API_ORIGIN_DERIVED"):
+        click.echo(
+            f"API_ORIGIN is not set: {cfg['API_ORIGIN']}, from BIND_ADDR {cfg['BIND_ADDR']} "
+            "(set API_ORIGIN when clients reach the API at another address)"
+        )
     web_addr = web_bind_addr(cfg, no_web)
     if web_addr is None:
         click.echo("web app not served here (WEB_BIND_ADDR=off or --no-web)")

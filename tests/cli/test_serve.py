@@ -6,7 +6,7 @@ import subprocess
 import pytest
 from sqlalchemy import create_engine, text
 
-from harness.server import Service, http
+from harness.server import Service, free_port, http
 from tests.support import console_script
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
@@ -18,6 +18,31 @@ def test_serve_migrates_and_answers_health(scratch_database_url, tmp_path):
         assert http("GET", service.origin + "/health") == (200, "ok")
         status, body = http("GET", service.origin + "/accounts")
         assert (status, body) == (401, {"error": "authentication required"})
+
+
+def test_only_bind_addr_set_the_web_app_calls_the_api_on_its_port(tmp_path):
+    """Issue 44: a newcomer who sets only BIND_ADDR (another port) got a web app calling
+    the API at the default port. API_ORIGIN, unset, follows BIND_ADDR, and serve says so."""
+    web = free_port()
+    service = Service(
+        f"sqlite:///{tmp_path / 'ledger.db'}",
+        tmp_path / "instance",
+        API_ORIGIN=None,
+        WEB_BIND_ADDR=f"127.0.0.1:{web}",
+        WEB_ORIGIN=f"http://localhost:{web}",
+    )
+    with service:
+        service.start()
+        status, config_js = http("GET", f"http://127.0.0.1:{web}/config.js")
+        log = service.log_text()
+    api = f"http://localhost:{service.port}"
+    assert status == 200
+    assert f'API_ORIGIN = "{api}"' in config_js
+    assert f"API_ORIGIN {api})" in log
+    assert (
+        f"API_ORIGIN is not set: {api}, from BIND_ADDR 127.0.0.1:{service.port} "
+        "(set API_ORIGIN when clients reach the API at another address)"
+    ) in log
 
 
 def test_default_database_is_sqlite_in_the_instance_folder(tmp_path):

@@ -6,7 +6,7 @@ import { test } from "node:test";
 
 import {
   ACCEPT, bulkActions, bulkWords, candidateWindow, candidateWords, changedLines, chosenAccount,
-  differenceWords, periodWords, previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine,
+  differenceWords, doneWords, periodWords, previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine,
   statusWord, suggestionWords, summaryWords, waitingCount,
 } from "../../app/web/static/js/bankfile.js";
 
@@ -160,4 +160,14 @@ test("the rule preview in words", () => {
   assert.equal(previewWords([{ statement_id: 1 }], 1), "It would file 1 waiting line now (in this statement):");
   assert.equal(previewWords([{ statement_id: 1 }, { statement_id: 1 }], 1), "It would file 2 waiting lines now, all in this statement:");
   assert.equal(previewWords([{ statement_id: 1 }, { statement_id: 2 }], 1), "It would file 2 waiting lines now (1 in this statement):");
+});
+
+test("what posting every suggested line did: each count with its own noun", () => {
+  // Issue 44: "posted 26 and matched 1 lines".
+  assert.equal(doneWords(26, 1), "Done: posted 26 lines and matched 1.");
+  assert.equal(doneWords(1, 3), "Done: posted 1 line and matched 3.");
+  assert.equal(doneWords(1, 0), "Done: posted 1 line.");
+  assert.equal(doneWords(2, 0), "Done: posted 2 lines.");
+  assert.equal(doneWords(0, 1), "Done: matched 1 line.");
+  assert.equal(doneWords(0, 4), "Done: matched 4 lines.");
 });

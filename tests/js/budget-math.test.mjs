@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { budgetMonths, parseBudgetCents, splitAnnual, sum } from "../../app/web/static/js/budget-math.js";
+import { budgetMonths, openingBudget, parseBudgetCents, splitAnnual, sum } from "../../app/web/static/js/budget-math.js";
 
 test("an annual figure splits with floor division, the first r months one more", () => {
   assert.deepEqual(splitAnnual(1205), [101, 101, 101, 101, 101, 100, 100, 100, 100, 100, 100, 100]);
@@ -70,4 +70,26 @@ test("the grid's totals per month and for the year, and the planned surplus", as
   assert.deepEqual(totals.surplus.slice(0, 2), [-100000, 10001]);
   assert.equal(totals.surplus[12], totals.income[12] - totals.expense[12]);
   assert.deepEqual(gridTotals([]).surplus, Array(13).fill(0));
+});
+
+test("the report opens on the budget whose year holds today, not next year's", () => {
+  const budget = (id, starts_on, approved = true) => ({ id, starts_on, approved_at: approved ? `${starts_on}T09:00:00Z` : null });
+  // As GET /budgets lists them: the newest start first.
+  const next = budget(3, "2027-01-01");
+  const draftThis = budget(2, "2026-01-01", false);
+  const thisYear = budget(1, "2026-01-01");
+  const last = budget(0, "2025-01-01");
+  const listed = [next, draftThis, thisYear, last];
+  // Issue 44: once next year's budget was approved the report opened on it, every actual 0.00.
+  assert.equal(openingBudget(listed, "2026-11-29"), thisYear); // approved before the draft of the same year
+  assert.equal(openingBudget([next, draftThis, last], "2026-11-29"), draftThis);
+  assert.equal(openingBudget(listed, "2026-12-31"), thisYear);
+  assert.equal(openingBudget(listed, "2027-01-01"), next);
+  // A year starting in July holds the next spring.
+  const july = budget(5, "2025-07-01");
+  assert.equal(openingBudget([next, july], "2026-06-30"), july);
+  // None holds today: the one that ended last, else the one that starts first.
+  assert.equal(openingBudget([next, last], "2026-05-01"), last);
+  assert.equal(openingBudget([budget(4, "2028-01-01"), next], "2026-05-01"), next);
+  assert.equal(openingBudget([], "2026-05-01"), null);
 });

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  closingBalance, confirmDuplicates, likeness, otherSide, references, repeatedLines, sameDescription, searchesFor, searchWord, suggestions, words,
+  closingBalance, likeness, looksLikeLine, otherSide, possibleDuplicates, references, repeatedLines, sameReference, searchesFor, searchWord, suggestions, words,
 } from "../../app/web/static/js/matching.js";
 
 const BANK = 1;
@@ -66,19 +66,40 @@ test("the closing balance is the newest line's, whichever way the statement runs
   assert.equal(closingBalance([{ occurred_on: null, balance: 5 }]), null);
 });
 
-test("a look-alike is a duplicate only when its description says the same", () => {
+test("a possible duplicate: the bank account's amount within 3 days, whatever the wording", () => {
   assert.deepEqual(references("SUBS ANN REF 4411-A"), ["4411"]);
-  assert.deepEqual(references("ab12cd x9 2025"), ["ab12cd", "2025"]);
-  // Another member's subscription: same date and amount, not the same line.
-  assert.equal(sameDescription("Subscription Ann Smith", "Subscription Bob Jones"), false);
-  assert.equal(sameDescription("Subscription Ann Smith", "Subscription Ann Jones"), false); // half the words alike is not enough
-  assert.equal(sameDescription("SUBSCRIPTION ANN SMITH", "Subscription ann  smith"), true);
-  // References decide when both carry one.
-  assert.equal(sameDescription("Subs Ann REF 4411", "subs Ann ref 4412"), false);
-  assert.equal(sameDescription("TRANSFER 99812 JONES", "Jones transfer ref 99812"), true);
-  const booked = new Map([[3, { description: "Subscription Bob Jones" }], [4, { description: "Subscription Ann Smith" }]]);
-  assert.deepEqual(confirmDuplicates("Subscription Ann Smith", [3, 4, 9], booked), [4, 9]);
-  assert.deepEqual(confirmDuplicates("x", undefined, booked), []);
+  assert.deepEqual(references("ab12cd x9 2025"), ["ab12cd"]); // a year is no reference
+  assert.deepEqual(references("Hall rent 2026-03-02"), []);
+  // Wording aside, only two different references tell two movements apart.
+  assert.equal(sameReference("ST MARYS HALL HIRE", "Hall rent"), true);
+  assert.equal(sameReference("Subscription Ann Smith", "Subscription Bob Jones"), true);
+  assert.equal(sameReference("Subs Ann REF 4411", "subs Ann ref 4412"), false);
+  assert.equal(sameReference("TRANSFER 99812 JONES", "Jones transfer ref 99812"), true);
+  assert.equal(sameReference("FEE REF 5521", "Bank charges"), true); // the stored one holds none
+
+  const booked = (id, occurred_on, description, ...entries) => ({ id, occurred_on, ...tx(description, ...entries) });
+  const hall = booked(11, "2026-03-04", "Hall rent", [BANK, -35000], [PRINTING, 35000]);
+  const fee = booked(10, "2026-03-01", "Bank charges", [BANK, -450], [SUBS, 450]);
+  const line = (occurred_on, description, cents) => ({ occurred_on, description, cents });
+  // The treasurer's 354.50 twice: other words, another other side, a day or three off.
+  assert.equal(looksLikeLine(line("2026-03-02", "ST MARYS PCC 0326", -35000), BANK, hall), true);
+  assert.equal(looksLikeLine(line("2026-03-04", "SERVICE CHARGE FEB", -450), String(BANK), fee), true);
+  assert.equal(looksLikeLine(line("2026-03-07", "ST MARYS PCC", -35000), BANK, hall), true); // 3 days
+  assert.equal(looksLikeLine(line("2026-03-08", "ST MARYS PCC", -35000), BANK, hall), false); // 4 days
+  assert.equal(looksLikeLine(line("2026-03-02", "ST MARYS PCC", 35000), BANK, hall), false); // money in, not out
+  assert.equal(looksLikeLine(line("2026-03-02", "ST MARYS PCC", -35000), 2, hall), false); // another bank account
+  assert.equal(looksLikeLine(line("2026-03-02", "HALL REF 7781", -35000), BANK,
+    booked(12, "2026-03-02", "Hall REF 7780", [BANK, -35000], [PRINTING, 35000])), false);
+  // The net amount on the bank account counts (a transfer between two entries of it nets).
+  assert.equal(looksLikeLine(line("2026-03-02", "x", -35000), BANK,
+    booked(13, "2026-03-02", "split", [BANK, -30000], [BANK, -5000], [PRINTING, 35000])), true);
+  assert.equal(looksLikeLine(line(null, "x", -35000), BANK, hall), false);
+
+  const books = new Map([hall, fee].map((t) => [t.id, t]));
+  assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", -35000), BANK, books), [11]);
+  // The server's look-alikes not read are kept; those read and refused are not.
+  assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", -35000), BANK, books, [11, 40, 10]), [11, 40]);
+  assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", -1), BANK, new Map(), undefined), []);
 });
 
 test("a line the file holds twice is flagged; two real purchases are not", () => {

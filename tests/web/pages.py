@@ -1,6 +1,7 @@
 """The page checks the browser tests of the sized views share (tests/web/conftest.py's
 `size` and `treasurer`): sign in and open a page (`sign_in`, `go`), a club's sample
-books (`seed`), nothing wider than the screen (`fits`, `OVERFLOW_JS`), every control
+books (`seed`), nothing wider than the screen (`fits`, `OVERFLOW_JS`), no date broken
+across lines (`dates_unbroken`, `BROKEN_DATES_JS`), every control
 big enough to tap (`all_big_enough`, issue 37's sizes) and the screenshots (`shot`:
 docs/screenshot-*.png with LEDGER_SCREENSHOTS=docs, otherwise build/screenshots/)."""
 
@@ -38,6 +39,33 @@ OVERFLOW_JS = """() => {
 def fits(page):
     offenders = page.evaluate(OVERFLOW_JS)
     assert offenders == [], f"{page.url}: wider than the viewport: {offenders}"
+
+
+# Every date (2026-03-01) in the page's visible text that is laid out on more than one
+# line: a phone broke "2026-11-29" at its hyphen (issue 44). Returns descriptions.
+BROKEN_DATES_JS = """() => {
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!el || !el.getClientRects().length) continue;
+    for (const m of node.textContent.matchAll(/\\d{4}-\\d\\d-\\d\\d/g)) {
+      const range = document.createRange();
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+      if (new Set(rects.map((r) => Math.round(r.top))).size > 1) {
+        found.push(`${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}: ${m[0]}`);
+      }
+    }
+  }
+  return found.slice(0, 10);
+}"""
+
+
+def dates_unbroken(page):
+    broken = page.evaluate(BROKEN_DATES_JS)
+    assert broken == [], f"{page.url}: dates broken across lines: {broken}"
 
 
 def shot(page, name, size):

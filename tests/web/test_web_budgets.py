@@ -9,6 +9,7 @@ build/screenshots/ (as tests/web/test_web_views.py).
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,25 @@ def test_create_fill_approve_and_compare_a_budget(treasurer, live, size):
     assert "expenses,Hall rent,Jan 2027,8.34,9.00,-0.66" in rows
     assert "income,Dues,Mar 2027,20.00,0.00,-20.00" in rows
     assert treasurer.errors == []
+
+
+def test_the_report_opens_on_this_years_budget_once_next_years_is_approved(treasurer, live, size):
+    """Issue 44: with next year's budget approved, the report opened on it, every actual
+    0.00; it opens on the budget whose year holds today (docs/web.md)."""
+    from app.services.ledger import budgets
+
+    seed(live)
+    year = date.today().year
+    with live.app.app_context():
+        made = {}
+        for when in (year, year + 1):
+            made[when] = budgets.create_budget(
+                {"name": f"Club budget {when}", "starts_on": f"{when}-01-01"}
+            )["id"]
+            budgets.approve_budget(made[when], "alice@example.com")
+        store.commit()
+    page = sign_in(treasurer, live, "/reports")
+    expect_text(page, "#budget-report-table caption", rf"^Club budget {year}: ")
+    assert page.locator("#bva-budget").input_value() == str(made[year])
+    expect_text(page, "#bva-span", r"^Showing year to date: ")
+    fits(page)

@@ -76,7 +76,8 @@ def test_history_pages_filters_and_fits_a_phone(live, person):
         "alice@example.com · with a token · using Ledger command line"
     )
     expect(newest.locator(".event-what")).to_have_text("2026-03-03 · Dues from Cy · 30.00")
-    expect(newest.locator(".event-entries li")).to_have_text(["Bank: 30.00", "Dues: -30.00"])
+    # Signed as the reports sign them: the dues (income) grew by 30.00 (issue 44).
+    expect(newest.locator(".event-entries li")).to_have_text(["Bank: 30.00", "Dues: 30.00"])
     expect_text(page, "#history-head", r"^Newest change #6, fingerprint [0-9a-f]{16}…$")
 
     page.click("#history-more")  # the next page, appended below
@@ -189,3 +190,77 @@ def test_history_names_the_books_currency_set(live, person):
     page.select_option("#history-action", "books.currency_set")
     page.click("#history-filter button[type=submit]")
     expect(page.locator("#events > li")).to_have_count(2)
+
+
+def test_every_event_reads_in_words_with_the_reports_signs(live, person):
+    """Issue 44: statement uploads, deletions and rules showed raw event names, and
+    income a minus sign. Each event here reads as words (the phrases of every action
+    are checked by tests/js/history-words.test.mjs), each entry signed as the reports
+    sign it: income positive when it grows, expenses positive."""
+    from app.services.banking import rules, statements
+    from app.services.ledger import accounts, transactions
+    from tests.web.bank_files import ofx
+
+    live.add_user()
+    with live.app.app_context():
+        ids = {
+            name: accounts.create_account(name, kind)["id"]
+            for name, kind in (("Bank", "asset"), ("Dues", "income"), ("Hall", "expense"))
+        }
+        for day, text, account, cents in (
+            ("2026-03-01", "Dues from Ann", "Dues", -2000),
+            ("2026-03-02", "Dues refund to Bo", "Dues", 500),
+            ("2026-03-03", "Hall rent", "Hall", 35000),
+        ):
+            transactions.record_transaction(
+                day,
+                text,
+                [
+                    {"account_id": ids[account], "amount_cents": cents},
+                    {"account_id": ids["Bank"], "amount_cents": -cents},
+                ],
+                created_by=None,
+            )
+        store.commit()
+        line = {"booked_on": "2026-03-04", "amount_cents": -700, "bank_ref": "R3"}
+        data = ofx([line | {"payee": "Gym", "memo": "March"}])
+        sid = store.run_unit(statements.upload, ids["Bank"], data, None, None)["id"]
+        store.run_unit(statements.remove, sid)
+        rule = {"name": "Hall hire", "counter_account_id": ids["Hall"]}
+        rule_id = store.run_unit(
+            rules.create_rule, rule | {"conditions": {"payee_contains": "st marys"}}
+        )["id"]
+        store.run_unit(rules.update_rule, rule_id, {"description": "Hall rent"})
+        store.run_unit(rules.delete_rule, rule_id)
+    page = person.page
+    page.goto(live.web + "/")
+    person.first_sign_in()
+    page.wait_for_url(live.web + "/")
+    page.goto(live.web + "/history")
+    page.wait_for_selector("body[data-ready=true]")
+    events = page.locator("#events > li")
+    expect(events.locator(".event-action")).to_have_text(
+        [
+            "Filing rule deleted",
+            "Filing rule changed",
+            "Filing rule created",
+            "Bank statement deleted",
+            "Bank statement uploaded",
+            *["Transaction recorded"] * 3,
+            *["Account created"] * 3,
+        ]
+    )
+    expect(page.locator("li[data-action='statement.deleted'] .event-what")).to_have_text(
+        f"Statement {sid} of Bank · ofx · 1 line"
+    )
+    expect(page.locator("li[data-action='rule.created'] .event-what")).to_have_text(
+        "Hall hire → Hall"
+    )
+    posted = page.locator("li[data-action='transaction.posted']")
+    expect(posted.nth(0).locator(".event-entries li")).to_have_text(
+        ["Hall: 350.00", "Bank: -350.00"]
+    )
+    expect(posted.nth(1).locator(".event-entries li")).to_have_text(
+        ["Dues: -5.00", "Bank: -5.00"]  # a refund: the dues shrank
+    )
+    expect(posted.nth(2).locator(".event-entries li")).to_have_text(["Dues: 20.00", "Bank: 20.00"])

@@ -7,6 +7,7 @@ CI / LEDGER_REQUIRE_BROWSER, where `.ci/run` installs node and a skip would hide
 a gap, so it fails instead.
 """
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -33,3 +34,16 @@ def test_javascript_rules_pass_under_node():
     # The runner really ran the cases (an empty run also exits 0).
     passed = next(int(line.split()[2]) for line in summary if line.startswith("# pass"))
     assert passed >= 60, summary
+
+
+def test_the_history_pages_list_of_actions_is_the_services():
+    """tests/js/history-words.test.mjs checks a phrase for every action of
+    tests/js/audit-actions.json; this keeps that file equal to the service's ACTIONS
+    (an action added there without words on the History page fails here)."""
+    from app.services.ledger.audit.objects import ACTIONS
+
+    listed = json.loads((JS_TESTS / "audit-actions.json").read_text())
+    assert listed == list(ACTIONS), (
+        "copy ACTIONS to tests/js/audit-actions.json and give each new action its words "
+        "in app/web/static/js/history-words.js"
+    )

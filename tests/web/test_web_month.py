@@ -200,11 +200,13 @@ def test_changing_a_lines_other_side_checks_it_again(treasurer, live, size):
     assert hall.locator("input.line-include").is_disabled()
     hall.locator("select.line-counter").select_option(label="Printing")
     expect(hall.locator("input.line-include")).to_be_checked()
-    # The duplicate booked to another account is a different line: no longer flagged.
+    # The duplicate is the bank's movement whatever its other side: still flagged
+    # (and still left out) when booked to another account, checked afresh each time.
     dup = page.locator("tr[data-line='2']")
     dup.locator("select.line-counter").select_option(label="Printing")
-    expect(page.locator("#preview-table tr.duplicate")).to_have_count(0)
-    expect(dup.locator("input.line-include")).to_be_checked()
+    expect(page.locator("#preview-table tr.duplicate")).to_have_count(1)
+    expect(dup.locator("input.line-include")).not_to_be_checked()
+    dup.locator("input.line-include").check()
     dup.locator("select.line-counter").select_option(label="Subscriptions")
     expect(page.locator("#preview-table tr.duplicate")).to_have_count(1)
     expect(dup.locator("input.line-include")).not_to_be_checked()
@@ -220,6 +222,45 @@ def test_changing_a_lines_other_side_checks_it_again(treasurer, live, size):
         "type the statement's closing balance" in page.locator("#reconcile-offer-text").inner_text()
     )
     assert "closing=" not in page.locator("#reconcile-link").get_attribute("href")
+
+
+def test_a_line_already_booked_in_other_words_is_flagged_and_left_out(treasurer, live, size):
+    """Issue 44: a hall rent and a bank fee already in the books, typed by hand in other
+    words and booked to other accounts, came back ticked (354.50 twice)."""
+    ids = club_books(live)
+    with live.app.app_context():
+        record(ids, "2026-03-03", "Hall rent", ("Bank", -35000), ("Printing", 35000))
+        record(ids, "2026-03-01", "Bank charges", ("Bank", -450), ("Subscriptions", 450))
+        # The same amount with its own bank reference: another movement.
+        record(ids, "2026-03-05", "Transfer REF 7780", ("Bank", -1000), ("Printing", 1000))
+        store.commit()
+    page = sign_in(treasurer, live, "/import")
+    choose_file(
+        page,
+        [
+            ["Date", "Details", "Amount"],
+            ["2026-03-02", "ST MARYS PCC 0326", "-350.00"],  # the hall rent, a day off
+            ["2026-03-04", "SERVICE CHARGE FEB", "-4.50"],  # the fee, three days off
+            ["2026-03-05", "TRANSFER REF 7781", "-10.00"],  # another reference: new
+            ["2026-03-10", "SERVICE CHARGE MAR", "-4.50"],  # a week later: new
+        ],
+    )
+    preview(page, live)
+    expect(page.locator("#preview-table tr.duplicate")).to_have_count(2)
+    for line in ("2", "3"):
+        row = page.locator(f"tr[data-line='{line}']")
+        expect(row).to_have_class("duplicate")
+        expect(row).to_contain_text("Possible duplicate of a transaction already in the books")
+        expect(row.locator("input.line-include")).not_to_be_checked()
+    for line in ("4", "5"):
+        expect(page.locator(f"tr[data-line='{line}'] input.line-include")).to_be_checked()
+    expect_text(page, "#preview-summary", r"^4 lines: 2 ticked to import, 2 possible duplicates")
+    fits(page)
+    before = stored(live)
+    page.click("#import-submit")
+    expect_text(page, "#import-message", r"^Imported 2 transactions; 2 lines left out\.")
+    added = [tx[:2] for tx in stored(live) if tx not in before]
+    assert added == [("2026-03-05", "TRANSFER REF 7781"), ("2026-03-10", "SERVICE CHARGE MAR")]
 
 
 def bank_month(live):

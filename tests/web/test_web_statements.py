@@ -309,6 +309,8 @@ def test_one_line_at_a_time_rule_from_a_line_and_the_difference(treasurer, live,
     page.locator("#lines > li[data-line='4'] select").select_option(str(ids["Dues"]))
     expect_text(page, "#post-suggested", r"^Post 3 suggested lines and match 1$")
     page.click("#post-suggested")
+    # Each count with its own noun (issue 44: "posted 3 and matched 1 lines").
+    expect_text(page, "#statement-message", r"^Done: posted 3 lines and matched 1\.$")
     expect_text(page, "#statement-counts", r"^6 lines: 4 posted, 1 matched, 1 ignored\.$")
     expect(page.locator("#lines > li[data-line='5'] .badge")).to_have_text("Matched")
     # The books now differ from the bank by the ignored line: said plainly, with the register.

@@ -211,3 +211,12 @@ export function previewWords(matches, statementId) {
   const where = here === n ? (n === 1 ? " (in this statement)" : ", all in this statement") : ` (${here} in this statement)`;
   return `It would file ${n} waiting line${n === 1 ? "" : "s"} now${where}:`;
 }
+
+// What "post every suggested line" did, in words, each count with its own noun:
+// "Done: posted 26 lines and matched 1." / "Done: matched 1 line."
+export function doneWords(posted, matched) {
+  const lines = (n) => `${n} line${n === 1 ? "" : "s"}`;
+  if (posted && matched) return `Done: posted ${lines(posted)} and matched ${matched}.`;
+  if (posted) return `Done: posted ${lines(posted)}.`;
+  return `Done: matched ${lines(matched)}.`;
+}

@@ -84,6 +84,27 @@ export function budgetSpans(startsOn, today) {
   };
 }
 
+// The budget the report opens on, for `today` ("YYYY-MM-DD"), from `budgets` as GET
+// /budgets lists them (newest start first): the one whose twelve months hold today;
+// when none does, the one that ended last (its actuals are complete), and when every
+// budget lies ahead, the one that starts first. Among budgets of the same twelve
+// months an approved one before a draft, then the list's order. → a budget, or null.
+export function openingBudget(budgets, today) {
+  const day = (iso) => Date.parse(`${iso}T00:00:00Z`) / 86400000;
+  const now = day(today);
+  // [0] holds today, [1, days since it ended] ended, [2, days until it starts] ahead.
+  const distance = (b) => {
+    const months = budgetMonths(b.starts_on);
+    const first = day(months[0].from);
+    const last = day(months[11].to);
+    if (first <= now && now <= last) return [0, 0];
+    return last < now ? [1, now - last] : [2, first - now];
+  };
+  const ranked = budgets.map((b, i) => ({ b, key: [...distance(b), b.approved_at ? 0 : 1, i] }));
+  ranked.sort((x, y) => x.key.reduce((found, k, n) => found || k - y.key[n], 0));
+  return ranked[0]?.b ?? null;
+}
+
 // Which span (key) from..to is, or null; the year to date before the others when
 // two coincide (in the first month, say), since it is the one the report opens on.
 export function spanOf(from, to, spans) {

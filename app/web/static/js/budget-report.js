@@ -3,8 +3,8 @@
 // shown as the API gives it (variance positive = better than plan), a chart per
 // account and month, and a CSV of every figure. Mounted by pages/reports.js.
 import { api, orSignIn } from "./api.js";
-import { budgetMonths, budgetSpans, SPANS, spanOf } from "./budget-math.js";
-import { byId, h, say, today } from "./dom.js";
+import { budgetMonths, budgetSpans, openingBudget, SPANS, spanOf } from "./budget-math.js";
+import { byId, h, keepDates, say, today } from "./dom.js";
 import { saveBlob, toCsv } from "./download.js";
 import { formatCents } from "./money.js";
 import { words } from "./vocab.js";
@@ -76,7 +76,7 @@ function renderTable(report) {
   const incomeVariance = report.total_income_cents - report.total_income_budget_cents;
   const expensesVariance = report.total_expenses_budget_cents - report.total_expenses_cents;
   byId("bva-table").replaceChildren(h("table", { class: "report", id: "budget-report-table" },
-    h("caption", {}, `${report.budget.name}: ${report.from} to ${report.to}`),
+    h("caption", {}, keepDates(`${report.budget.name}: ${report.from} to ${report.to}`)),
     h("thead", {}, h("tr", {}, h("th", {}, "Account"), h("th", { class: "num" }, "Budget"),
       h("th", { class: "num" }, "Actual"), h("th", { class: "num" }, "Variance"))),
     h("tbody", {},
@@ -217,11 +217,10 @@ export async function mountBudgetReport(section, style) {
     byId("bva-intro").replaceChildren("No budgets yet: plan one on the ", h("a", { href: "/budgets" }, "Budgets page"), ".");
     return;
   }
-  byId("bva-budget").replaceChildren(...state.budgets.map((b, i) =>
-    h("option", { value: b.id, selected: i === 0 }, `${b.name}${b.approved_at ? "" : " (draft)"}`)));
-  // Start with the newest approved budget, when there is one.
-  const approved = state.budgets.find((b) => b.approved_at);
-  if (approved) byId("bva-budget").value = String(approved.id);
+  // Start with the budget whose year holds today, an approved one first (budget-math.js).
+  const opening = openingBudget(state.budgets, today());
+  byId("bva-budget").replaceChildren(...state.budgets.map((b) =>
+    h("option", { value: b.id, selected: b === opening }, `${b.name}${b.approved_at ? "" : " (draft)"}`)));
   fillMonths();
   byId("bva-budget").addEventListener("change", fillMonths);
   byId("bva-form").addEventListener("submit", (e) => { e.preventDefault(); markSpan(); compare(); });

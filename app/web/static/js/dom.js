@@ -70,6 +70,13 @@ export function today() {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }
 
+// Text with each date in it (2026-03-01) kept on one line: the dates as span.date,
+// which never wraps (app.css), the rest as text. The text itself is unchanged.
+export function keepDates(text) {
+  return String(text ?? "").split(/(\d{4}-\d\d-\d\d)/).filter((part) => part !== "")
+    .map((part) => (/^\d{4}-\d\d-\d\d$/.test(part) ? h("span", { class: "date" }, part) : part));
+}
+
 export function formatWhen(iso) {
   if (!iso) return "never";
   const d = new Date(iso);

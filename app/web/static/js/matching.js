@@ -99,40 +99,57 @@ export function closingBalance(lines) {
   };
 }
 
-// --- possible duplicates: the same line, not only the same date and amount ---------
+// --- possible duplicates: a transaction of the bank account already there -------
 //
-// The server's look-alikes (possible_duplicates) share the date (within 3 days), the
-// accounts and the amount, nothing more: a new member's subscription looked like
-// another member's. A look-alike is kept only when its description says the same as
-// the line: the bank's reference when both carry one, else the same words.
+// A line may already be in the books typed by hand in other words ("Hall rent" for
+// "ST MARYS HALL 0326") and booked to another other side: a transaction of the bank
+// account dated at most DUPLICATE_DAYS before or after the line, with the line's amount
+// on the bank account, is a possible duplicate whatever its wording. Only a bank
+// reference tells two such movements apart: when both descriptions carry one and they
+// share none (two transfers of one amount, each with its own reference), it is not.
+
+export const DUPLICATE_DAYS = 3;
+const MAX_DUPLICATES = 5; // as many ids as the server's look-alikes name at most
 
 // The bank's references in a text: its tokens of 4 characters or more holding a
-// digit, lower case ("SUBS ANN REF 4411-A" → ["4411"]; "ab12cd" → ["ab12cd"]).
+// digit, lower case ("SUBS ANN REF 4411-A" → ["4411"]; "ab12cd" → ["ab12cd"]). A year
+// (1900 to 2199: "Hall rent 2026", a date's year) is no reference.
 export function references(text) {
   return (text ?? "")
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((token) => token.length >= 4 && /\p{N}/u.test(token));
+    .filter((token) => token.length >= 4 && /\p{N}/u.test(token) && !/^(19|20|21)\d\d$/u.test(token));
 }
 
-// Does a stored transaction's description say the same as a statement line's? Both
-// with references: one in common. Otherwise: the same words (case, digits and
-// punctuation aside), so "Subscription Ann Smith" is not "Subscription Bob Jones".
-export function sameDescription(lineText, storedText) {
+// Could a stored transaction's description be the same bank movement as a statement
+// line's? Yes unless both carry references and they have none in common.
+export function sameReference(lineText, storedText) {
   const mine = references(lineText);
   const theirs = new Set(references(storedText));
-  if (mine.length && theirs.size) return mine.some((ref) => theirs.has(ref));
-  return likeness(lineText, storedText) === 1;
+  return !(mine.length && theirs.size) || mine.some((ref) => theirs.has(ref));
 }
 
-// The look-alike ids the server found for a line, kept only when the transaction's
-// description says the same (booked: Map id → transaction). An id whose transaction
-// was not read is kept: it cannot be told apart.
-export function confirmDuplicates(description, ids, booked) {
-  return (ids ?? []).filter((id) => {
-    const tx = booked.get(id);
-    return tx === undefined || sameDescription(description, tx.description);
-  });
+const dayNumber = (day) => Date.parse(`${day}T00:00:00Z`) / 86400000;
+
+// Does the stored transaction `tx` look like the statement line (date within
+// DUPLICATE_DAYS, the line's cents as its net amount on the bank account, no other
+// reference)?
+export function looksLikeLine(line, bank, tx) {
+  if (!line.occurred_on || !tx.occurred_on) return false;
+  if (Math.abs(dayNumber(line.occurred_on) - dayNumber(tx.occurred_on)) > DUPLICATE_DAYS) return false;
+  const onBank = (tx.entries ?? []).filter((e) => e.account_id === Number(bank));
+  if (!onBank.length || onBank.reduce((sum, e) => sum + e.amount_cents, 0) !== line.cents) return false;
+  return sameReference(line.description, tx.description);
+}
+
+// The possible duplicates of a line among `booked` (Map id → transaction: the bank
+// account's transactions around the lines, newest first), with the server's
+// look-alike ids (`serverIds`) that were not read kept as they are: they cannot be
+// told apart. At most MAX_DUPLICATES ids.
+export function possibleDuplicates(line, bank, booked, serverIds = []) {
+  const ids = [...booked.values()].filter((tx) => looksLikeLine(line, bank, tx)).map((tx) => tx.id);
+  for (const id of serverIds ?? []) if (!booked.has(id) && !ids.includes(id)) ids.push(id);
+  return ids.slice(0, MAX_DUPLICATES);
 }
 
 // Lines that repeat an earlier line of the same file exactly (the date, the amount,

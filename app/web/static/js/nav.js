@@ -45,6 +45,6 @@ export function renderNav(active, email) {
     here ? h("span", { class: "here" }, here[1]) : null,
     menu,
     h("nav", { "aria-label": "Views", id: "nav-views" }, VIEWS.map(([href, label, key]) => link(href, label, key))),
-    h("span", { class: "who" }, email ? h("span", { id: "who" }, email) : null, signOut),
+    h("span", { class: "who" }, email ? h("span", { id: "who", title: email }, email) : null, signOut),
   ].filter(Boolean));
 }

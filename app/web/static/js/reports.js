@@ -1,7 +1,7 @@
 // Income statement and balance sheet, shown exactly as the API gives them
 // (reports are already sign-adjusted, README "A short tour"; never flip a sign here).
 import { barChart } from "./chart.js";
-import { h } from "./dom.js";
+import { h, keepDates } from "./dom.js";
 import { formatCents } from "./money.js";
 import { words } from "./vocab.js";
 
@@ -18,7 +18,7 @@ export function renderIncomeStatement(target, chartTarget, report, style, { onAc
   const w = words(style);
   target.replaceChildren(
     h("table", { class: "report", id: "income-statement-table" },
-      h("caption", {}, `${w.incomeStatement}, ${report.from ?? "start"} to ${report.to ?? "today"}`),
+      h("caption", {}, keepDates(`${w.incomeStatement}, ${report.from ?? "start"} to ${report.to ?? "today"}`)),
       h("tbody", {},
         heading(w.income), lines(report.income, onAccount), total(w.totalIncome, report.total_income_cents),
         heading(w.expenses), lines(report.expenses, onAccount), total(w.totalExpenses, report.total_expenses_cents),
@@ -35,7 +35,7 @@ export function renderBalanceSheet(target, chartTarget, report, style, { onAccou
   const w = words(style);
   target.replaceChildren(
     h("table", { class: "report", id: "balance-sheet-table" },
-      h("caption", {}, `${w.balanceSheet} as of ${report.as_of}`),
+      h("caption", {}, keepDates(`${w.balanceSheet} as of ${report.as_of}`)),
       h("tbody", {},
         heading(w.assets), lines(report.assets, onAccount), total(w.totalAssets, report.total_assets_cents),
         heading(w.liabilities), lines(report.liabilities, onAccount), total(w.totalLiabilities, report.total_liabilities_cents),

@@ -5,43 +5,16 @@
 // and with which application (the OAuth client's name, and for a third-party client
 // its id or its document's host: clients.js), as the API recorded it. A
 // correction (a posting with `replaces`, then the original's deletion) reads as one
-// line: "60.98 → 61.00".
+// line: "60.98 → 61.00". Each action's phrase, and each entry's amount signed as the
+// reports sign it, come from history-words.js.
 import { api, orSignIn, requireSession } from "../api.js";
 import { clientLabel } from "../clients.js";
-import { busy, byId, clearMessagesOnAction, h, say } from "../dom.js";
+import { busy, byId, clearMessagesOnAction, h, keepDates, say } from "../dom.js";
 import { formatSize } from "../documents.js";
+import { ACTION_WORDS, actionWords, reportCents } from "../history-words.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
 
-const ACTIONS = {
-  "transaction.posted": "Transaction recorded",
-  "transaction.imported": "Transaction imported",
-  "transaction.deleted": "Transaction deleted",
-  "account.created": "Account created",
-  "account.renamed": "Account renamed",
-  "account.archived": "Account archived",
-  "account.unarchived": "Account restored",
-  "entries.cleared": "Entries cleared",
-  "entries.reconciled": "Account reconciled",
-  "books.locked": "Lock date set",
-  "settings.changed": "Settings changed",
-  "books.currency_set": "Currency set",
-  "budget.created": "Budget created",
-  "budget.changed": "Budget changed",
-  "budget.approved": "Budget approved",
-  "budget.deleted": "Budget deleted",
-  "document.uploaded": "Receipt attached",
-  "document.moved": "Receipt moved",
-  "document.deleted": "Receipt removed",
-  "statement.uploaded": "Bank statement uploaded",
-  "statement.deleted": "Bank statement deleted",
-  "statement_line.posted": "Bank line posted",
-  "statement_line.matched": "Bank line matched",
-  "statement_line.ignored": "Bank line ignored",
-  "rule.created": "Filing rule created",
-  "rule.changed": "Filing rule changed",
-  "rule.deleted": "Filing rule deleted",
-};
 const VIA = {
   web: "in the web app",
   api: "with a token",
@@ -57,7 +30,7 @@ const SCAN_PAGES = 20; // one transaction's history: at most 20 pages of 500 cha
 const message = byId("history-message");
 
 function account(id) {
-  const name = state.accounts.get(id);
+  const name = state.accounts.get(id)?.name;
   return name ? name : `account ${id}`;
 }
 
@@ -74,7 +47,8 @@ const changed = (before, after) => (before === after ? after : `${before} → ${
 
 function entryList(tx) {
   return h("ul", { class: "event-entries" },
-    ...tx.entries.map((e) => h("li", {}, `${account(e.account_id)}: ${formatCents(e.amount_cents)}`)));
+    ...tx.entries.map((e) => h("li", {},
+      `${account(e.account_id)}: ${formatCents(reportCents(e.amount_cents, state.accounts.get(e.account_id)?.kind))}`)));
 }
 
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
@@ -146,7 +120,7 @@ function summary(event, original = null) {
       what += ` · replaces transaction ${o.replaces}`;
     }
     return [
-      h("span", { class: "event-what" }, what),
+      h("span", { class: "event-what" }, keepDates(what)),
       entryList(tx),
       h("span", { class: "event-link hint" }, `Transaction ${tx.id} · `, historyLink(tx.id)),
       // An adjustment (docs/ledger.md, "Corrections of reconciled transactions").
@@ -211,8 +185,8 @@ function row(event, original = null) {
   return h("li", { "data-seq": event.seq, "data-action": event.action, class: corrected ? "correction" : "" },
     h("span", { class: "event-head" },
       h("span", { class: "event-action" }, corrected ? "Transaction corrected"
-        : event.object?.adjusts ? "Adjustment recorded" : ACTIONS[event.action] || event.action),
-      h("span", { class: "hint" }, `${seqs} · ${formatWhen(event.at)}`)),
+        : event.object?.adjusts ? "Adjustment recorded" : actionWords(event.action)),
+      h("span", { class: "hint" }, keepDates(`${seqs} · ${formatWhen(event.at)}`))),
     h("span", { class: "event-who hint" }, who),
     summary(event, original?.object?.transaction ?? null));
 }
@@ -266,10 +240,10 @@ async function start() {
   renderNav("history", me.email);
   clearMessagesOnAction(document.querySelector("main"));
   const select = byId("history-action");
-  select.append(...Object.entries(ACTIONS).map(([value, label]) => h("option", { value }, label)));
+  select.append(...Object.entries(ACTION_WORDS).map(([value, label]) => h("option", { value }, label)));
   try {
     const accounts = await orSignIn(api("/accounts"));
-    state.accounts = new Map(accounts.map((a) => [a.id, a.name]));
+    state.accounts = new Map(accounts.map((a) => [a.id, a]));
     const head = await orSignIn(api("/audit/head"));
     byId("history-head").textContent = head.seq
       ? `Newest change #${head.seq}, fingerprint ${head.hash.slice(0, 16)}…`
@@ -290,7 +264,7 @@ async function start() {
   });
   byId("history-more").addEventListener("click", () => busy(byId("history-more"), () => loadPage(false)));
   const wanted = params.get("action");
-  if (wanted && wanted in ACTIONS) select.value = wanted;
+  if (wanted && Object.hasOwn(ACTION_WORDS, wanted)) select.value = wanted;
   const one = Number(params.get("transaction"));
   if (Number.isSafeInteger(one) && one > 0) await loadTransaction(one);
   else await loadPage(true);

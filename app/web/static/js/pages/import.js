@@ -2,16 +2,16 @@
 // choice per line (docs/web.md, "Import"):
 // - the other side of each line, filled in from how a similar description was
 //   booked before (matching.js; a bounded number of GET /transactions requests);
-// - a preview (POST /import with dry_run) of every line as it will be posted, so a
-//   possible duplicate is found against the whole line, checked again when a line's
-//   other side changes;
+// - a preview (POST /import with dry_run) of every line as it will be posted: its
+//   problem, checked again when its other side changes; a possible duplicate is a transaction of the bank account with the
+//   line's amount within 3 days, whatever its wording (matching.js);
 // - only ticked lines are imported, and a flagged duplicate starts unticked;
 // - afterwards, the statement's closing balance is offered for reconciling.
 import { api, orSignIn, requireSession } from "../api.js";
 import { busy, byId, h, say } from "../dom.js";
 import { CsvError, guessMapping, lineTransaction, parseCsv, statementLines } from "../csv.js";
 import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
-import { closingBalance, confirmDuplicates, repeatedLines, searchesFor, suggestions } from "../matching.js";
+import { closingBalance, DUPLICATE_DAYS, possibleDuplicates, repeatedLines, searchesFor, suggestions } from "../matching.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
 
@@ -140,22 +140,24 @@ async function suggestCounters(lines, bank) {
 
 const ready = (line) => !line.error && line.counter;
 
-// The bank account's transactions around the lines the server flagged (one request
-// for the flagged lines' dates, 3 days either side): Map id → transaction, so that a
-// look-alike is kept only when its description says the same (matching.js).
-async function flaggedTransactions(lines, rows) {
-  const days = lines.filter((_, i) => (rows[i]?.possible_duplicates ?? []).length).map((line) => line.occurred_on).sort();
+// The bank account's transactions around the lines (one request for the lines' dates,
+// DUPLICATE_DAYS either side): Map id → transaction, newest first, against which each
+// line's possible duplicates are found (matching.js). A failed read leaves the
+// server's look-alikes only.
+async function bankTransactions(lines) {
+  const days = lines.map((line) => line.occurred_on).filter(Boolean).sort();
   if (!days.length) return new Map();
   const shift = (day, n) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86400000).toISOString().slice(0, 10);
   const found = await orSignIn(api("/transactions", {
-    query: { account_id: state.bank, from: shift(days[0], -3), to: shift(days.at(-1), 3) },
+    query: { account_id: state.bank, from: shift(days[0], -DUPLICATE_DAYS), to: shift(days.at(-1), DUPLICATE_DAYS) },
   })).catch(() => []);
   return new Map((Array.isArray(found) ? found : []).map((tx) => [tx.id, tx]));
 }
 
 // POST /import dry_run with every line that has its other side: each answer row
-// gives that line's problem and possible duplicates (kept when the description says
-// the same). A newly flagged duplicate is unticked unless the person ticked it after
+// gives that line's problem; its possible duplicates are the bank account's
+// transactions of its amount within 3 days, whatever their wording and other side,
+// unless another bank reference tells them apart (matching.js). A newly flagged duplicate is unticked unless the person ticked it after
 // it was flagged.
 async function check() {
   const sent = state.lines.filter(ready);
@@ -169,7 +171,7 @@ async function check() {
   }
   if (asked !== state.checking) return; // a later check is on its way
   const rows = answer.rows ?? [];
-  const booked = await flaggedTransactions(sent, rows);
+  const booked = await bankTransactions(sent);
   if (asked !== state.checking) return;
   for (const line of state.lines) {
     line.problem = null;
@@ -179,7 +181,7 @@ async function check() {
     const row = rows[i] ?? {};
     line.problem = row.error ? row.error.replace(/^row \d+: /, "") : null;
     const was = line.duplicates.join();
-    line.duplicates = confirmDuplicates(line.description, row.possible_duplicates, booked);
+    line.duplicates = possibleDuplicates(line, state.bank, booked, row.possible_duplicates);
     if (line.duplicates.join() !== was && !line.chosen) line.include = line.duplicates.length === 0 && line.repeatOf === null;
   });
   renderPreview();
@@ -232,7 +234,7 @@ function renderPreview() {
     return h("tr", { "data-line": line.line, class: problem ? "invalid" : flagged ? "duplicate" : "" },
       h("td", { "data-label": "Import" }, box),
       h("td", { "data-label": "Line" }, String(line.line)),
-      h("td", { "data-label": "Date" }, line.occurred_on ?? ""),
+      h("td", { class: "date", "data-label": "Date" }, line.occurred_on ?? ""),
       h("td", { "data-label": "Description" }, h("span", {}, line.description)),
       h("td", { class: "num", "data-label": "Amount" }, line.cents === null ? "" : formatCents(line.cents)),
       h("td", { "data-label": "Other side" }, counter),

@@ -163,7 +163,7 @@ function lineRow(tx, account) {
     .filter((e) => e.account_id === account.id)
     .reduce((sum, e) => sum + e.amount_cents, 0);
   return { cents, row: h("tr", { "data-id": tx.id },
-    h("td", { "data-label": "Date" }, tx.occurred_on),
+    h("td", { class: "date", "data-label": "Date" }, tx.occurred_on),
     h("td", { "data-label": "Description" }, h("span", {}, tx.description)),
     h("td", { class: "num", "data-label": "Amount" }, formatCents(cents))) };
 }

@@ -3,14 +3,14 @@
 // all of them in one request), match or ignore, make a rule from a line, and
 // reconcile with the statement's closing balance. The rules are static/js/bankfile.js.
 import { api, ApiError, orSignIn, requireSession } from "../api.js";
-import { busy, byId, clearMessagesOnAction, formatWhen, h, say } from "../dom.js";
+import { busy, byId, clearMessagesOnAction, formatWhen, h, keepDates, say } from "../dom.js";
 import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
 import { saveBlob } from "../download.js";
 import {
   ACCEPT, bulkActions, bulkWords, candidateWindow, candidateWords, changedLines, chosenAccount,
-  differenceWords, periodWords, previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine,
+  differenceWords, doneWords, periodWords, previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine,
   STATUS, statusWord, suggestionWords, summaryWords,
 } from "../bankfile.js";
 
@@ -189,7 +189,7 @@ function renderHead() {
 function renderFacts() {
   const s = state.statement;
   const period = periodWords(s);
-  byId("statement-title").textContent = `${account().name}: statement${period ? ` ${period}` : ""}`;
+  byId("statement-title").replaceChildren(...keepDates(`${account().name}: statement${period ? ` ${period}` : ""}`));
   const facts = [
     `${FORMATS[s.format] ?? s.format} file`,
     s.bank_account ? `account ${s.bank_account}` : null,
@@ -309,8 +309,7 @@ byId("post-suggested").addEventListener("click", async (event) => {
   if (bulk.lines.length === 0) return;
   await busy(event.currentTarget, async () => {
     if (await act(bulk.lines)) {
-      const parts = [bulk.post ? `posted ${bulk.post}` : null, bulk.match ? `matched ${bulk.match}` : null].filter(Boolean);
-      say(message(), `Done: ${parts.join(" and ")} line${bulk.post + bulk.match === 1 ? "" : "s"}.`, "info");
+      say(message(), doneWords(bulk.post, bulk.match), "info");
     }
   });
   renderHead();
