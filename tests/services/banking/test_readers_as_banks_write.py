@@ -159,3 +159,175 @@ def test_zeros_beyond_the_second_decimal_are_read_in_each_format():
 def test_a_non_zero_digit_beyond_the_second_decimal_is_still_refused(data):
     with pytest.raises(StatementFormatError, match="more than two decimals"):
         read(data.encode())
+
+
+# --- OFX: every BANKTRANLIST, elements left unclosed, empty elements ------------------
+
+OFX1_HEADER = """OFXHEADER:100
+DATA:OFXSGML
+VERSION:102
+SECURITY:NONE
+ENCODING:USASCII
+CHARSET:1252
+COMPRESSION:NONE
+OLDFILEUID:NONE
+NEWFILEUID:NONE
+
+"""
+
+# One statement whose lines come in two BANKTRANLIST (a bank listing posted lines by
+# month): one line in the first, three in the second.
+OFX_TWO_TRANLISTS = (
+    OFX1_HEADER
+    + """<OFX>
+<SIGNONMSGSRSV1><SONRS><STATUS><CODE>0<SEVERITY>INFO</STATUS><DTSERVER>20230302
+<LANGUAGE>ENG</SONRS></SIGNONMSGSRSV1>
+<BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS>
+<STMTRS><CURDEF>EUR
+<BANKACCTFROM><BANKID>30003<ACCTID>00020123456<ACCTTYPE>CHECKING</BANKACCTFROM>
+<BANKTRANLIST><DTSTART>20230101<DTEND>20230131
+<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20230128<TRNAMT>-42.00<FITID>2023012800001
+<NAME>EDF CLIENTS PARTICULIERS<MEMO>PRLV SEPA
+</STMTTRN>
+</BANKTRANLIST>
+<BANKTRANLIST><DTSTART>20230201<DTEND>20230228
+<STMTTRN><TRNTYPE>CREDIT<DTPOSTED>20230201<TRNAMT>1850.00<FITID>2023020100001
+<NAME>SALAIRE FEVRIER<MEMO>VIR SEPA
+</STMTTRN>
+<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20230206<TRNAMT>-23.90<FITID>2023020600002
+<NAME>CARREFOUR MARKET<MEMO>CB 0402
+</STMTTRN>
+<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20230215<TRNAMT>-700.00<FITID>2023021500003
+<NAME>LOYER FEVRIER<MEMO>VIR PERMANENT
+</STMTTRN>
+</BANKTRANLIST>
+<LEDGERBAL><BALAMT>1084.10<DTASOF>20230228</LEDGERBAL>
+</STMTRS></STMTTRNRS></BANKMSGSRSV1>
+</OFX>
+"""
+)
+
+
+def test_ofx_every_banktranlist_of_a_statement_is_read():
+    assert lines_of(OFX_TWO_TRANLISTS) == [
+        (D(2023, 1, 28), -4200, "EDF CLIENTS PARTICULIERS", "PRLV SEPA", "2023012800001"),
+        (D(2023, 2, 1), 185000, "SALAIRE FEVRIER", "VIR SEPA", "2023020100001"),
+        (D(2023, 2, 6), -2390, "CARREFOUR MARKET", "CB 0402", "2023020600002"),
+        (D(2023, 2, 15), -70000, "LOYER FEVRIER", "VIR PERMANENT", "2023021500003"),
+    ]
+    [statement] = read(OFX_TWO_TRANLISTS.encode()).statements
+    assert (statement.period_from, statement.period_to) == (D(2023, 1, 1), D(2023, 2, 28))
+    assert closing_of(OFX_TWO_TRANLISTS) == (108410, D(2023, 2, 28))
+
+
+# OFX 1.x as some banks' exports write it: the BANKTRANLIST never closed, the LEDGERBAL
+# and AVAILBAL after its last line, then </STMTRS>.
+OFX_UNCLOSED_TRANLIST = (
+    OFX1_HEADER
+    + """<OFX>
+<SIGNONMSGSRSV1><SONRS><STATUS><CODE>0<SEVERITY>INFO</STATUS><DTSERVER>20210430
+<LANGUAGE>ENG</SONRS></SIGNONMSGSRSV1>
+<BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS>
+<STMTRS><CURDEF>USD
+<BANKACCTFROM><BANKID>121000248<ACCTID>4120998877<ACCTTYPE>CHECKING</BANKACCTFROM>
+<BANKTRANLIST><DTSTART>20210401<DTEND>20210430
+<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20210405<TRNAMT>-64.12<FITID>20210405-1
+<NAME>PG&amp;E WEB ONLINE<MEMO>ELECTRIC BILL
+</STMTTRN>
+<STMTTRN><TRNTYPE>DEP<DTPOSTED>20210415<TRNAMT>300.00<FITID>20210415-1
+<NAME>MOBILE DEPOSIT
+</STMTTRN>
+<LEDGERBAL><BALAMT>1735.88<DTASOF>20210430</LEDGERBAL>
+<AVAILBAL><BALAMT>1700.00<DTASOF>20210430</AVAILBAL>
+</STMTRS></STMTTRNRS></BANKMSGSRSV1>
+</OFX>
+"""
+)
+
+
+def test_ofx1_an_unclosed_banktranlist_is_closed_where_the_ledgerbal_opens():
+    assert lines_of(OFX_UNCLOSED_TRANLIST) == [
+        (D(2021, 4, 5), -6412, "PG&E WEB ONLINE", "ELECTRIC BILL", "20210405-1"),
+        (D(2021, 4, 15), 30000, "MOBILE DEPOSIT", None, "20210415-1"),
+    ]
+    assert closing_of(OFX_UNCLOSED_TRANLIST) == (173588, D(2021, 4, 30))  # not AVAILBAL's
+
+
+def test_ofx1_leaves_and_aggregates_left_unclosed_inside_a_line():
+    # An unclosed PAYEE, closed where the MEMO of the line opens.
+    data = OFX_UNCLOSED_TRANLIST.replace(
+        "<NAME>MOBILE DEPOSIT\n",
+        "<PAYEE><NAME>MOBILE DEPOSIT<ADDR1>1 MAIN ST<CITY>OAKLAND\n<MEMO>CHECK 1042\n",
+    )
+    assert lines_of(data)[1] == (
+        D(2021, 4, 15),
+        30000,
+        "MOBILE DEPOSIT",
+        "CHECK 1042",
+        "20210415-1",
+    )
+
+
+# Empty elements, as exports write them: an OFX 1.x <NAME> with nothing after it (before
+# the MEMO), an OFX 2.x <MEMO></MEMO> and <NAME/>.
+OFX1_EMPTY = OFX_UNCLOSED_TRANLIST.replace(
+    "<NAME>PG&amp;E WEB ONLINE<MEMO>ELECTRIC BILL", "<NAME>\n<MEMO>ELECTRIC BILL"
+).replace("<NAME>MOBILE DEPOSIT\n", "<NAME>MOBILE DEPOSIT<MEMO>\n")
+
+OFX2_EMPTY = """<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<?OFX OFXHEADER="200" VERSION="211" SECURITY="NONE" OLDFILEUID="NONE" NEWFILEUID="NONE"?>
+<OFX>
+  <BANKMSGSRSV1>
+    <STMTTRNRS>
+      <TRNUID>0</TRNUID>
+      <STATUS><CODE>0</CODE><SEVERITY>INFO</SEVERITY></STATUS>
+      <STMTRS>
+        <CURDEF>GBP</CURDEF>
+        <BANKACCTFROM><BANKID>400515</BANKID><ACCTID>41231234</ACCTID><ACCTTYPE>CHECKING</ACCTTYPE></BANKACCTFROM>
+        <BANKTRANLIST>
+          <DTSTART></DTSTART>
+          <DTEND>20220331</DTEND>
+          <STMTTRN>
+            <TRNTYPE>POS</TRNTYPE>
+            <DTPOSTED>20220314</DTPOSTED>
+            <TRNAMT>-3.40</TRNAMT>
+            <FITID>202203140001</FITID>
+            <NAME>PRET A MANGER</NAME>
+            <MEMO></MEMO>
+          </STMTTRN>
+          <STMTTRN>
+            <TRNTYPE>DIRECTDEP</TRNTYPE>
+            <DTPOSTED>20220325</DTPOSTED>
+            <TRNAMT>2100.00</TRNAMT>
+            <FITID>202203250001</FITID>
+            <NAME/>
+            <PAYEE><NAME>ACME LTD</NAME></PAYEE>
+            <MEMO>SALARY MARCH</MEMO>
+          </STMTTRN>
+        </BANKTRANLIST>
+        <LEDGERBAL><BALAMT>2310.65</BALAMT><DTASOF></DTASOF></LEDGERBAL>
+      </STMTRS>
+    </STMTTRNRS>
+  </BANKMSGSRSV1>
+</OFX>
+"""
+
+
+def test_ofx_an_empty_element_is_read_as_left_out():
+    assert lines_of(OFX1_EMPTY) == [
+        (D(2021, 4, 5), -6412, None, "ELECTRIC BILL", "20210405-1"),
+        (D(2021, 4, 15), 30000, "MOBILE DEPOSIT", None, "20210415-1"),
+    ]
+    assert lines_of(OFX2_EMPTY) == [
+        (D(2022, 3, 14), -340, "PRET A MANGER", None, "202203140001"),
+        (D(2022, 3, 25), 210000, "ACME LTD", "SALARY MARCH", "202203250001"),  # <NAME/>
+    ]
+    [statement] = read(OFX2_EMPTY.encode()).statements
+    assert (statement.period_from, statement.period_to) == (None, D(2022, 3, 31))
+    assert closing_of(OFX2_EMPTY) == (231065, None)  # <DTASOF></DTASOF>: no date
+
+
+def test_ofx_an_empty_amount_is_a_line_without_one():
+    data = OFX2_EMPTY.replace("<TRNAMT>-3.40</TRNAMT>", "<TRNAMT></TRNAMT>")
+    with pytest.raises(StatementFormatError, match="STMTTRN has no TRNAMT"):
+        read(data.encode())
