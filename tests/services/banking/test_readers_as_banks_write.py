@@ -331,3 +331,55 @@ def test_ofx_an_empty_amount_is_a_line_without_one():
     data = OFX2_EMPTY.replace("<TRNAMT>-3.40</TRNAMT>", "<TRNAMT></TRNAMT>")
     with pytest.raises(StatementFormatError, match="STMTTRN has no TRNAMT"):
         read(data.encode())
+
+
+# camt as an export that writes every optional element, empty where it has nothing: an
+# empty <Ustrd/>, <AcctSvcrRef/>, <Nm/>, and an empty <BookgDt/> beside the value date.
+CAMT_EMPTY = """<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">
+  <BkToCstmrStmt>
+    <GrpHdr><MsgId>20230505-0001</MsgId><CreDtTm>2023-05-05T08:00:00</CreDtTm></GrpHdr>
+    <Stmt>
+      <Id>20230505-0001-01</Id>
+      <CreDtTm>2023-05-05T08:00:00</CreDtTm>
+      <Acct><Id><IBAN>DE89370400440532013000</IBAN></Id><Ccy>EUR</Ccy></Acct>
+      <Bal>
+        <Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp>
+        <Amt Ccy="EUR">512.30</Amt><CdtDbtInd>CRDT</CdtDbtInd>
+        <Dt><Dt>2023-05-04</Dt></Dt>
+      </Bal>
+      <Ntry>
+        <NtryRef>NR-7781</NtryRef>
+        <Amt Ccy="EUR">12.99</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts>
+        <BookgDt><Dt>2023-05-03</Dt></BookgDt>
+        <ValDt><Dt>2023-05-03</Dt></ValDt>
+        <AcctSvcrRef/>
+        <NtryDtls><TxDtls>
+          <RltdPties><Cdtr><Nm/></Cdtr></RltdPties>
+          <RmtInf><Ustrd/></RmtInf>
+        </TxDtls></NtryDtls>
+        <AddtlNtryInf>LASTSCHRIFT NETFLIX.COM</AddtlNtryInf>
+      </Ntry>
+      <Ntry>
+        <Amt Ccy="EUR">250.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts>
+        <BookgDt/>
+        <ValDt><Dt>2023-05-04</Dt></ValDt>
+        <AcctSvcrRef>2023050400042</AcctSvcrRef>
+        <NtryDtls><TxDtls>
+          <RltdPties><Dbtr><Nm>Erika Mustermann</Nm></Dbtr></RltdPties>
+          <RmtInf><Ustrd>Miete Mai</Ustrd><Ustrd></Ustrd></RmtInf>
+        </TxDtls></NtryDtls>
+        <AddtlNtryInf/>
+      </Ntry>
+    </Stmt>
+  </BkToCstmrStmt>
+</Document>
+"""
+
+
+def test_camt_an_empty_element_is_read_as_left_out():
+    assert lines_of(CAMT_EMPTY) == [
+        (D(2023, 5, 3), -1299, None, "LASTSCHRIFT NETFLIX.COM", "NR-7781"),
+        (D(2023, 5, 4), 25000, "Erika Mustermann", "Miete Mai", "2023050400042"),  # ValDt
+    ]
+    assert closing_of(CAMT_EMPTY) == (51230, D(2023, 5, 4))
