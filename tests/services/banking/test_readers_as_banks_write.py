@@ -5,7 +5,9 @@ balance it must read as."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import time
 
 import pytest
 
@@ -383,3 +385,198 @@ def test_camt_an_empty_element_is_read_as_left_out():
         (D(2023, 5, 4), 25000, "Erika Mustermann", "Miete Mai", "2023050400042"),  # ValDt
     ]
     assert closing_of(CAMT_EMPTY) == (51230, D(2023, 5, 4))
+
+
+# --- MT940 ------------------------------------------------------------------------------
+
+# A Dutch bank's MT940: a space after each tag (':86: '), structured and unstructured :86:.
+MT940_TAG_SPACE = """:20: 940S230630
+:25: NL91ABNA0417164300
+:28C: 00023/1
+:60F: C230629EUR1000,00
+:61: 2306300630D25,00NTRFEREF//2306301234567
+:86: 166?00SEPA OVERBOEKING?20Factuur 2023-0117?32Drukkerij De Vries BV
+:61: 2306300630C100,00NTRFNONREF
+:86: Terugbetaling voorschot juni
+:62F: C230630EUR1075,00
+-
+"""
+
+
+def test_mt940_a_tag_followed_by_a_space_is_the_tag():
+    assert lines_of(MT940_TAG_SPACE) == [
+        (D(2023, 6, 30), -2500, "Drukkerij De Vries BV", "Factuur 2023-0117", "2306301234567"),
+        (D(2023, 6, 30), 10000, None, "Terugbetaling voorschot juni", None),
+    ]
+    assert closing_of(MT940_TAG_SPACE) == (107500, D(2023, 6, 30))
+    [statement] = read(MT940_TAG_SPACE.encode()).statements
+    assert statement.bank_account == "NL91ABNA0417164300"
+
+
+# A bank that writes one :86: per piece of information after a :61:.
+MT940_SEVERAL_86 = """:20:STMT20230815
+:25:NL20INGB0001234567
+:28C:00156
+:60F:C230814EUR2500,00
+:61:2308150815D89,95NDDTEREF//20230815/00071
+:86:/EREF/INV-2023-9921
+:86:/MARF/MNDT-4471
+:86:/REMI/Energie augustus/BENM//NAME/Vattenfall Klantenservice N.V.
+:61:2308150815C12,50NTRFNONREF
+:86:Teruggave
+:62F:C230815EUR2422,55
+-
+"""
+
+
+def test_mt940_several_86_after_one_61_are_joined_by_a_space():
+    assert lines_of(MT940_SEVERAL_86) == [
+        (
+            D(2023, 8, 15),
+            -8995,
+            None,
+            "/EREF/INV-2023-9921 /MARF/MNDT-4471"
+            " /REMI/Energie augustus/BENM//NAME/Vattenfall Klantenservice N.V.",
+            "20230815/00071",
+        ),
+        (D(2023, 8, 15), 1250, None, "Teruggave", None),
+    ]
+    assert closing_of(MT940_SEVERAL_86) == (242255, D(2023, 8, 15))
+
+
+# Two messages of one account: a '-' line inside the first message's :86: memo, the
+# first message's end followed by the bank's header lines before the next :20:, and the
+# last '-' at the end of the file.
+MT940_DASH_LINES = """ABNANL2A
+940
+ABNANL2A
+:20:ABN AMRO BANK NV
+:25:517852257
+:28:19401/1
+:60F:C231002EUR1500,00
+:61:2310031003D49,90N426NONREF
+:86:BEA NR:XXX1234 03.10.23/10.12 HEMA ROTTERDAM
+-
+RETOUR BON 2231
+:62F:C231003EUR1450,10
+-
+ABNANL2A
+940
+ABNANL2A
+:20:ABN AMRO BANK NV
+:25:517852257
+:28:19402/1
+:60F:C231003EUR1450,10
+:61:2310041004C200,00N654NONREF
+:86:OVERBOEKING SPAARREKENING
+:62F:C231004EUR1650,10
+-
+"""
+
+
+def test_mt940_a_dash_line_ends_a_message_only_before_a_new_message_or_the_end():
+    assert lines_of(MT940_DASH_LINES) == [
+        (
+            D(2023, 10, 3),
+            -4990,
+            None,
+            "BEA NR:XXX1234 03.10.23/10.12 HEMA ROTTERDAM - RETOUR BON 2231",
+            None,
+        ),
+        (D(2023, 10, 4), 20000, None, "OVERBOEKING SPAARREKENING", None),
+    ]
+    assert closing_of(MT940_DASH_LINES) == (165010, D(2023, 10, 4))
+    # A '-' before a SWIFT block ends the message too.
+    blocks = MT940_DASH_LINES.replace(
+        "-\nABNANL2A\n940\nABNANL2A\n:20:", "-\n{1:F01ABNANL2AXXXX0000000000}{2:O940}{4:\n:20:"
+    )
+    assert [x[3] for x in lines_of(blocks)][1] == "OVERBOEKING SPAARREKENING"
+
+
+# A statement of two messages (a page each) with no :62F:, as banks send an intraday or
+# continued statement: the last :62M: is its closing balance.
+MT940_62M_ONLY = """:20:MT940-20240212
+:25:DE44500105175407324931
+:28C:00031/001
+:60F:C240212EUR830,00
+:61:2402120212D30,00NMSCNONREF
+:86:Kartenzahlung Baeckerei
+:62M:C240212EUR800,00
+-
+:20:MT940-20240212
+:25:DE44500105175407324931
+:28C:00031/002
+:60M:C240212EUR800,00
+:61:2402120212D120,00NMSCNONREF
+:86:Tankstelle
+:62M:C240212EUR680,00
+-
+"""
+
+
+def test_mt940_the_last_62m_closes_a_statement_without_62f():
+    assert [x[:2] for x in lines_of(MT940_62M_ONLY)] == [
+        (D(2024, 2, 12), -3000),
+        (D(2024, 2, 12), -12000),
+    ]
+    assert closing_of(MT940_62M_ONLY) == (68000, D(2024, 2, 12))
+    [statement] = read(MT940_62M_ONLY.encode()).statements
+    assert statement.opening_balance_cents == 83000
+
+
+# Bank references as banks write them: 16 characters after // with the supplementary
+# details run on, the details on a line of their own, // with nothing after it, and a
+# NONREF after //.
+MT940_REFERENCES = """:20:STARTUMSE
+:25:37040044/0532013000
+:28C:00007/001
+:60F:C240304EUR5000,00
+:61:2403040304D45,00NDDTKD-4711//0099887766554433SEPA-LASTSCHRIFT
+:86:Lastschrift Stadtwerke
+:61:2403040304C300,00NTRFINV-2024-118//B4030412345
+/OCMT/EUR300,00/
+:86:Zahlung Rechnung 118
+:61:2403040304D9,99NMSCMANDATE-7//
+:86:Kontofuehrung
+:61:2403040304D12,00NMSCKD-4712//nonref
+:86:Porto
+:62F:C240304EUR5233,01
+-
+"""
+
+
+def test_mt940_the_bank_reference_is_at_most_16_characters_after_slashes_never_the_owners():
+    assert lines_of(MT940_REFERENCES) == [
+        (D(2024, 3, 4), -4500, None, "Lastschrift Stadtwerke", "0099887766554433"),
+        (D(2024, 3, 4), 30000, None, "Zahlung Rechnung 118", "B4030412345"),
+        (D(2024, 3, 4), -999, None, "Kontofuehrung", None),  # not MANDATE-7
+        (D(2024, 3, 4), -1200, None, "Porto", None),  # not KD-4712
+    ]
+    assert closing_of(MT940_REFERENCES) == (523301, D(2024, 3, 4))
+
+
+def _cpu(data: bytes) -> float:
+    started = time.process_time()
+    with contextlib.suppress(StatementFormatError):
+        read(data)
+    return time.process_time() - started
+
+
+MT940_OPEN = ":20:X\n:25:DE1\n:60F:C260101EUR1,00\n:61:260101C1,00NTRFNONREF\n:86:memo\n"
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["-\n:99:\n", "-\nx\n", "-\n", "-\n:86:a\n"],
+    ids=["dash then tag", "dash then text", "dashes", "dash then 86"],
+)
+def test_mt940_dash_lines_cost_in_proportion_to_the_file(unit):
+    """Whether a '-' line ends a message looks ahead for the next field: a file four
+    times larger costs at most about four times the CPU (8 allowed; quadratic is 16)."""
+
+    def file_of(size: int) -> bytes:
+        return (MT940_OPEN + unit * (size // len(unit)) + ":62F:C260101EUR1,00\n").encode()
+
+    small = min(_cpu(file_of(24 * 1024)) for _ in range(2))
+    large = min(_cpu(file_of(96 * 1024)) for _ in range(2))
+    assert large <= 8 * max(small, 0.01), (small, large)
