@@ -46,6 +46,7 @@ _ENTRY = re.compile(
 )
 _TYPE = re.compile(r"[NSF][A-Z0-9]{3}")
 _SUBFIELD = re.compile(r"\?([0-9]{2})")
+_STRUCTURED = re.compile(r"[0-9]{3}\?")  # 166?00...: the German structured :86:
 _PURPOSE = {f"{n}" for n in range(20, 30)} | {"60", "61", "62", "63"}
 _NO_REFERENCE = "NONREF"
 # The bank's reference in a :61: (after //) is at most 16 characters.
@@ -249,9 +250,12 @@ def _entry(item: _Field) -> BankLine:
 
 
 def _details(item: _Field) -> tuple[str | None, str | None]:
-    """An :86: after a :61:: its memo, and the payee when it is structured (?NN)."""
-    flat = "".join(part.strip("\r") for part in item.parts)
-    if re.match(r"[0-9]{3}\?", flat) or flat.startswith("?"):
+    """An :86: after a :61:: its memo, and the payee when it is structured (?NN). (Its
+    parts hold no carriage return: _fields takes them off.)"""
+    parts = item.parts
+    head = parts[0] if len(parts[0]) >= 4 else "".join(parts)
+    if _STRUCTURED.match(head) or head.startswith("?"):
+        flat = "".join(parts)
         pieces = _SUBFIELD.split(flat)
         sub: dict[str, list[str]] = {}
         for code, text in zip(pieces[1::2], pieces[2::2], strict=True):
@@ -259,7 +263,7 @@ def _details(item: _Field) -> tuple[str | None, str | None]:
         purpose = "".join(t for code in sorted(sub) if code in _PURPOSE for t in sub[code])
         memo = clean(purpose) or clean("".join(sub.get("00", [])))
         return memo, clean("".join(sub.get("32", []) + sub.get("33", [])))
-    return clean(" ".join(part.strip() for part in item.parts)), None
+    return clean(" ".join(parts)), None
 
 
 class _Details:

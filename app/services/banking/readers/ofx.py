@@ -223,7 +223,8 @@ class _Tree:
         top = self.stack[-1]
         if top is not self.root and top.text is None and not top.children:
             top.text = value
-            self._pop()
+            self.stack.pop()
+            self.open_names[top.name] -= 1
             self.just_closed_leaf = top.name
 
     def _pop(self) -> None:
@@ -233,17 +234,13 @@ class _Tree:
         if node.text is None and not node.children:
             self.stack[-1].children.pop()
 
-    def _close_to_parent(self, name: str) -> None:
-        """Before <name> opens: close what is open inside the nearest open element it
-        may be in (_PARENTS), when that is not the open element itself. Each step closes
-        an element some start tag opened: linear in the file."""
-        parents = _PARENTS.get(name)
-        if parents is None or self.stack[-1].name in parents:
-            return
-        if not any(self.open_names.get(parent) for parent in parents):
-            return
-        while self.stack[-1].name not in parents:
-            self._pop()
+    def _close_to(self, parents: frozenset[str]) -> None:
+        """Before an element opens whose parent may be one of `parents` (_PARENTS) but is
+        not the open element: close what is open inside the nearest of them, if one is
+        open. Each step closes an element some start tag opened: linear in the file."""
+        if any(self.open_names.get(parent) for parent in parents):
+            while self.stack[-1].name not in parents:
+                self._pop()
 
     def close(self, name: str, line: int) -> None:
         """</name>: the leaf just closed by its text, else the open element of that name
@@ -267,7 +264,9 @@ class _Tree:
         self.elements += 1
         if self.elements > MAX_ELEMENTS:
             raise StatementFormatError(f"line {line}", f"more than {MAX_ELEMENTS:,} elements")
-        self._close_to_parent(name)
+        parents = _PARENTS.get(name)
+        if parents is not None and self.stack[-1].name not in parents:
+            self._close_to(parents)
         node = Node(sys.intern(name), line)
         parent = self.stack[-1]
         if name == "STMTTRN":
@@ -280,7 +279,8 @@ class _Tree:
             raise StatementFormatError(f"line {line}", f"elements nested over {MAX_DEPTH} deep")
         parent.children.append(node)
         self.stack.append(node)
-        self.open_names[node.name] = self.open_names.get(node.name, 0) + 1
+        names = self.open_names
+        names[node.name] = names.get(node.name, 0) + 1
         if len(self.stack) == 2 and node.name != "OFX":
             raise StatementFormatError(f"line {line}", f"<{node.name}> where <OFX> begins")
 
