@@ -580,3 +580,41 @@ def test_mt940_dash_lines_cost_in_proportion_to_the_file(unit):
     small = min(_cpu(file_of(24 * 1024)) for _ in range(2))
     large = min(_cpu(file_of(96 * 1024)) for _ in range(2))
     assert large <= 8 * max(small, 0.01), (small, large)
+
+
+OFX_OPEN = OFX1_HEADER + "<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><CURDEF>EUR"
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "<A><B><C><BANKTRANLIST><STMTTRN><LEDGERBAL>",
+        "<A><STMTTRN/></A>",
+        "<LEDGERBAL><BALAMT><DTASOF></LEDGERBAL>",
+    ],
+    ids=["closes", "no parent open", "empty leaves"],
+)
+def test_ofx_elements_closed_where_sgml_closes_them_cost_in_proportion_to_the_file(unit):
+    """Each element closed by another's opening was opened by a tag of the file, and
+    whether an element's parent is open is one look: four times the file, at most about
+    four times the CPU (8 allowed; quadratic is 16)."""
+
+    def file_of(size: int) -> bytes:
+        return (OFX_OPEN + unit * (size // len(unit)) + "</STMTRS></OFX>").encode()
+
+    small = min(_cpu(file_of(24 * 1024)) for _ in range(2))
+    large = min(_cpu(file_of(96 * 1024)) for _ in range(2))
+    assert large <= 8 * max(small, 0.01), (small, large)
+
+
+def test_empty_elements_left_out_leave_no_count_of_lines_behind():
+    """The lines of a list are counted as they open (too many: 413 before the file is
+    read to its end), by the list they are in; an empty list taken out of the tree takes
+    its count with it, so that the next list is not charged with it."""
+    empty_ofx = "<BANKTRANLIST><STMTTRN/></BANKTRANLIST>" * 30
+    data = OFX_OPEN + empty_ofx + "</STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>"
+    [statement] = read(data.encode(), max_lines=10).statements
+    assert statement.lines == []
+    empty_camt = "<Stmt><Ntry/></Stmt>" * 30
+    data = CAMT_EMPTY.replace("<Stmt>", empty_camt + "<Stmt>", 1)
+    assert len(read(data.encode(), max_lines=10).statements[0].lines) == 2

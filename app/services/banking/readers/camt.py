@@ -150,6 +150,7 @@ class _Builder:
             element.text = "".join(parts)
             if element.parent is not None and not element.text.strip():
                 element.parent.children.pop()
+                self.entries.pop(id(element), None)  # its id may be another element's next
 
     def chars(self, text: str) -> None:
         if self.texts:

@@ -233,6 +233,7 @@ class _Tree:
         self.open_names[node.name] -= 1
         if node.text is None and not node.children:
             self.stack[-1].children.pop()
+            self.transactions.pop(id(node), None)  # its id may be another node's next
 
     def _close_to(self, parents: frozenset[str]) -> None:
         """Before an element opens whose parent may be one of `parents` (_PARENTS) but is
