@@ -142,9 +142,15 @@ class _Builder:
         self.texts.append([])
 
     def end(self, _tag: str) -> None:
+        """The element's text, when it holds no elements. An empty one (<Ustrd/>, no
+        children, only white space) is taken out of its parent, whose last child it is:
+        read as left out."""
         element, parts = self.stack.pop(), self.texts.pop()
         if not element.children:
             element.text = "".join(parts)
+            if element.parent is not None and not element.text.strip():
+                element.parent.children.pop()
+                self.entries.pop(id(element), None)  # its id may be another element's next
 
     def chars(self, text: str) -> None:
         if self.texts:

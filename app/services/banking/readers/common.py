@@ -36,19 +36,20 @@ def quote(value: str) -> str:
 
 
 def amount_cents(text: str | None, where: str, what: str = "amount") -> int:
-    """'-1234.5' -> -123450. A point or a comma as the decimal mark, at most two decimals,
-    an optional sign; no thousands separators, no exponent, never a float."""
+    """'-1234.5' -> -123450. A point or a comma as the decimal mark, at most two decimals
+    (more only when they are all zeros: '18.150', '-5.1000'), an optional sign; no
+    thousands separators, no exponent, never a float."""
     value = (text or "").strip()
     match = _AMOUNT.fullmatch(value)
     if value == "" or match is None or not (match.group(2) or match.group(3)):
         raise StatementFormatError(where, f"{what} {quote(value)} is not a number")
     sign, whole, fraction = match.group(1), match.group(2) or "0", match.group(3) or ""
-    if len(fraction) > 2:
+    if len(fraction) > 2 and fraction[2:].strip("0"):
         raise StatementFormatError(where, f"{what} {quote(value)} has more than two decimals")
     whole = whole.lstrip("0") or "0"
     if len(whole) > MAX_WHOLE_DIGITS:
         raise StatementFormatError(where, f"{what} {quote(value)} is too large")
-    cents = int(whole) * 100 + int(fraction.ljust(2, "0"))
+    cents = int(whole) * 100 + int(fraction[:2].ljust(2, "0"))
     return -cents if sign == "-" else cents
 
 
@@ -65,16 +66,18 @@ def make_date(year: int, month: int, day: int, where: str, text: str) -> dt.date
 
 
 _ISO_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+# What may follow the date: a time, a time-zone offset, or both.
+_ISO_TIME_AND_ZONE = re.compile(r"(?:T[0-9:.]{2,18})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?")
 
 
 def iso_date(text: str | None, where: str) -> dt.date:
-    """'2026-11-27' or an ISO date-time ('2026-11-27T13:15:00+01:00'): its date part."""
+    """'2026-11-27' or an ISO date-time ('2026-11-27T13:15:00+01:00'): its date part.
+    A date with a time-zone offset, as the XML schema's xs:date allows ('2017-04-01+02:00',
+    '2017-04-01Z'), is that date."""
     value = (text or "").strip()
     match = _ISO_DATE.match(value)
     rest = value[10:]
-    if match is None or (
-        rest and not re.fullmatch(r"T[0-9:.]{2,18}(Z|[+-][0-9]{2}:?[0-9]{2})?", rest)
-    ):
+    if match is None or (rest and not _ISO_TIME_AND_ZONE.fullmatch(rest)):
         raise StatementFormatError(where, f"date {quote(value)} is not YYYY-MM-DD")
     return make_date(int(match.group(1)), int(match.group(2)), int(match.group(3)), where, value)
 

@@ -3,9 +3,12 @@ block headers ({1:...}{2:...}{4: ... -}), read line by line (docs/statements.md)
 
 :25: the account, :60F:/:60M: the opening balance, :61: a line (the entry date when
 given, else the value date; C/D, and RC/RD reversals; a decimal comma; the bank's
-reference after //, else the account owner's), the :86: after it the memo (the payee
-from its ?32/?33 subfields in the German structured form), :62F:/:62M: the closing
-balance. A two-digit year YY is 20YY below 80, else 19YY. MT940 has no period.
+reference, at most 16 characters after //, else, without //, the account owner's), the
+:86: after it the memo (several joined by a space; the payee from its ?32/?33 subfields
+in the German structured form), :62F:/:62M: the closing balance (the last message's).
+A tag may be followed by a space (:86: text). A '-' line ends a message only where a new
+message or the end of the file follows. A two-digit year YY is 20YY below 80, else
+19YY. MT940 has no period.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from .common import amount_cents, clean, decode_text, make_date, quote, two_digi
 # end (-); every other line continues the open field or is read past. Found by one
 # search, so that lines read past (blank ones, a bank's header) cost no Python step each.
 _CANDIDATE = re.compile(r"^(?::[0-9]{2}[A-Z]?:|\{|[^\S\n]*-)", re.MULTILINE)
+# A line that begins a field or a SWIFT block (what may follow a '-' line).
+_NEXT_MARK = re.compile(r"^(?::([0-9]{2}[A-Z]?):|\{)", re.MULTILINE)
 _BRACE = re.compile(r"[{}]")
 _TWO_CLOSING = re.compile(r"\}[^{}]*\}")
 _TWO_OPENING = re.compile(r"\{[^{}]*\{")
@@ -41,8 +46,11 @@ _ENTRY = re.compile(
 )
 _TYPE = re.compile(r"[NSF][A-Z0-9]{3}")
 _SUBFIELD = re.compile(r"\?([0-9]{2})")
+_STRUCTURED = re.compile(r"[0-9]{3}\?")  # 166?00...: the German structured :86:
 _PURPOSE = {f"{n}" for n in range(20, 30)} | {"60", "61", "62", "63"}
 _NO_REFERENCE = "NONREF"
+# The bank's reference in a :61: (after //) is at most 16 characters.
+BANK_REFERENCE_CHARS = 16
 # SWIFT lines are at most 65 characters; a field line far longer is refused before any
 # pattern looks at it.
 MAX_LINE = 512
@@ -115,17 +123,40 @@ def _without_blocks(line: str) -> str:
 
 
 def _ends_message(stripped: str) -> bool:
-    """'-', '-}' (or a run of them): the end of a message."""
+    """'-', '-}' (or a run of them): the end of a message, if one follows (_fields)."""
     return (
         stripped.startswith("-") and stripped.rstrip("-}").strip() == ""
     ) or stripped.startswith("-}")
 
 
+class _Lookahead:
+    """Whether a new message or the end of the file follows a position: the next line
+    that begins a field or a SWIFT block is a :20: or a block, or there is none. The
+    search is kept and used again from any later position before what it found, so that
+    a run of '-' lines costs one search, not one each (linear in the file)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.searched_from = len(text) + 1  # nothing searched yet
+        self.found: re.Match[str] | None = None
+
+    def new_message_at(self, pos: int) -> bool:
+        found = self.found
+        if self.searched_from > pos or (found is not None and found.start() < pos):
+            found = self.found = _NEXT_MARK.search(self.text, pos)
+            self.searched_from = pos
+        return found is None or found.group(1) in (None, "20")
+
+
 def _fields(text: str) -> Iterator[_Field]:
     """The tagged fields in file order (continuation lines joined with newlines), each
-    handed on once whole; a line that is only '-' (or '-}') ends a message, so it ends
-    the field before it. Text before the first tag (a bank's file header) is read past."""
+    handed on once whole. A line that is only '-' ends a message, so it ends the field
+    before it, where a new message (:20: or a SWIFT block, after any text such as a
+    bank's header) or the end of the file follows; otherwise it is text of the open
+    field (a '-' line in an :86: memo). '-}' always ends one (the end of block 4). Text
+    before the first tag (a bank's file header) is read past."""
     current: _Field | None = None
+    lookahead = _Lookahead(text)
     number, pos, end = 1, 0, len(text)  # number: the line number at pos
     steps = 0
     while pos < end:
@@ -149,7 +180,7 @@ def _fields(text: str) -> Iterator[_Field]:
             if line.startswith("{4:"):
                 line = line[3:]
         stripped = line.strip()
-        if _ends_message(stripped):
+        if _ends_message(stripped) and ("}" in stripped or lookahead.new_message_at(pos)):
             if current is not None:
                 yield current
             current = None
@@ -158,8 +189,8 @@ def _fields(text: str) -> Iterator[_Field]:
             if current is not None:
                 yield current
             current = _Field(match.group(1), number, [])
-            current.parts.append(line[match.end() :])
-            current.size = len(line) - match.end()
+            current.parts.append(line[match.end() :].lstrip(" "))  # ':86: text' too
+            current.size = len(current.parts[0])
             if current.size > MAX_FIELD:
                 raise StatementFormatError(
                     f"line {number}", f":{current.tag}: is over {MAX_FIELD} characters long"
@@ -208,29 +239,49 @@ def _entry(item: _Field) -> BankLine:
         cents = -cents
     if _TYPE.match(rest):
         rest = rest[4:]
-    owner, _, bank = rest.partition("//")
-    reference = clean(bank) or clean(owner)
-    return BankLine(
-        booked_on=booked,
-        amount_cents=cents,
-        bank_ref=None if reference == _NO_REFERENCE else reference,
-        source=where,
-    )
+    # SWIFT: the account owner's reference, then the bank's: // and at most 16
+    # characters, then the supplementary details (on a line of their own, or run on by
+    # some banks), never part of it. Without //, the owner's reference stands in.
+    owner, slashes, bank = rest.partition("//")
+    reference = clean(bank[:BANK_REFERENCE_CHARS]) if slashes else clean(owner)
+    if reference is not None and reference.upper() == _NO_REFERENCE:
+        reference = None  # none given: never the owner's in its place
+    return BankLine(booked_on=booked, amount_cents=cents, bank_ref=reference, source=where)
 
 
-def _details(item: _Field, line: BankLine) -> None:
-    """The :86: after a :61:: the memo, and the payee when it is structured (?NN)."""
-    flat = "".join(part.strip("\r") for part in item.parts)
-    if re.match(r"[0-9]{3}\?", flat) or flat.startswith("?"):
+def _details(item: _Field) -> tuple[str | None, str | None]:
+    """An :86: after a :61:: its memo, and the payee when it is structured (?NN). (Its
+    parts hold no carriage return: _fields takes them off.)"""
+    parts = item.parts
+    head = parts[0] if len(parts[0]) >= 4 else "".join(parts)
+    if _STRUCTURED.match(head) or head.startswith("?"):
+        flat = "".join(parts)
         pieces = _SUBFIELD.split(flat)
         sub: dict[str, list[str]] = {}
         for code, text in zip(pieces[1::2], pieces[2::2], strict=True):
             sub.setdefault(code, []).append(text)
         purpose = "".join(t for code in sorted(sub) if code in _PURPOSE for t in sub[code])
-        line.memo = clean(purpose) or clean("".join(sub.get("00", [])))
-        line.payee = clean("".join(sub.get("32", []) + sub.get("33", [])))
-    else:
-        line.memo = clean(" ".join(part.strip() for part in item.parts))
+        memo = clean(purpose) or clean("".join(sub.get("00", [])))
+        return memo, clean("".join(sub.get("32", []) + sub.get("33", [])))
+    return clean(" ".join(parts)), None
+
+
+class _Details:
+    """The :86: fields after one :61: (a bank may write several): their memos joined by
+    a space, the first payee one gives; set on the line when it is done."""
+
+    def __init__(self, line: BankLine) -> None:
+        self.line = line
+        self.memos: list[str] = []
+
+    def add(self, item: _Field) -> None:
+        memo, payee = _details(item)
+        if memo:
+            self.memos.append(memo)
+        self.line.payee = self.line.payee or payee
+
+    def done(self) -> None:
+        self.line.memo = " ".join(self.memos) or None
 
 
 @dataclass
@@ -245,7 +296,7 @@ def read(data: bytes, max_lines: int = DEFAULT_MAX_LINES) -> BankFile:
     fields = _fields(decode_text(data, None))
     by_account: dict[str, BankStatement] = {}
     message: _Message | None = None
-    last: BankLine | None = None
+    details: _Details | None = None  # of the last :61:, while :86: follow it
 
     def finish() -> None:
         if message is not None and not message.closed:
@@ -261,7 +312,12 @@ def read(data: bytes, max_lines: int = DEFAULT_MAX_LINES) -> BankFile:
         return by_account[key]
 
     for item in fields:
-        previous, last = last, None
+        if item.tag == "86" and details is not None:
+            details.add(item)
+            continue
+        if details is not None:
+            details.done()
+            details = None
         if item.tag == "-":
             finish()
             message = None
@@ -284,15 +340,17 @@ def read(data: bytes, max_lines: int = DEFAULT_MAX_LINES) -> BankFile:
             if statement is not None:
                 statement.currency = statement.currency or currency
         elif item.tag == "61" and statement is not None:
-            last = _entry(item)
-            add_line(statement, last, max_lines)
-        elif item.tag == "86" and previous is not None:
-            _details(item, previous)
+            line = _entry(item)
+            add_line(statement, line, max_lines)
+            details = _Details(line)
         elif item.tag in ("62F", "62M") and statement is not None:
+            # The last message's (a statement without :62F:: its last :62M:).
             cents, on, currency = _balance(item)
             statement.closing_balance_cents, statement.closing_balance_on = cents, on
             statement.currency = statement.currency or currency
             message.closed = True
+    if details is not None:
+        details.done()
     finish()
     if not by_account:
         raise StatementFormatError("line 1", "the MT940 file holds no statement")

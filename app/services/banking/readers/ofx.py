@@ -3,8 +3,12 @@
 tokenizer of our own (docs/statements.md, "Reading the files").
 
 SGML leaves are not closed (<TRNAMT>-6.60<FITID>...): a start tag followed by text is a
-leaf; one followed by a tag is an aggregate, closed by its end tag (an aggregate left
-open is closed by its parent's end tag). Only the five XML entities and character
+leaf; one followed by a tag is an aggregate, closed by its end tag. An element left open
+is closed where SGML closes it: by its parent's end tag, or where an element of the
+statement opens that belongs further out (_PARENTS: a LEDGERBAL after an unclosed
+BANKTRANLIST is the statement's; a MEMO after an empty <NAME> is the line's). An empty
+element (<MEMO></MEMO>, <NAME/>, an SGML <NAME> with nothing) is read as left out.
+Every BANKTRANLIST of a statement is read. Only the five XML entities and character
 references are decoded; a declaration (<!DOCTYPE, <!ENTITY) is refused, never read.
 """
 
@@ -43,7 +47,7 @@ MAX_MARKUP = 2 * MAX_ELEMENTS
 MAX_HEADER = 65536
 
 _NAME = r"[A-Za-z][A-Za-z0-9._:-]*"
-_TAG = re.compile(rf"<(/?)({_NAME})(\s[^<>]*)?>")
+_TAG = re.compile(rf"<(/?)({_NAME})(\s[^<>]*|/)?>")  # <NAME/> too
 _NUMERIC = re.compile(r"&(#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});")
 # &amp; last, so that "&amp;lt;" stays the text "&lt;"
 _NAMED = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"))
@@ -128,13 +132,83 @@ def _past_unread(text: str, lt: int, line: int) -> int | None:
     return None
 
 
+def _placed(parents: tuple[str, ...], *names: str) -> dict[str, frozenset[str]]:
+    return dict.fromkeys(names, frozenset(parents))
+
+
+# Where the elements of a bank or card statement belong (the OFX DTD's content models,
+# for what the reader reads and what sits beside it). SGML closes an element the file left
+# unclosed where an element opens that it may not hold: an element named here that opens
+# while its parent is not the open element, but is open further out, first closes what is
+# open inside that parent (docs/statements.md, "Reading the files"). Any other element
+# opens inside the open one.
+_PARENTS: dict[str, frozenset[str]] = {
+    **_placed(("OFX",), "SIGNONMSGSRSV1", "BANKMSGSRSV1", "CREDITCARDMSGSRSV1"),
+    **_placed(("BANKMSGSRSV1",), "STMTTRNRS"),
+    **_placed(("CREDITCARDMSGSRSV1",), "CCSTMTTRNRS"),
+    **_placed(("STMTTRNRS",), "STMTRS"),
+    **_placed(("CCSTMTTRNRS",), "CCSTMTRS"),
+    **_placed(
+        ("STMTRS", "CCSTMTRS"),
+        "CURDEF",
+        "BANKACCTFROM",
+        "CCACCTFROM",
+        "BANKTRANLIST",
+        "LEDGERBAL",
+        "AVAILBAL",
+        "BALLIST",
+        "MKTGINFO",
+    ),
+    **_placed(("BANKTRANLIST", "INVTRANLIST", "INCTRAN"), "DTSTART", "DTEND"),
+    **_placed(("BANKTRANLIST", "INVBANKTRAN"), "STMTTRN"),
+    **_placed(
+        ("STMTTRN",),
+        "TRNTYPE",
+        "DTPOSTED",
+        "DTUSER",
+        "DTAVAIL",
+        "TRNAMT",
+        "FITID",
+        "CORRECTFITID",
+        "CORRECTACTION",
+        "SRVRTID",
+        "CHECKNUM",
+        "REFNUM",
+        "SIC",
+        "PAYEEID",
+        "EXTDNAME",
+        "PAYEE",
+        "BANKACCTTO",
+        "CCACCTTO",
+        "MEMO",
+        "IMAGEDATA",
+        "CURRENCY",
+        "ORIGCURRENCY",
+        "INV401KSOURCE",
+    ),
+    **_placed(("STMTTRN", "PAYEE"), "NAME"),
+    **_placed(("LEDGERBAL", "AVAILBAL", "BAL"), "BALAMT", "DTASOF"),
+    **_placed(
+        ("BANKACCTFROM", "BANKACCTTO", "CCACCTFROM", "CCACCTTO"),
+        "BANKID",
+        "BRANCHID",
+        "ACCTID",
+        "ACCTTYPE",
+        "ACCTKEY",
+    ),
+}
+
+
 class _Tree:
-    """The tree being built: the stack of open elements under the document node, and
-    what the tokenizer met last (a leaf closed by its text, whose end tag is optional)."""
+    """The tree being built: the stack of open elements under the document node (and how
+    many of each name are open), and what the tokenizer met last (a leaf closed by its
+    text, whose end tag is optional). An element closed empty (no text, no children) is
+    taken out of its parent: an empty element is read as left out."""
 
     def __init__(self, max_lines: int) -> None:
         self.root = Node("#document", 1)
         self.stack = [self.root]
+        self.open_names: dict[str, int] = {}
         self.just_closed_leaf: str | None = None
         self.elements = 0
         # STMTTRN in each open BANKTRANLIST: a list of too many lines is refused as soon
@@ -150,7 +224,24 @@ class _Tree:
         if top is not self.root and top.text is None and not top.children:
             top.text = value
             self.stack.pop()
+            self.open_names[top.name] -= 1
             self.just_closed_leaf = top.name
+
+    def _pop(self) -> None:
+        """Close the open element; out of its parent (whose last child it is) if empty."""
+        node = self.stack.pop()
+        self.open_names[node.name] -= 1
+        if node.text is None and not node.children:
+            self.stack[-1].children.pop()
+            self.transactions.pop(id(node), None)  # its id may be another node's next
+
+    def _close_to(self, parents: frozenset[str]) -> None:
+        """Before an element opens whose parent may be one of `parents` (_PARENTS) but is
+        not the open element: close what is open inside the nearest of them, if one is
+        open. Each step closes an element some start tag opened: linear in the file."""
+        if any(self.open_names.get(parent) for parent in parents):
+            while self.stack[-1].name not in parents:
+                self._pop()
 
     def close(self, name: str, line: int) -> None:
         """</name>: the leaf just closed by its text, else the open element of that name
@@ -161,7 +252,8 @@ class _Tree:
         stack = self.stack
         for depth in range(len(stack) - 1, 0, -1):
             if stack[depth].name == name:
-                del stack[depth:]
+                while len(stack) > depth:
+                    self._pop()
                 break
         else:
             raise StatementFormatError(f"line {line}", f"</{name}> closes no open <{name}>")
@@ -173,18 +265,23 @@ class _Tree:
         self.elements += 1
         if self.elements > MAX_ELEMENTS:
             raise StatementFormatError(f"line {line}", f"more than {MAX_ELEMENTS:,} elements")
+        parents = _PARENTS.get(name)
+        if parents is not None and self.stack[-1].name not in parents:
+            self._close_to(parents)
         node = Node(sys.intern(name), line)
         parent = self.stack[-1]
         if name == "STMTTRN":
             count = self.transactions[id(parent)] = self.transactions.get(id(parent), 0) + 1
             if count > self.max_lines:
                 raise TooManyLines(self.max_lines)
-        parent.children.append(node)
         if rest.rstrip().endswith("/"):
-            return
+            return  # <name/>: empty, read as left out
         if len(self.stack) > MAX_DEPTH:
             raise StatementFormatError(f"line {line}", f"elements nested over {MAX_DEPTH} deep")
+        parent.children.append(node)
         self.stack.append(node)
+        names = self.open_names
+        names[node.name] = names.get(node.name, 0) + 1
         if len(self.stack) == 2 and node.name != "OFX":
             raise StatementFormatError(f"line {line}", f"<{node.name}> where <OFX> begins")
 
@@ -337,8 +434,9 @@ def _line(trn: Node) -> BankLine:
 
 def _merge(statement: BankStatement, rs: Node, max_lines: int) -> None:
     statement.currency = statement.currency or clean(rs.value("CURDEF"))
-    tranlist = rs.child("BANKTRANLIST")
-    if tranlist is not None:
+    for tranlist in rs.children:
+        if tranlist.name != "BANKTRANLIST":
+            continue
         for name in ("DTSTART", "DTEND"):
             node = tranlist.child(name)
             if node is None:
