@@ -52,7 +52,9 @@ def _on_line(line_id: int, err: ServiceError) -> ServiceError:
     return err
 
 
-def _parse(items, lines: dict[int, object], account_id: int) -> list[dict]:
+def _parse(
+    items, lines: dict[int, object], decided: dict[int, status.Decision], account_id: int
+) -> list[dict]:
     """The request's lines, checked against the statement before anything is written."""
     if not isinstance(items, list) or not items:
         raise BadRequestError("'lines' must be a non-empty array of {line_id, action}")
@@ -73,17 +75,17 @@ def _parse(items, lines: dict[int, object], account_id: int) -> list[dict]:
         action = item.get("action")
         if action not in ACTIONS:
             raise BadRequestError(f"line {line_id}: 'action' must be one of: " + ", ".join(ACTIONS))
-        state = line.status  # type: ignore[attr-defined]
+        state = decided[line_id].status  # a waiting line's as worked out now
         if state in DONE:
             raise ConflictError(f"line {line_id}: the line is already {DONE[state]}")
         try:
-            asked.append(_one(item, line, action, account_id))
+            asked.append(_one(item, line, decided[line_id], action, account_id))
         except ServiceError as err:
             raise _on_line(line_id, err) from None
     return asked
 
 
-def _one(item: dict, line, action: str, account_id: int) -> dict:
+def _one(item: dict, line, decision: status.Decision, action: str, account_id: int) -> dict:
     """One asked action, its fields checked: {line, action, account_id?, ...}."""
     wanted: dict = {"line": line, "action": action}
     if action == "post":
@@ -97,9 +99,11 @@ def _one(item: dict, line, action: str, account_id: int) -> dict:
     elif action == "match":
         named = item.get("transaction_id")
         if named is None:
-            if line.status != "match" or line.transaction_id is None:
-                raise BadRequestError("the line has no candidate to match: name a 'transaction_id'")
-            named = line.transaction_id
+            if decision.status != "match" or decision.transaction_id is None:
+                raise BadRequestError(
+                    "the line has no certain candidate to match: name a 'transaction_id'"
+                )
+            named = decision.transaction_id
         wanted["transaction_id"] = validate.integer("transaction_id", named)
     return wanted
 
@@ -313,8 +317,13 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
     header = statements.header_row(statement_id, for_update=True)
     account_id = int(header.account_id)
     _serialise(account_id)
-    lines = {int(row.line_id): row for row in statements.lines_of(statement_id)}
-    asked = _parse(body.get("lines"), lines, account_id)
+    rows = statements.lines_of(statement_id)
+    lines = {int(row.line_id): row for row in rows}
+    decided = {
+        int(row.line_id): decision
+        for row, decision in zip(rows, status.decide(account_id, rows, statement_id), strict=True)
+    }
+    asked = _parse(body.get("lines"), lines, decided, account_id)
     refs = [w["line"].bank_ref for w in asked if w["action"] != "ignore" and w["line"].bank_ref]
     request = _Request(statement_id, account_id, created_by, status.holders(account_id, refs))
     for wanted in asked:

@@ -199,12 +199,10 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
             "payee_key": rules.text_key(line.payee) or None,
             "memo": line.memo,
             "bank_ref": line.bank_ref,
-            "status": line_status,
-            "transaction_id": tx_id,
+            "status": decision.status,
+            "transaction_id": decision.transaction_id,
         }
-        for number, (line, (line_status, tx_id)) in enumerate(
-            zip(chosen.lines, decided, strict=True), start=1
-        )
+        for number, (line, decision) in enumerate(zip(chosen.lines, decided, strict=True), start=1)
     ]
     if rows:
         _insert_lines(rows)
@@ -280,6 +278,7 @@ def served_line(row) -> dict:
         "status": row.status,
         "transaction_id": None if row.transaction_id is None else int(row.transaction_id),
         "suggestion": None,
+        "candidates": [],
     }
 
 
@@ -300,11 +299,19 @@ def lines_of(statement_id: int) -> list:
 
 
 def get(statement_id: int) -> dict:
-    """GET /statements/{id}: the statement with its lines and their suggestions."""
+    """GET /statements/{id}: the statement with its lines, the waiting lines' status
+    and candidates worked out now (status.decide; what is stored of a waiting line is
+    what its upload or undo decided), and their suggestions."""
     header = header_row(statement_id)
     statement = served_header(header)
     rows = lines_of(statement_id)
     lines = [served_line(r) for r in rows]
+    for line, decision in zip(
+        lines, status.decide(statement["account_id"], rows, statement_id), strict=True
+    ):
+        line["status"] = decision.status
+        line["transaction_id"] = decision.transaction_id
+        line["candidates"] = decision.candidates
     rules.suggest(statement_id, statement["account_id"], lines, [r.payee_key for r in rows])
     statement["lines"] = lines
     return statement
@@ -345,15 +352,17 @@ def remove(statement_id: int) -> None:
     audit.record("statement.deleted", gone)
 
 
-def waiting_count(lines: Sequence) -> int:
-    return sum(1 for line in lines if line.status in WAITING)
+def waiting_count(decided: Sequence[status.Decision]) -> int:
+    return sum(1 for line in decided if line.status in WAITING)
 
 
 def reconcile(statement_id: int, created_by: int | None) -> dict:
     """POST /statements/{id}/reconcile: reconcile the account to the statement's closing
     balance (negated for a liability: a card statement's -500.00 is a debt of 500.00)."""
     header = header_row(statement_id, for_update=True)
-    waiting = waiting_count(lines_of(statement_id))
+    waiting = waiting_count(
+        status.decide(int(header.account_id), lines_of(statement_id), statement_id)
+    )
     if waiting:
         raise ConflictError(
             f"{waiting} line{'s' if waiting != 1 else ''} of the statement still "

@@ -122,14 +122,19 @@ def test_the_lock_date_and_an_archived_account_refuse_the_whole_request(app, api
 
 def test_match_the_candidate_or_a_named_transaction(api, books, post_tx):
     by_hand = post_tx("2026-03-04", "shop", (books["bank"], -1299), (books["food"], 1299))
-    other = post_tx("2026-03-06", "shop 2", (books["bank"], -1299), (books["food"], 1299))
+    other = post_tx("2026-03-06", "transfer 2", (books["bank"], -1299), (books["food"], 1299))
     a, b = by_hand.get_json()["id"], other.get_json()["id"]
     body = upload_statement(
         api,
         books["bank"],
         statement_file(line("2026-03-05", -1299, "Shop", "R1"), line("2026-03-05", -1299, "S")),
     ).get_json()
-    assert [x["transaction_id"] for x in body["lines"]] == [a, b]
+    # Line 1 shares "shop" with a alone; line 2 has no words and b, 1 day away, is the
+    # only candidate left to it (a is line 1's).
+    assert [(x["status"], x["transaction_id"]) for x in body["lines"]] == [
+        ("match", a),
+        ("match", b),
+    ]
     # The second line matched to the first line's candidate: refused (taken here).
     refused = act(
         api,
@@ -162,17 +167,21 @@ def test_a_named_transaction_must_qualify(api, books, post_tx):
         return made.get_json()["id"]
 
     wrong_amount = tx("2026-03-05", -1300)
-    too_far = tx("2026-03-10", -1299)
+    far = tx("2025-11-01", -1299)  # no candidate: 124 days before the line
     other_account = tx("2026-03-05", -1299, "card")
     sid = upload_statement(
         api, books["bank"], statement_file(line("2026-03-05", -1299, "S"))
     ).get_json()
-    assert sid["lines"][0]["status"] == "new"
-    for tx_id in (wrong_amount, too_far, other_account):
+    assert (sid["lines"][0]["status"], sid["lines"][0]["candidates"]) == ("new", [])
+    for tx_id in (wrong_amount, other_account):
         refused = act(api, sid["id"], {"line_id": 1, "action": "match", "transaction_id": tx_id})
         assert refused.status_code == 409 and "line 1" in refused.get_json()["error"]
     refused = act(api, sid["id"], {"line_id": 1, "action": "match", "transaction_id": "7"})
     assert refused.status_code == 400
+    # Named, a transaction qualifies whatever its date and words.
+    done = act(api, sid["id"], {"line_id": 1, "action": "match", "transaction_id": far})
+    assert done.status_code == 200, done.get_json()
+    assert done.get_json()["lines"][0]["transaction_id"] == far
 
 
 def test_a_duplicate_or_a_reference_now_held_is_409(api, books):

@@ -111,10 +111,19 @@ def test_two_statements_of_one_file_book_the_line_once(app, api, books, post_tx,
         assert winner["status"] == ("posted" if actions[done] == "post" else "matched")
         assert held[0][0] == winner["transaction_id"]
         expected += actions[done] == "post"
-        # The refused request changed nothing: its line waits, and no transaction of
-        # its posting stayed.
+        # The refused request changed nothing: its line still waits as stored, and no
+        # transaction of its posting stayed; read now, it is the winner's duplicate.
         loser = api.get(f"/statements/{sids[refused]}").get_json()["lines"][1]
-        assert loser["status"] in ("new", "match") and loser["status"] != "posted", loser
+        assert (loser["status"], loser["transaction_id"]) == (
+            "duplicate",
+            winner["transaction_id"],
+        ), loser
+        stored = sql(
+            app,
+            "SELECT status FROM statement_lines WHERE statement_id = :s AND line_id = 2",
+            s=sids[refused],
+        )[0][0]
+        assert stored in ("new", "match"), stored
         booked = sql(
             app,
             "SELECT count(*) FROM entries WHERE account_id = :a AND amount_cents = -2500",
@@ -151,8 +160,10 @@ def test_a_stale_read_meets_the_key_and_is_409_naming_the_line(app, api, books, 
     calls: list[int] = []
 
     def stale_then_real(account_id, refs):
+        # The request's reads (the lines worked out, the references its actions take)
+        # before the other's commit; the refusal's own read after it.
         calls.append(account_id)
-        return {} if len(calls) == 1 else real(account_id, refs)
+        return {} if len(calls) <= 2 else real(account_id, refs)
 
     monkeypatch.setattr(status, "holders", stale_then_real)
     before = snapshot(app)
@@ -163,7 +174,7 @@ def test_a_stale_read_meets_the_key_and_is_409_naming_the_line(app, api, books, 
         "reference 'R0' meanwhile: the line is a duplicate"
     }
     assert snapshot(app) == before
-    assert len(calls) == 2
+    assert len(calls) == 3
 
 
 def test_the_database_refuses_a_second_entry_with_the_same_key(app, books, post_tx):

@@ -215,7 +215,7 @@ def test_history_the_newest_two_entry_posting_with_the_same_payee(api, books):
 
 
 def test_matched_lines_teach_no_history_and_only_new_lines_get_a_suggestion(api, books, post_tx):
-    post_tx("2026-02-01", "by hand", (books["bank"], -900), (books["fuel"], 900))
+    post_tx("2026-02-01", "Shop by hand", (books["bank"], -900), (books["fuel"], 900))
     old = upload_statement(
         api, books["bank"], statement_file(line("2026-02-01", -900, "Shop"))
     ).get_json()

@@ -164,7 +164,9 @@ def test_a_read_takes_the_same_statements_whatever_its_lines_and_rules(api, book
     assert api.post(f"/statements/{old}/lines", json={"lines": posts}).status_code == 200
     make(api, "first", books["food"], conditions={"payee_is": "Payee 0"})
     small = upload_statement(
-        api, books["bank"], statement_file(line("2026-03-02", -7, "Payee 1", memo="memo 1"))
+        api,
+        books["bank"],
+        statement_file(line("2026-03-02", -7, "Payee 1", memo="memo 1", bank_ref="S1")),
     ).get_json()["id"]
     big = upload_statement(
         api,

@@ -78,7 +78,7 @@ def test_upload_and_delete_are_events_carrying_the_sha256(api, books):
 def test_verify_follows_postings_and_matches_and_catches_a_changed_file(
     app, api, books, post_tx, runner
 ):
-    post_tx("2026-03-03", "by hand", (books["bank"], -6), (books["food"], 6))
+    post_tx("2026-03-03", "Shop by hand", (books["bank"], -6), (books["food"], 6))
     data = statement_file(line("2026-03-02", -5, "Shop", "R1"), line("2026-03-03", -6, "Shop"))
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     gone = upload_statement(api, books["bank"], statement_file(line("2026-03-09", 1))).get_json()[

@@ -60,7 +60,7 @@ def file_the_month(app, api, books, post_tx) -> dict:
     """A statement of three lines, each dealt with, one posting corrected, the account
     reconciled to the statement; a second statement uploaded and deleted; a waiting
     line whose transaction is deleted. The ids the tests tamper with."""
-    by_hand = post_tx("2026-03-03", "by hand", (books["bank"], -6), (books["food"], 6))
+    by_hand = post_tx("2026-03-03", "Shop by hand", (books["bank"], -6), (books["food"], 6))
     by_hand = by_hand.get_json()["id"]
     data = statement_file(
         line("2026-03-02", -500, "Shop", "R1", memo="card"),
