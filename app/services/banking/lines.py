@@ -10,6 +10,11 @@
   which must qualify as status.decide's `match` does, neither its day nor the line's
   on or before the lock date (status.qualifying_entry); no new transaction.
 - `ignore`: the line is set aside.
+- `undo` (a posted, matched or ignored line): the line waits again (stored `new`, no
+  transaction). A posted line's transaction is deleted through the ledger's own
+  deletion; a matched line's entry loses its cleared mark and the bank reference the
+  line gave it (one entries.cleared event, cleared false, for the request). A
+  reconciled transaction, or one dated on or before the lock date: 409.
 
 Posted and matched lines leave their mark on the statement account's entry: cleared,
 holding the line's bank reference; one entries.cleared event (with the statement's
@@ -33,13 +38,14 @@ from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
-from ...models import Entry, StatementLine
+from ...models import Entry, StatementLine, Transaction
 from ...store import dialect
 from ..errors import BadRequestError, ConflictError, ServiceError
-from ..ledger import audit, transactions, validate
+from ..ledger import audit, lock, transactions, validate
 from . import statements, status, trail
 
-ACTIONS = ("post", "match", "ignore")
+ACTIONS = ("post", "match", "ignore", "undo")
+UNDOABLE = ("posted", "matched", "ignored")
 DEFAULT_DESCRIPTION = "Bank statement"
 LINES_MAX = 10_000
 DONE = {"posted": "posted", "matched": "matched", "duplicate": "a duplicate"}
@@ -76,7 +82,13 @@ def _parse(
         if action not in ACTIONS:
             raise BadRequestError(f"line {line_id}: 'action' must be one of: " + ", ".join(ACTIONS))
         state = decided[line_id].status  # a waiting line's as worked out now
-        if state in DONE:
+        if action == "undo":
+            if state not in UNDOABLE:
+                raise ConflictError(
+                    f"line {line_id}: the line is {DONE.get(state, state)}: only a posted, "
+                    "matched or ignored line can be undone"
+                )
+        elif state in DONE:
             raise ConflictError(f"line {line_id}: the line is already {DONE[state]}")
         try:
             asked.append(_one(item, line, decided[line_id], action, account_id))
@@ -165,6 +177,14 @@ def _serialise(account_id: int) -> None:
         db.session.execute(_LOCK_ACCOUNT, {"kind": _LOCK_KIND, "account_id": account_id})
 
 
+def _unmark(connection, entry_ids: list[int]) -> None:
+    """Each entry uncleared, holding no bank reference."""
+    for chunk in dialect.in_chunks(sorted(entry_ids)):
+        connection.execute(
+            update(Entry).where(Entry.id.in_(chunk)).values(cleared=False, bank_ref=None)
+        )
+
+
 def _mark(connection, marks: list[dict]) -> None:
     """Each entry cleared and holding its line's bank reference."""
     if dialect.is_postgresql(connection):
@@ -192,6 +212,7 @@ class _Request:
         self.marks: list[dict] = []  # {e_id, ref}: entries to mark cleared
         self.posted: dict[int, tuple[int, str | None]] = {}  # transaction -> (line, bank_ref)
         self.set_lines: list[dict] = []
+        self.unmarks: list[int] = []  # entries an undone match leaves uncleared, no reference
 
     def claim(self, line) -> None:
         """409 when the line's bank reference and amount are held by a transaction of
@@ -263,6 +284,17 @@ class _Request:
                     "statement_id": self.statement_id,
                 },
             )
+        if self.unmarks:
+            _unmark(db.session.connection(), self.unmarks)
+            audit.record(
+                "entries.cleared",
+                {
+                    "account_id": self.account_id,
+                    "entry_ids": sorted(self.unmarks),
+                    "cleared": False,
+                    "statement_id": self.statement_id,
+                },
+            )
         db.session.connection().execute(_SET_LINE, self.set_lines)
         trail.flush()
 
@@ -309,7 +341,54 @@ def _ignore(request: _Request, wanted: dict) -> None:
     trail.ignored(request.statement_id, wanted["line"])
 
 
-_ACT = {"post": _post, "match": _match, "ignore": _ignore}
+def _statement_entry(account_id: int, tx_id: int, line):
+    """The entry of transaction `tx_id` in the statement's account that a posted or
+    matched line marked: of the line's amount, holding its bank reference (none when
+    the line has none), the lowest id; None when there is none any more."""
+    ref = Entry.bank_ref == line.bank_ref if line.bank_ref else Entry.bank_ref.is_(None)
+    return db.session.execute(
+        select(Entry.id, Entry.reconciled)
+        .where(
+            Entry.transaction_id == tx_id,
+            Entry.account_id == account_id,
+            Entry.amount_cents == int(line.amount_cents),
+            ref,
+        )
+        .order_by(Entry.cleared.desc(), Entry.id)
+        .limit(1)
+    ).first()
+
+
+def _undo(request: _Request, wanted: dict) -> None:
+    """`undo`: the line waits again. A posted line's transaction is deleted through the
+    ledger's own deletion (the lock date, reconciled entries: 409; its own
+    transaction.deleted event); a matched line's entry loses its cleared mark and the
+    bank reference the line gave it (the lock date and a reconciled entry: 409)."""
+    line = wanted["line"]
+    before = str(line.status)
+    tx_id = None if line.transaction_id is None else int(line.transaction_id)
+    entry_id = None
+    if tx_id is not None and before in ("posted", "matched"):
+        entry = _statement_entry(request.account_id, tx_id, line)
+        entry_id = None if entry is None else int(entry.id)
+        if before == "posted":
+            transactions.delete_transaction(tx_id)
+        else:
+            day = db.session.execute(
+                select(Transaction.occurred_on).where(Transaction.id == tx_id)
+            ).scalar_one()
+            lock.refuse_if_locked(day)
+            if entry is not None and entry.reconciled:
+                raise ConflictError(
+                    f"transaction {tx_id} is reconciled: its match cannot be undone"
+                )
+            if entry_id is not None:
+                request.unmarks.append(entry_id)
+    request.set_line(line, "new", None)
+    trail.undone(request.statement_id, line, before, tx_id, entry_id)
+
+
+_ACT = {"post": _post, "match": _match, "ignore": _ignore, "undo": _undo}
 
 
 def act(statement_id: int, body: dict, created_by: int | None) -> dict:
@@ -324,7 +403,9 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
         for row, decision in zip(rows, status.decide(account_id, rows, statement_id), strict=True)
     }
     asked = _parse(body.get("lines"), lines, decided, account_id)
-    refs = [w["line"].bank_ref for w in asked if w["action"] != "ignore" and w["line"].bank_ref]
+    refs = [
+        w["line"].bank_ref for w in asked if w["action"] in ("post", "match") and w["line"].bank_ref
+    ]
     request = _Request(statement_id, account_id, created_by, status.holders(account_id, refs))
     for wanted in asked:
         try:

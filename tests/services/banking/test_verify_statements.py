@@ -498,3 +498,66 @@ def test_a_reconciliation_whose_person_was_deleted_still_verifies(runner, app, m
         "ledger but user " in output
     ), output
     assert "(alice@example.com) in event seq" in output
+
+
+def undo_a_month(app, api, books, post_tx) -> dict:
+    """A statement's lines posted, matched and ignored, then each undone; sealed."""
+    typed = post_tx("2026-05-03", "Shop by hand", (books["bank"], -600), (books["food"], 600))
+    typed = typed.get_json()["id"]
+    data = statement_file(
+        line("2026-05-02", -500, "Gym", "U1"),
+        line("2026-05-03", -600, "Shop", "U2"),
+        line("2026-05-04", -700, "Cafe", "U3"),
+    )
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    act(
+        api,
+        sid,
+        {"line_id": 1, "action": "post", "account_id": books["food"]},
+        {"line_id": 2, "action": "match"},
+        {"line_id": 3, "action": "ignore"},
+    )
+    undone = act(api, sid, *({"line_id": n, "action": "undo"} for n in (1, 2, 3)))
+    assert [x["status"] for x in undone["lines"]] == ["new", "match", "new"]
+    (entry,) = sql(
+        app,
+        "SELECT id FROM entries WHERE transaction_id = :t AND account_id = :a",
+        t=typed,
+        a=books["bank"],
+    )
+    api.get("/audit/head")
+    return {"sid": sid, "typed": typed, "entry": entry[0]}
+
+
+UNDO_TAMPERING = {
+    "reference given back": (
+        "UPDATE entries SET bank_ref = 'U2' WHERE id = :entry",
+        "entry {entry}: bank_ref is 'U2' in the ledger but None after event seq",
+    ),
+    "cleared again": (
+        "UPDATE entries SET cleared = true WHERE id = :entry",
+        "entry {entry}",
+    ),
+    "match put back": (
+        "UPDATE statement_lines SET status = 'matched', transaction_id = :typed"
+        " WHERE statement_id = :sid AND line_id = 2",
+        "statement {sid} line 2: status is 'matched' in the ledger but 'new' after event seq",
+    ),
+}
+
+
+def test_undone_lines_verify(runner, app, api, books, post_tx):
+    undo_a_month(app, api, books, post_tx)
+    code, output = verify(runner)
+    assert code == 0, output
+    assert len(events(api, "statement_line.undone")) == 3
+
+
+@pytest.mark.parametrize("kind", list(UNDO_TAMPERING))
+def test_a_change_behind_the_service_after_undo_is_named(runner, app, api, books, post_tx, kind):
+    done = undo_a_month(app, api, books, post_tx)
+    statement, said = UNDO_TAMPERING[kind]
+    sql(app, statement, **{k: v for k, v in done.items() if f":{k}" in statement})
+    code, output = verify(runner)
+    assert code == 1, output
+    assert said.format(**done) in output, output

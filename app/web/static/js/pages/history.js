@@ -37,6 +37,7 @@ const ACTIONS = {
   "statement_line.posted": "Bank line posted",
   "statement_line.matched": "Bank line matched",
   "statement_line.ignored": "Bank line ignored",
+  "statement_line.undone": "Bank line undone",
   "rule.created": "Filing rule created",
   "rule.changed": "Filing rule changed",
   "rule.deleted": "Filing rule deleted",
@@ -162,6 +163,10 @@ function summary(event, original = null) {
       h("span", { class: "event-what" }, `Statement ${l.statement_id}, line ${l.line_id}: ${said}`),
       l.transaction_id ? h("span", { class: "event-link hint" }, "Now ", transactionName(l.transaction_id), " · ",
         historyLink(l.transaction_id)) : null,
+      // An undo: what the line had been, and the transaction it let go of.
+      o.undone ? h("span", { class: "event-undone hint" }, `Was ${o.undone.status}`,
+        o.undone.transaction_id ? [" as ", transactionName(o.undone.transaction_id), " · ",
+          historyLink(o.undone.transaction_id)] : null) : null,
     ];
   }
   if (o.statement) {
