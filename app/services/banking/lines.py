@@ -5,7 +5,8 @@
   line's amount on the statement's account and the opposite on `account_id`,
   through the ledger's own posting (transactions.record_transaction: the lock date,
   open accounts, one transaction.posted event each). Its description: as given,
-  else the payee, else the memo, else DEFAULT_DESCRIPTION, cut to the limit.
+  else the payee and the memo joined by " · " (either alone when the other is
+  missing), else DEFAULT_DESCRIPTION, cut to the limit.
 - `match` {transaction_id?}: the line's own candidate, or the transaction named,
   which must qualify as status.decide's `match` does, neither its day nor the line's
   on or before the lock date (status.qualifying_entry); no new transaction.
@@ -47,6 +48,7 @@ from . import statements, status, trail
 ACTIONS = ("post", "match", "ignore", "undo")
 UNDOABLE = ("posted", "matched", "ignored")
 DEFAULT_DESCRIPTION = "Bank statement"
+JOINER = " · "  # between a posted line's payee and memo in its description
 LINES_MAX = 10_000
 DONE = {"posted": "posted", "matched": "matched", "duplicate": "a duplicate"}
 
@@ -121,13 +123,13 @@ def _one(item: dict, line, decision: status.Decision, action: str, account_id: i
 
 
 def _description(given, line) -> str:
-    """A posting's description: as given, else the payee, else the memo, else the default."""
+    """A posting's description: as given, else the payee and the memo joined by
+    JOINER (either alone when the other is missing), else the default; cut to the
+    limit."""
     if given is not None and not (isinstance(given, str) and not given.strip()):
         return validate.text("description", given, max_length=transactions.DESCRIPTION_MAX)
-    for said in (line.payee, line.memo):
-        if said and said.strip():
-            return said.strip()[: transactions.DESCRIPTION_MAX]
-    return DEFAULT_DESCRIPTION
+    said = [x.strip() for x in (line.payee, line.memo) if x and x.strip()]
+    return JOINER.join(said)[: transactions.DESCRIPTION_MAX] or DEFAULT_DESCRIPTION
 
 
 BANK_REF_KEY = "uq_entries_bank_ref"  # entries (account_id, bank_ref, amount_cents), 0021

@@ -31,6 +31,8 @@ def test_post_makes_one_transaction_cleared_with_the_bank_ref(app, api, books):
             line("2026-03-02", 2500, "Ann Member", "R1"),
             line("2026-03-03", -1299, None, "R2", memo="Card purchase"),
             line("2026-03-04", -100),
+            line("2026-03-05", -200, " Corner Shop ", "R4", memo="card 1234"),
+            line("2026-03-06", -300, "  ", "R5", memo=" "),
         ),
     ).get_json()["id"]
     done = act(
@@ -39,13 +41,22 @@ def test_post_makes_one_transaction_cleared_with_the_bank_ref(app, api, books):
         {"line_id": 1, "action": "post", "account_id": books["dues"]},
         {"line_id": 2, "action": "post", "account_id": books["food"]},
         {"line_id": 3, "action": "post", "account_id": books["food"], "description": " Fees "},
+        {"line_id": 4, "action": "post", "account_id": books["food"]},
+        {"line_id": 5, "action": "post", "account_id": books["food"], "description": " "},
     )
     assert done.status_code == 200, done.get_json()
     lines = done.get_json()["lines"]
-    assert [x["status"] for x in lines] == ["posted"] * 3
+    assert [x["status"] for x in lines] == ["posted"] * 5
     txs = [transaction(api, x["transaction_id"]) for x in lines]
-    assert [t["description"] for t in txs] == ["Ann Member", "Card purchase", "Fees"]
-    assert [t["occurred_on"] for t in txs] == ["2026-03-02", "2026-03-03", "2026-03-04"]
+    # As given, else the payee and the memo joined (either alone), else the default.
+    assert [t["description"] for t in txs] == [
+        "Ann Member",
+        "Card purchase",
+        "Fees",
+        "Corner Shop · card 1234",
+        "Bank statement",
+    ]
+    assert [t["occurred_on"] for t in txs][:3] == ["2026-03-02", "2026-03-03", "2026-03-04"]
     assert sorted((e["account_id"], e["amount_cents"]) for e in txs[0]["entries"]) == sorted(
         [(books["bank"], 2500), (books["dues"], -2500)]
     )
@@ -54,21 +65,31 @@ def test_post_makes_one_transaction_cleared_with_the_bank_ref(app, api, books):
     refs = sql(
         app, "SELECT bank_ref FROM entries WHERE account_id = :a ORDER BY id", a=books["bank"]
     )
-    assert [r[0] for r in refs] == ["R1", "R2", None]
+    assert [r[0] for r in refs] == ["R1", "R2", None, "R4", "R5"]
     # Audit: one transaction.posted per line and one clearing event for the request.
     events = api.get("/audit?limit=100").get_json()["items"]
-    assert sum(e["action"] == "transaction.posted" for e in events) == 3
+    assert sum(e["action"] == "transaction.posted" for e in events) == 5
     cleared = [e for e in events if e["action"] == "entries.cleared"]
     assert len(cleared) == 1 and cleared[0]["object"]["statement_id"] == sid
 
 
 def test_the_description_is_cut_to_the_limit(api, books):
     sid = upload_statement(
-        api, books["bank"], statement_file(line("2026-03-02", 1, "p" * 2500))
+        api,
+        books["bank"],
+        statement_file(
+            line("2026-03-02", 1, "p" * 2500),
+            line("2026-03-03", 2, "p" * 1998, memo="memo"),
+        ),
     ).get_json()
-    done = act(api, sid["id"], {"line_id": 1, "action": "post", "account_id": books["dues"]})
-    tx_id = done.get_json()["lines"][0]["transaction_id"]
-    assert len(transaction(api, tx_id)["description"]) == 2000
+    done = act(
+        api,
+        sid["id"],
+        {"line_id": 1, "action": "post", "account_id": books["dues"]},
+        {"line_id": 2, "action": "post", "account_id": books["dues"]},
+    )
+    cut = [transaction(api, x["transaction_id"])["description"] for x in done.get_json()["lines"]]
+    assert cut == ["p" * 2000, "p" * 1998 + " ·"]
 
 
 def test_one_bad_line_changes_nothing(app, api, books):
