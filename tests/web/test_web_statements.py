@@ -207,9 +207,11 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
         re.compile(r", reconciled$")
     )
     assert reconciliations(live, ids["Bank"]) == [("2026-02-28", 500000), ("2026-03-31", closing)]
-    # The same file again: every line already imported, nothing to post.
+    # The same month downloaded again (other bytes: the very same file is refused):
+    # every line already imported, nothing to post.
+    again = ofx(lines) + b"\n"
     page.set_input_files(
-        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
+        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": again}]
     )
     expect_text(page, "#statement-counts", r"^40 lines: 40 already imported\.$")
     expect(page.locator("#lines > li[data-line='1'] .badge")).to_have_text("Already imported")

@@ -156,6 +156,24 @@ def _insert_lines(rows: list[dict]) -> None:
         connection.execute(_INSERT_LINES, rows)
 
 
+def refuse_if_stored(account_id: int, sha256: str) -> None:
+    """409 {error, statement_id} when a statement of the account already holds a file
+    of these bytes (the same SHA-256): the same file uploaded again."""
+    same = db.session.execute(
+        select(Statement.id, Statement.created_at)
+        .where(Statement.account_id == account_id, Statement.sha256 == sha256)
+        .order_by(Statement.id)
+        .limit(1)
+    ).first()
+    if same is not None:
+        error = ConflictError(
+            f"this file was already uploaded to the account on {clock.iso(same.created_at)} "
+            f"as statement {same.id}; nothing was stored"
+        )
+        error.extra = {"statement_id": int(same.id)}
+        raise error
+
+
 def upload(account_id: int, data: bytes | None, bank_account, created_by: int | None) -> dict:
     """POST /accounts/{id}/statements: read, decide each line's status, keep; 201 the
     statement. Every refusal comes before the first write."""
@@ -167,6 +185,8 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
         raise too_large(limit)
     if not data:
         raise BadRequestError("the 'file' part is empty: send the statement's bytes")
+    sha256 = hashlib.sha256(data).hexdigest()
+    refuse_if_stored(account.id, sha256)
     bank_file = read_file(data)
     chosen = choose(bank_file, bank_account)
     decided = status.decide(account.id, chosen.lines)
@@ -183,7 +203,7 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
             "closing_balance_cents": chosen.closing_balance_cents,
             "closing_balance_on": chosen.closing_balance_on,
             "size": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(),
+            "sha256": sha256,
             "created_at": clock.now().replace(microsecond=0),
             "created_by": created_by,
             "content_bytes": data,

@@ -8,7 +8,7 @@ from sqlalchemy import text
 
 from app.extensions import db
 from tests.services.banking.line_steps import act, snapshot, sql
-from tests.services.banking.stand_in import line, statement_file, upload_statement
+from tests.services.banking.stand_in import downloaded_again, line, statement_file, upload_statement
 
 pytestmark = pytest.mark.usefixtures("stand_in_reader")
 
@@ -208,14 +208,14 @@ def test_a_named_transaction_must_qualify(api, books, post_tx):
 def test_a_duplicate_or_a_reference_now_held_is_409(api, books):
     data = statement_file(line("2026-03-02", 2500, "Ann", "R1"))
     first = upload_statement(api, books["bank"], data).get_json()["id"]
-    second = upload_statement(api, books["bank"], data).get_json()["id"]  # both new for now
+    second = upload_statement(api, books["bank"], downloaded_again(data)).get_json()["id"]
     assert (
         act(api, first, {"line_id": 1, "action": "post", "account_id": books["dues"]}).status_code
         == 200
     )
     refused = act(api, second, {"line_id": 1, "action": "post", "account_id": books["dues"]})
     assert refused.status_code == 409 and "line 1" in refused.get_json()["error"]
-    third = upload_statement(api, books["bank"], data).get_json()
+    third = upload_statement(api, books["bank"], downloaded_again(data, 2)).get_json()
     assert third["lines"][0]["status"] == "duplicate"
     refused = act(api, third["id"], {"line_id": 1, "action": "ignore"})
     assert refused.status_code == 409
@@ -328,7 +328,7 @@ def test_a_corrected_reconciled_posting_keeps_the_bank_reference(api, books):
     replacement = correct(api, books, original)
     [entry] = bank_entries(api, books["bank"])
     assert (entry["transaction_id"], entry["reconciled"]) == (replacement, True)
-    again = upload_statement(api, books["bank"], data).get_json()["lines"][0]
+    again = upload_statement(api, books["bank"], downloaded_again(data)).get_json()["lines"][0]
     assert (again["status"], again["transaction_id"]) == ("duplicate", replacement)
 
 
@@ -381,7 +381,7 @@ def test_a_posting_corrected_before_month_end_still_reconciles(api, books, runne
     result = runner.invoke(args=["verify"])  # the carried mark, replayed from the event
     assert result.exit_code == 0, result.output
 
-    again = upload_statement(api, books["bank"], data).get_json()["lines"][0]
+    again = upload_statement(api, books["bank"], downloaded_again(data)).get_json()["lines"][0]
     assert (again["status"], again["transaction_id"]) == ("duplicate", replacement)
     done = api.post(f"/statements/{sid}/reconcile")
     assert done.status_code == 201, done.get_json()

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from app.extensions import db
 from app.services.banking import status
 from tests.services.banking.line_steps import act, snapshot, sql
-from tests.services.banking.stand_in import line, statement_file, upload_statement
+from tests.services.banking.stand_in import downloaded_again, line, statement_file, upload_statement
 
 pytestmark = pytest.mark.usefixtures("stand_in_reader")
 
@@ -70,12 +70,14 @@ def one_done_one_refused(answers: list, line_id: int) -> tuple[int, int]:
     return done, 1 - done
 
 
-def file_of_round(n: int) -> bytes:
-    """A month's file: line 1 someone else's, line 2 the contested bank line."""
-    return statement_file(
+def file_of_round(n: int, download: int = 0) -> bytes:
+    """A month's file: line 1 someone else's, line 2 the contested bank line; the
+    `download`th download of it (other bytes, the same lines)."""
+    data = statement_file(
         line("2026-03-02", 700 + n, "Member", f"M{n}"),
         line("2026-03-05", -2500, "Shop", f"R{n}"),
     )
+    return downloaded_again(data, download)
 
 
 @pytest.mark.parametrize(
@@ -93,8 +95,10 @@ def test_two_statements_of_one_file_book_the_line_once(app, api, books, post_tx,
             expected += 1
             made = post_tx("2026-03-04", "shop", (books["bank"], -2500), (books["food"], 2500))
             by_hand = made.get_json()["id"]
-        data = file_of_round(n)
-        sids = [upload_statement(api, books["bank"], data).get_json()["id"] for _ in actions]
+        sids = [
+            upload_statement(api, books["bank"], file_of_round(n, i)).get_json()["id"]
+            for i, _ in enumerate(actions)
+        ]
         asked = [
             {"line_id": 2, "action": "post", "account_id": books["food"]}
             if action == "post"
@@ -149,8 +153,9 @@ def test_a_stale_read_meets_the_key_and_is_409_naming_the_line(app, api, books, 
     held comes before the other's commit (here: the first read answers nothing). The
     key refuses the mark; the answer is 409 naming the line and the transaction now
     holding the reference, and the request's posting is undone with it."""
-    data = file_of_round(0)
-    first, second = (upload_statement(api, books["bank"], data).get_json()["id"] for _ in "ab")
+    first, second = (
+        upload_statement(api, books["bank"], file_of_round(0, i)).get_json()["id"] for i in (0, 1)
+    )
     post = {"line_id": 2, "action": "post", "account_id": books["food"]}
     done = act(api, first, post)
     assert done.status_code == 200, done.get_json()

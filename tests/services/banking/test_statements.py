@@ -264,3 +264,25 @@ def test_unknown_statement_is_404_everywhere(api):
 def test_statements_need_the_full_tier(client, books):
     assert client.get("/statements").status_code == 401
     assert client.post(f"/accounts/{books['bank']}/statements").status_code == 401
+
+
+def test_the_same_file_again_is_409_naming_when_it_was_uploaded(app, api, books, clock):
+    data = statement_file(line("2026-03-02", 2500, "Ann", "R1"), line("2026-03-03", -5, "Fee"))
+    first = upload_statement(api, books["bank"], data)
+    assert first.status_code == 201, first.get_json()
+    first = first.get_json()
+    counts = [stored(app, t) for t in ("statements", "statement_lines", "audit_events")]
+    again = upload_statement(api, books["bank"], data)
+    assert again.status_code == 409, again.get_json()
+    body = again.get_json()
+    assert body["statement_id"] == first["id"]
+    assert first["created_at"] in body["error"], body
+    assert set(body) == {"error", "statement_id"}
+    assert [stored(app, t) for t in ("statements", "statement_lines", "audit_events")] == counts
+    # Other bytes of the same lines (another download) are another file; the same
+    # bytes for another account are that account's first; once the statement is
+    # deleted, its file may come again.
+    assert upload_statement(api, books["bank"], data + b"\n").status_code == 201
+    assert upload_statement(api, books["card"], data).status_code == 201
+    assert api.delete(f"/statements/{first['id']}").status_code == 204
+    assert upload_statement(api, books["bank"], data).status_code == 201
