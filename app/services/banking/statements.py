@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 
 import orjson
 from flask import current_app, has_app_context
@@ -32,7 +33,7 @@ from .. import clock
 from ..errors import BadRequestError, ConflictError, PayloadTooLargeError
 from ..ledger import accounts, audit, reconciliation, reports, validate
 from . import readers, rules, status, trail
-from .bankfile import BankFile, BankStatement, account_key
+from .bankfile import BankFile, BankLine, BankStatement, account_key
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 STATEMENT_KINDS = ("asset", "liability")
@@ -156,6 +157,35 @@ def _insert_lines(rows: list[dict]) -> None:
         connection.execute(_INSERT_LINES, rows)
 
 
+NO_REFERENCE = "nonref"  # MT940's word for none, in any case
+REF_MIN = 3  # a shorter reference tells no line from another
+
+
+def unique_refs(bank_file: BankFile, lines: Sequence[BankLine]) -> list[BankLine]:
+    """The lines with the references the file does not keep unique read as none:
+    `NONREF` (any case), one of fewer than REF_MIN characters, and one the file (any of
+    its statements) gives to lines of different dates or amounts. A reference on
+    several lines of one date and amount stays: the bank listed one line twice."""
+    seen: dict[str, set[tuple]] = {}
+    for statement in bank_file.statements:
+        for line in statement.lines:
+            if line.bank_ref:
+                seen.setdefault(line.bank_ref, set()).add((line.booked_on, line.amount_cents))
+
+    def kept(ref: str | None) -> bool:
+        return bool(
+            ref
+            and len(ref.strip()) >= REF_MIN
+            and ref.strip().casefold() != NO_REFERENCE
+            and len(seen.get(ref, ())) <= 1
+        )
+
+    return [
+        line if line.bank_ref is None or kept(line.bank_ref) else replace(line, bank_ref=None)
+        for line in lines
+    ]
+
+
 def refuse_if_stored(account_id: int, sha256: str) -> None:
     """409 {error, statement_id} when a statement of the account already holds a file
     of these bytes (the same SHA-256): the same file uploaded again."""
@@ -189,7 +219,8 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
     refuse_if_stored(account.id, sha256)
     bank_file = read_file(data)
     chosen = choose(bank_file, bank_account)
-    decided = status.decide(account.id, chosen.lines)
+    read_lines = unique_refs(bank_file, chosen.lines)
+    decided = status.decide(account.id, read_lines)
     statement_id = db.session.execute(
         insert(Statement).returning(Statement.id),
         {
@@ -222,7 +253,7 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
             "status": decision.status,
             "transaction_id": decision.transaction_id,
         }
-        for number, (line, decision) in enumerate(zip(chosen.lines, decided, strict=True), start=1)
+        for number, (line, decision) in enumerate(zip(read_lines, decided, strict=True), start=1)
     ]
     if rows:
         _insert_lines(rows)

@@ -286,3 +286,41 @@ def test_the_same_file_again_is_409_naming_when_it_was_uploaded(app, api, books,
     assert upload_statement(api, books["card"], data).status_code == 201
     assert api.delete(f"/statements/{first['id']}").status_code == 204
     assert upload_statement(api, books["bank"], data).status_code == 201
+
+
+def test_references_the_file_does_not_keep_unique_are_none(app, api, books):
+    """NONREF in any case, a reference of fewer than three characters, and one the file
+    gives to lines of other dates or amounts (in any of its statements) are read as
+    none; one given twice to a line of one date and amount stays (a line listed twice),
+    and so does a plain one. Every line is stored so: its duplicates are told apart by
+    date, amount, payee and memo instead."""
+    data = stand_in.several_file(
+        {
+            "bank_account": "NL91 ABNA 0417 1643 00",
+            "lines": [
+                line("2026-03-02", -100, "A", "NONREF"),
+                line("2026-03-02", -101, "B", "nonRef"),
+                line("2026-03-02", -102, "C", "12"),
+                line("2026-03-03", -103, "D", "SEQ1"),
+                line("2026-03-04", -103, "E", "SEQ1"),  # same amount, another date
+                line("2026-03-05", -104, "F", "SEQ2"),
+                line("2026-03-05", -105, "G", "SEQ2"),  # same date, another amount
+                line("2026-03-06", -106, "H", "TWICE"),
+                line("2026-03-06", -106, "H", "TWICE"),
+                line("2026-03-07", -107, "I", "ABC"),
+                line("2026-03-08", -108, "J", "OTHER1"),
+            ],
+        },
+        # The file's other account gives OTHER1 to a line of its own, another date.
+        {"bank_account": "DE89370400440532013000", "lines": [line("2026-03-09", 1, "K", "OTHER1")]},
+    )
+    made = upload_statement(api, books["bank"], data, bank_account="NL91ABNA0417164300")
+    assert made.status_code == 201, made.get_json()
+    refs = [x["bank_ref"] for x in made.get_json()["lines"]]
+    assert refs == [None] * 7 + ["TWICE", "TWICE", "ABC", None]
+    with app.app_context():
+        stored_refs = db.session.execute(
+            text("SELECT bank_ref FROM statement_lines ORDER BY line_id")
+        ).scalars()
+        assert list(stored_refs) == refs
+        db.session.rollback()
