@@ -28,11 +28,11 @@ def test_post_makes_one_transaction_cleared_with_the_bank_ref(app, api, books):
         api,
         books["bank"],
         statement_file(
-            line("2026-03-02", 2500, "Ann Member", "R1"),
-            line("2026-03-03", -1299, None, "R2", memo="Card purchase"),
+            line("2026-03-02", 2500, "Ann Member", "R-1"),
+            line("2026-03-03", -1299, None, "R-2", memo="Card purchase"),
             line("2026-03-04", -100),
-            line("2026-03-05", -200, " Corner Shop ", "R4", memo="card 1234"),
-            line("2026-03-06", -300, "  ", "R5", memo=" "),
+            line("2026-03-05", -200, " Corner Shop ", "R-4", memo="card 1234"),
+            line("2026-03-06", -300, "  ", "R-5", memo=" "),
         ),
     ).get_json()["id"]
     done = act(
@@ -65,7 +65,7 @@ def test_post_makes_one_transaction_cleared_with_the_bank_ref(app, api, books):
     refs = sql(
         app, "SELECT bank_ref FROM entries WHERE account_id = :a ORDER BY id", a=books["bank"]
     )
-    assert [r[0] for r in refs] == ["R1", "R2", None, "R4", "R5"]
+    assert [r[0] for r in refs] == ["R-1", "R-2", None, "R-4", "R-5"]
     # Audit: one transaction.posted per line and one clearing event for the request.
     events = api.get("/audit?limit=100").get_json()["items"]
     assert sum(e["action"] == "transaction.posted" for e in events) == 5
@@ -148,7 +148,7 @@ def test_match_the_candidate_or_a_named_transaction(api, books, post_tx):
     body = upload_statement(
         api,
         books["bank"],
-        statement_file(line("2026-03-05", -1299, "Shop", "R1"), line("2026-03-05", -1299, "S")),
+        statement_file(line("2026-03-05", -1299, "Shop", "R-1"), line("2026-03-05", -1299, "S")),
     ).get_json()
     # Line 1 shares "shop" with a alone; line 2 has no words and b, 1 day away, is the
     # only candidate left to it (a is line 1's).
@@ -206,7 +206,7 @@ def test_a_named_transaction_must_qualify(api, books, post_tx):
 
 
 def test_a_duplicate_or_a_reference_now_held_is_409(api, books):
-    data = statement_file(line("2026-03-02", 2500, "Ann", "R1"))
+    data = statement_file(line("2026-03-02", 2500, "Ann", "R-1"))
     first = upload_statement(api, books["bank"], data).get_json()["id"]
     second = upload_statement(api, books["bank"], downloaded_again(data)).get_json()["id"]
     assert (
@@ -224,9 +224,10 @@ def test_a_duplicate_or_a_reference_now_held_is_409(api, books):
 def test_a_bank_line_listed_twice_is_posted_once_in_one_request_as_in_two(app, api, books):
     """The file lists one bank line twice (same reference, same amount): posting both in
     one request is refused as a second request would be, naming the second line, and
-    changes nothing; the same reference with another amount is another line."""
-    twice = line("2026-03-02", -1000, "Cafe", "F3")
-    data = statement_file(twice, twice, line("2026-03-02", -500, "Cafe", "F3"))
+    changes nothing; another line of the file is done beside it. (The same reference
+    with another amount in one file would be read as none: test_statements.py.)"""
+    twice = line("2026-03-02", -1000, "Cafe", "F-3")
+    data = statement_file(twice, twice, line("2026-03-02", -500, "Cafe", "F-4"))
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     before = snapshot(app)
     post = {"action": "post", "account_id": books["food"]}
@@ -267,7 +268,7 @@ def reconcilable(api, books, account, cents, closing, **header):
         api,
         books[account],
         statement_file(
-            line("2026-03-02", cents, "A", "R1"),
+            line("2026-03-02", cents, "A", "R-1"),
             closing_balance_cents=closing,
             closing_balance_on="2026-03-31",
             **header,
@@ -291,7 +292,7 @@ def shop_posted_to_food(api, books):
     """A one-line statement (25.00 to Shop, closing -25.00 on 2026-03-31) whose line is
     posted to Food: the file's bytes, the statement's id and the transaction's."""
     data = statement_file(
-        line("2026-03-02", -2500, "Shop", "R1"),
+        line("2026-03-02", -2500, "Shop", "R-1"),
         closing_balance_cents=-2500,
         closing_balance_on="2026-03-31",
     )
@@ -336,7 +337,7 @@ def test_a_corrected_posting_moves_its_statement_line_and_the_payee_learns(api, 
     """The treasurer posts a line to the wrong account, then corrects the transaction:
     the line names the replacement (not a deleted transaction), and the same payee's
     next line is suggested the corrected account, not the wrong one."""
-    first = statement_file(line("2026-03-02", -2500, "Corner Shop", "R1"))
+    first = statement_file(line("2026-03-02", -2500, "Corner Shop", "R-1"))
     sid = upload_statement(api, books["bank"], first).get_json()["id"]
     posted = act(api, sid, {"line_id": 1, "action": "post", "account_id": books["food"]})
     original = posted.get_json()["lines"][0]["transaction_id"]
@@ -344,7 +345,7 @@ def test_a_corrected_posting_moves_its_statement_line_and_the_payee_learns(api, 
     [shown] = api.get(f"/statements/{sid}").get_json()["lines"]
     assert (shown["status"], shown["transaction_id"]) == ("posted", replacement)
 
-    later = statement_file(line("2026-04-02", -1800, "CORNER  shop", "R2"))
+    later = statement_file(line("2026-04-02", -1800, "CORNER  shop", "R-2"))
     [waiting] = upload_statement(api, books["bank"], later).get_json()["lines"]
     assert waiting["status"] == "new"
     assert waiting["suggestion"]["source"] == "history"

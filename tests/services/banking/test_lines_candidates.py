@@ -215,11 +215,11 @@ def test_a_line_booked_from_another_statement_meanwhile_reads_as_its_duplicate(a
     """Two statements overlapping (one bank line in both), both uploaded before either
     is filed: once one posts it, the other reads it as a duplicate and reconciling
     does not wait for it."""
-    first = filed(api, books, line("2026-03-04", -700, "Gym", "G1"))
+    first = filed(api, books, line("2026-03-04", -700, "Gym", "G-1"))
     second = filed(
         api,
         books,
-        line("2026-03-04", -700, "Gym", "G1"),
+        line("2026-03-04", -700, "Gym", "G-1"),
         closing_balance_cents=-700,
         closing_balance_on="2026-03-31",
     )

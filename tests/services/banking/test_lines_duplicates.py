@@ -59,17 +59,17 @@ def test_alike_lines_without_a_reference_count_one_for_one(api, books):
 
 def test_a_reference_ignored_before_is_a_duplicate_until_the_ignore_is_undone(api, books):
     march = sent(
-        api, books, line("2026-03-05", -700, "Transfer", "X1"), line("2026-03-06", -1, "Fee")
+        api, books, line("2026-03-05", -700, "Transfer", "X-1"), line("2026-03-06", -1, "Fee")
     )
     # Uploaded before March's line is ignored: waiting, and worked out on each read.
-    waiting = sent(api, books, line("2026-03-05", -700, "Transfer", "X1"), period_to="2026-04-30")
+    waiting = sent(api, books, line("2026-03-05", -700, "Transfer", "X-1"), period_to="2026-04-30")
     assert states(waiting) == [("new", None)]
     assert act(api, march["id"], {"line_id": 1, "action": "ignore"}).status_code == 200
     later = sent(
         api,
         books,
-        line("2026-03-05", -700, "Transfer", "X1"),
-        line("2026-03-05", -800, "Transfer", "X1"),  # another amount: not that line
+        line("2026-03-05", -700, "Transfer", "X-1"),
+        line("2026-03-05", -800, "Transfer", "X-1"),  # another amount: not that line
         period_to="2026-05-31",
     )
     assert states(later) == [("duplicate", None), ("new", None)]

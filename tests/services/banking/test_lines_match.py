@@ -38,7 +38,7 @@ def test_a_match_on_a_locked_day_is_409_naming_the_line_and_changes_nothing(
     body = upload_statement(
         api,
         books["bank"],
-        statement_file(line("2026-03-09", 700, "Other"), line(line_day, -1299, "Shop", "R1")),
+        statement_file(line("2026-03-09", 700, "Other"), line(line_day, -1299, "Shop", "R-1")),
     ).get_json()
     assert (body["lines"][1]["status"], body["lines"][1]["transaction_id"]) == ("match", tx_id)
     sql(app, "UPDATE settings SET locked_through = '2026-03-04'")
@@ -61,7 +61,7 @@ def test_a_match_on_a_locked_day_is_409_naming_the_line_and_changes_nothing(
 def test_a_match_the_day_after_the_lock_date_is_done(app, api, books, post_tx):
     tx_id = by_hand(post_tx, books, "2026-03-05")
     sid = upload_statement(
-        api, books["bank"], statement_file(line("2026-03-05", -1299, "Shop", "R1"))
+        api, books["bank"], statement_file(line("2026-03-05", -1299, "Shop", "R-1"))
     ).get_json()["id"]
     sql(app, "UPDATE settings SET locked_through = '2026-03-04'")
     done = act(api, sid, {"line_id": 1, "action": "match", "transaction_id": tx_id})

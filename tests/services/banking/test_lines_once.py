@@ -74,8 +74,8 @@ def file_of_round(n: int, download: int = 0) -> bytes:
     """A month's file: line 1 someone else's, line 2 the contested bank line; the
     `download`th download of it (other bytes, the same lines)."""
     data = statement_file(
-        line("2026-03-02", 700 + n, "Member", f"M{n}"),
-        line("2026-03-05", -2500, "Shop", f"R{n}"),
+        line("2026-03-02", 700 + n, "Member", f"M-{n}"),
+        line("2026-03-05", -2500, "Shop", f"R-{n}"),
     )
     return downloaded_again(data, download)
 
@@ -109,7 +109,7 @@ def test_two_statements_of_one_file_book_the_line_once(app, api, books, post_tx,
         answers = at_once(app, api, pairs)
         done, refused = one_done_one_refused(answers, 2)
 
-        held = bank_entries_holding(app, books["bank"], f"R{n}")
+        held = bank_entries_holding(app, books["bank"], f"R-{n}")
         assert len(held) == 1 and held[0][1] == -2500, held
         winner = answers[done][1]["lines"][1]
         assert winner["status"] == ("posted" if actions[done] == "post" else "matched")
@@ -145,7 +145,7 @@ def test_one_statement_acted_on_twice_at_once_books_the_line_once(app, api, book
         ]
         answers = at_once(app, api, [(sid, posted), (sid, posted[1:])])
         one_done_one_refused(answers, 2)
-        assert len(bank_entries_holding(app, books["bank"], f"R{n}")) == 1
+        assert len(bank_entries_holding(app, books["bank"], f"R-{n}")) == 1
 
 
 def test_a_stale_read_meets_the_key_and_is_409_naming_the_line(app, api, books, monkeypatch):
@@ -176,7 +176,7 @@ def test_a_stale_read_meets_the_key_and_is_409_naming_the_line(app, api, books, 
     assert refused.status_code == 409, refused.get_json()
     assert refused.get_json() == {
         "error": f"line 2: transaction {holder} of the account has come to hold its bank "
-        "reference 'R0' meanwhile: the line is a duplicate"
+        "reference 'R-0' meanwhile: the line is a duplicate"
     }
     assert snapshot(app) == before
     assert len(calls) == 3
@@ -204,10 +204,10 @@ def test_the_database_refuses_a_second_entry_with_the_same_key(app, books, post_
                 {"r": ref, "t": tx_id, "a": books[account]},
             )
 
-    give(tx[0], "bank", "R1")
-    give(tx[2], "bank", "R1")  # another amount
-    give(tx[3], "card", "R1")  # another account
+    give(tx[0], "bank", "R-1")
+    give(tx[2], "bank", "R-1")  # another amount
+    give(tx[3], "card", "R-1")  # another account
     with pytest.raises(IntegrityError):
-        give(tx[1], "bank", "R1")
-    holding = bank_entries_holding(app, books["bank"], "R1")
+        give(tx[1], "bank", "R-1")
+    holding = bank_entries_holding(app, books["bank"], "R-1")
     assert [row[0] for row in holding] == [tx[0], tx[2]]

@@ -18,9 +18,9 @@ def three_lines(api, books, post_tx, **header):
     typed = post_tx("2026-03-03", "Shop by hand", (books["bank"], -600), (books["food"], 600))
     typed = typed.get_json()["id"]
     data = statement_file(
-        line("2026-03-02", -500, "Gym", "R1"),
-        line("2026-03-03", -600, "Shop", "R2"),
-        line("2026-03-04", -700, "Cafe", "R3"),
+        line("2026-03-02", -500, "Gym", "R-1"),
+        line("2026-03-03", -600, "Shop", "R-2"),
+        line("2026-03-04", -700, "Cafe", "R-3"),
         **header,
     )
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
@@ -55,7 +55,7 @@ def events_of(api, action):
 
 def test_undo_takes_back_a_posting_a_match_and_an_ignore(app, api, books, post_tx):
     sid, posted, typed = three_lines(api, books, post_tx)
-    assert bank_entry(app, typed) in ((True, "R2"), (1, "R2"))
+    assert bank_entry(app, typed) in ((True, "R-2"), (1, "R-2"))
     undone = act(
         api,
         sid,
@@ -94,7 +94,7 @@ def test_undo_takes_back_a_posting_a_match_and_an_ignore(app, api, books, post_t
             "amount_cents": -600,
             "payee": "Shop",
             "memo": None,
-            "bank_ref": "R2",
+            "bank_ref": "R-2",
             "status": "new",
             "transaction_id": None,
         },
@@ -116,12 +116,12 @@ def test_undo_takes_back_a_posting_a_match_and_an_ignore(app, api, books, post_t
         {"line_id": 2, "action": "match"},
     )
     assert again.status_code == 200, again.get_json()
-    assert bank_entry(app, typed) in ((True, "R2"), (1, "R2"))
+    assert bank_entry(app, typed) in ((True, "R-2"), (1, "R-2"))
 
 
 def test_only_a_posted_matched_or_ignored_line_is_undone(app, api, books):
     sid = upload_statement(
-        api, books["bank"], statement_file(line("2026-03-02", -500, "Gym", "R1"))
+        api, books["bank"], statement_file(line("2026-03-02", -500, "Gym", "R-1"))
     ).get_json()["id"]
     before = snapshot(app)
     refused = act(api, sid, {"line_id": 1, "action": "undo"})

@@ -429,8 +429,8 @@ def test_history_learns_from_two_entry_postings_only_not_from_a_split(api, books
         api,
         books["bank"],
         statement_file(
-            line("2026-02-01", -900, "Corner Shop", "R1"),
-            line("2026-02-20", -500, "Corner Shop", "R2"),
+            line("2026-02-01", -900, "Corner Shop", "R-1"),
+            line("2026-02-20", -500, "Corner Shop", "R-2"),
         ),
     ).get_json()["id"]
     posted = api.post(

@@ -166,14 +166,14 @@ def test_a_read_takes_the_same_statements_whatever_its_lines_and_rules(api, book
     small = upload_statement(
         api,
         books["bank"],
-        statement_file(line("2026-03-02", -7, "Payee 1", memo="memo 1", bank_ref="S1")),
+        statement_file(line("2026-03-02", -7, "Payee 1", memo="memo 1", bank_ref="S-1")),
     ).get_json()["id"]
     big = upload_statement(
         api,
         books["bank"],
         statement_file(
             *(
-                line("2026-03-02", -n, f"Payee {n}", memo=f"memo {n};", bank_ref=f"B{n}")
+                line("2026-03-02", -n, f"Payee {n}", memo=f"memo {n};", bank_ref=f"B-{n}")
                 for n in range(1200)
             )
         ),

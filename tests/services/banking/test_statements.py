@@ -167,7 +167,7 @@ def test_several_bank_accounts_need_bank_account(app, api, books):
 
 def test_duplicate_when_the_account_already_holds_the_reference_and_amount(api, books):
     first = upload_statement(
-        api, books["bank"], statement_file(line("2026-03-02", 2500, "Ann", "R1"))
+        api, books["bank"], statement_file(line("2026-03-02", 2500, "Ann", "R-1"))
     )
     sid = first.get_json()["id"]
     posted = api.post(
@@ -180,17 +180,23 @@ def test_duplicate_when_the_account_already_holds_the_reference_and_amount(api, 
         api,
         books["bank"],
         statement_file(
-            line("2026-03-02", 2500, "Ann", "R1"),  # same ref and amount: duplicate
-            line("2026-03-02", 2600, "Ann", "R1"),  # same ref, another amount: not
+            line("2026-03-02", 2500, "Ann", "R-1"),  # same ref and amount: duplicate
+            line("2026-03-03", 100, "Bob", "R-2"),
         ),
     ).get_json()
     assert [(x["status"], x["transaction_id"]) for x in again["lines"]] == [
         ("duplicate", tx_id),
         ("new", None),
     ]
+    # The same reference with another amount (in a file of its own: one file giving a
+    # reference to two amounts is read as none) is another line.
+    other = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", 2600, "Ann", "R-1"))
+    ).get_json()
+    assert [(x["status"], x["bank_ref"]) for x in other["lines"]] == [("new", "R-1")]
     # Another account's statement with the same reference is not a duplicate.
     card = upload_statement(
-        api, books["card"], statement_file(line("2026-03-02", 2500, "Ann", "R1"))
+        api, books["card"], statement_file(line("2026-03-02", 2500, "Ann", "R-1"))
     )
     assert card.get_json()["lines"][0]["status"] == "new"
 
@@ -236,7 +242,7 @@ def test_listing_newest_first_without_lines_and_by_account(api, books):
 
 
 def test_the_file_as_uploaded_and_deletion(app, api, books):
-    data = statement_file(line("2026-03-02", 1, "Ann", "R9"))
+    data = statement_file(line("2026-03-02", 1, "Ann", "R-9"))
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     got = api.get(f"/statements/{sid}/file")
     assert got.status_code == 200 and got.data == data
@@ -267,7 +273,7 @@ def test_statements_need_the_full_tier(client, books):
 
 
 def test_the_same_file_again_is_409_naming_when_it_was_uploaded(app, api, books, clock):
-    data = statement_file(line("2026-03-02", 2500, "Ann", "R1"), line("2026-03-03", -5, "Fee"))
+    data = statement_file(line("2026-03-02", 2500, "Ann", "R-1"), line("2026-03-03", -5, "Fee"))
     first = upload_statement(api, books["bank"], data)
     assert first.status_code == 201, first.get_json()
     first = first.get_json()

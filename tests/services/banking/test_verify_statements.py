@@ -63,9 +63,9 @@ def file_the_month(app, api, books, post_tx) -> dict:
     by_hand = post_tx("2026-03-03", "Shop by hand", (books["bank"], -6), (books["food"], 6))
     by_hand = by_hand.get_json()["id"]
     data = statement_file(
-        line("2026-03-02", -500, "Shop", "R1", memo="card"),
+        line("2026-03-02", -500, "Shop", "R-1", memo="card"),
         line("2026-03-03", -6, "Shop"),
-        line("2026-03-04", -700, "Gym", "R3"),
+        line("2026-03-04", -700, "Gym", "R-3"),
         closing_balance_cents=-506,
         closing_balance_on="2026-03-31",
         opening_balance_cents=0,
@@ -142,7 +142,7 @@ def test_an_ignored_line_is_an_event_carrying_the_line(api, month):
             "amount_cents": -700,
             "payee": "Gym",
             "memo": None,
-            "bank_ref": "R3",
+            "bank_ref": "R-3",
             "status": "ignored",
             "transaction_id": None,
         }
@@ -169,8 +169,8 @@ TAMPERING = {
         "statement {sid} line 1: memo is None in the ledger but 'card' after event seq",
     ),
     "line bank reference": (
-        "UPDATE statement_lines SET bank_ref = 'R7' WHERE statement_id = :sid AND line_id = 3",
-        "statement {sid} line 3: bank_ref is 'R7' in the ledger but 'R3' after event seq",
+        "UPDATE statement_lines SET bank_ref = 'R-7' WHERE statement_id = :sid AND line_id = 3",
+        "statement {sid} line 3: bank_ref is 'R-7' in the ledger but 'R-3' after event seq",
     ),
     "line transaction": (
         "UPDATE statement_lines SET transaction_id = :by_hand"
@@ -238,16 +238,16 @@ TAMPERING = {
         "reconciliation {rec} (event seq",
     ),
     "entry bank reference changed": (
-        "UPDATE entries SET bank_ref = 'R9' WHERE id = :posted_entry",
-        "entry {posted_entry}: bank_ref is 'R9' in the ledger but 'R1' after event seq",
+        "UPDATE entries SET bank_ref = 'R-9' WHERE id = :posted_entry",
+        "entry {posted_entry}: bank_ref is 'R-9' in the ledger but 'R-1' after event seq",
     ),
     "entry bank reference removed": (
         "UPDATE entries SET bank_ref = NULL WHERE id = :posted_entry",
-        "entry {posted_entry}: bank_ref is None in the ledger but 'R1' after event seq",
+        "entry {posted_entry}: bank_ref is None in the ledger but 'R-1' after event seq",
     ),
     "entry bank reference added": (
-        "UPDATE entries SET bank_ref = 'R3' WHERE id = :food_entry",
-        "entry {food_entry}: bank_ref is 'R3' in the ledger but None and no event gave it one",
+        "UPDATE entries SET bank_ref = 'R-3' WHERE id = :food_entry",
+        "entry {food_entry}: bank_ref is 'R-3' in the ledger but None and no event gave it one",
     ),
     "entry cleared mark flipped": (
         "UPDATE entries SET cleared = true WHERE id = :food_entry",
@@ -342,7 +342,9 @@ def test_books_from_before_verify_replayed_statements_still_verify(
     later = upload_statement(
         api,
         books["bank"],
-        statement_file(line("2026-05-02", -8, "Late", "R8"), line("2026-05-03", -4, "Late", "R4")),
+        statement_file(
+            line("2026-05-02", -8, "Late", "R-8"), line("2026-05-03", -4, "Late", "R-4")
+        ),
     ).get_json()["id"]
     act(api, later, {"line_id": 1, "action": "post", "account_id": books["food"]})
     monkeypatch.undo()
@@ -462,7 +464,7 @@ def test_a_statement_whose_upload_waits_to_be_sealed_is_replayed(
 
     monkeypatch.setattr(writing, "SEAL_EVERY", 2**62)
     monkeypatch.setattr(audit, "seal", lambda: 0)
-    data = statement_file(line("2026-03-02", -5, "Shop", "R1"))
+    data = statement_file(line("2026-03-02", -5, "Shop", "R-1"))
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     (waiting,) = sql(app, "SELECT count(*) FROM audit_pending WHERE action = 'statement.uploaded'")
     assert waiting[0] == 1
@@ -505,9 +507,9 @@ def undo_a_month(app, api, books, post_tx) -> dict:
     typed = post_tx("2026-05-03", "Shop by hand", (books["bank"], -600), (books["food"], 600))
     typed = typed.get_json()["id"]
     data = statement_file(
-        line("2026-05-02", -500, "Gym", "U1"),
-        line("2026-05-03", -600, "Shop", "U2"),
-        line("2026-05-04", -700, "Cafe", "U3"),
+        line("2026-05-02", -500, "Gym", "U-1"),
+        line("2026-05-03", -600, "Shop", "U-2"),
+        line("2026-05-04", -700, "Cafe", "U-3"),
     )
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     act(
@@ -531,8 +533,8 @@ def undo_a_month(app, api, books, post_tx) -> dict:
 
 UNDO_TAMPERING = {
     "reference given back": (
-        "UPDATE entries SET bank_ref = 'U2' WHERE id = :entry",
-        "entry {entry}: bank_ref is 'U2' in the ledger but None after event seq",
+        "UPDATE entries SET bank_ref = 'U-2' WHERE id = :entry",
+        "entry {entry}: bank_ref is 'U-2' in the ledger but None after event seq",
     ),
     "cleared again": (
         "UPDATE entries SET cleared = true WHERE id = :entry",
