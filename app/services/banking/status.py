@@ -34,6 +34,7 @@ date index) and their entries in the account; the ranking per line is made in me
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import re
 from collections import Counter
@@ -112,11 +113,18 @@ _CANDIDATES_POSTGRESQL = text(
 def words(*texts: str | None) -> frozenset[str]:
     """The words of the texts: runs of letters and digits, case-folded, of at least
     three characters."""
-    found: set[str] = set()
+    found: frozenset[str] = frozenset()
     for said in texts:
         if said:
-            found.update(w for w in _WORD.findall(said.casefold()) if len(w) >= 3)
-    return frozenset(found)
+            found |= _words_of(said)
+    return found
+
+
+@functools.lru_cache(maxsize=65536)
+def _words_of(said: str) -> frozenset[str]:
+    """One text's words; kept for the texts met again (every read of a statement works
+    its waiting lines out again, over the same payees and descriptions)."""
+    return frozenset(w for w in _WORD.findall(said.casefold()) if len(w) >= 3)
 
 
 def line_words(line) -> frozenset[str]:
