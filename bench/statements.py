@@ -54,7 +54,9 @@ def _ms(samples: list[float]) -> dict:
 
 def _lines(existing: list[tuple[date, int]], seed: int) -> list[tuple[date, int, str, str]]:
     """(booked_on, cents, payee, bank_ref): a third of them the account's own entries of
-    the month (each a `match`), the rest new, in date order."""
+    the month (each a candidate of its line; since issue 44 a `match` only when certain,
+    which these payees, sharing no word with the entries, are not), the rest new, in date
+    order."""
     rng = random.Random(seed)
     chosen = rng.sample(existing, min(len(existing), LINES // 3))
     lines = [(day, cents, f"Payee {rng.randint(1, 300)}", "") for day, cents in chosen]

@@ -67,6 +67,18 @@ test("post every suggested line: one body, new lines with an account posted, fou
   assert.equal(bulkWords({ post: 0, match: 0 }), "Nothing suggested to post");
 });
 
+test("post every suggested line never posts a new line that might be an entry in the books", () => {
+  const maybe = { transaction_id: 40, occurred_on: "2026-03-09", description: "Subs L Garcia", shared_words: 0 };
+  const lines = [
+    line(1, "new", { suggestion: rule(5), candidates: [maybe] }), // suggested, but perhaps booked
+    line(2, "new", { suggestion: rule(5), candidates: [] }),
+    line(3, "new", { candidates: [maybe] }), // the person's own choice: still not here
+  ];
+  const bulk = bulkActions(lines, new Map([[3, 6]]), new Set([5, 6]));
+  assert.deepEqual(bulk.lines, [{ line_id: 2, action: "post", account_id: 5 }]);
+  assert.equal(bulk.post, 1);
+});
+
 test("where a suggestion comes from", () => {
   const rules = new Map([[7, { id: 7, name: "Grocer → Food" }]]);
   assert.equal(suggestionWords(rule(5), rules), "by the rule “Grocer → Food”");

@@ -125,14 +125,14 @@ def test_history_says_what_became_of_a_bank_line(live, person):  # noqa: F811
             {
                 "booked_on": "2026-03-04",
                 "amount_cents": -700,
-                "bank_ref": "R3",
+                "bank_ref": "REF3",
                 "payee": "Gym",
                 "memo": "March",
             },
             {
                 "booked_on": "2026-03-05",
                 "amount_cents": -800,
-                "bank_ref": "R4",
+                "bank_ref": "REF4",
                 "payee": "Gym",
                 "memo": "April",
             },
@@ -147,6 +147,9 @@ def test_history_says_what_became_of_a_bank_line(live, person):  # noqa: F811
             ]
         }
         store.run_unit(lines.act, sid, body, None)
+        posted_as = statements.get(sid)["lines"][1]["transaction_id"]
+        undo = {"lines": [{"line_id": 2, "action": "undo"}]}
+        store.run_unit(lines.act, sid, undo, None)
     page = person.page
     page.goto(live.web + "/")
     person.first_sign_in()
@@ -156,11 +159,16 @@ def test_history_says_what_became_of_a_bank_line(live, person):  # noqa: F811
     ignored = page.locator("#events > li[data-action='statement_line.ignored']")
     expect(ignored.locator(".event-action")).to_have_text("Bank line ignored")
     expect(ignored.locator(".event-what")).to_have_text(
-        f"Statement {sid}, line 1: 2026-03-04 · Gym · -7.00 · ref R3"
+        f"Statement {sid}, line 1: 2026-03-04 · Gym · -7.00 · ref REF3"
     )
     posted = page.locator("#events > li[data-action='statement_line.posted']")
     expect(posted.locator(".event-action")).to_have_text("Bank line posted")
     expect(posted.locator(".event-link")).to_contain_text("Now transaction")
+    undone = page.locator("#events > li[data-action='statement_line.undone']")
+    expect(undone.locator(".event-action")).to_have_text("Bank line undone")
+    expect(undone.locator(".event-undone")).to_contain_text(
+        f"Was posted as transaction {posted_as}"
+    )
     uploaded = page.locator("#events > li[data-action='statement.uploaded']")
     expect(uploaded.locator(".event-what")).to_have_text(f"Statement {sid} of Bank · ofx · 2 lines")
     page.select_option("#history-action", "statement_line.ignored")

@@ -207,14 +207,17 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
         re.compile(r", reconciled$")
     )
     assert reconciliations(live, ids["Bank"]) == [("2026-02-28", 500000), ("2026-03-31", closing)]
-    # The same file again: every line already imported, nothing to post.
+    # The same month downloaded again (other bytes: the very same file is refused):
+    # every line already imported, nothing to post.
+    again = ofx(lines) + b"\n"
     page.set_input_files(
-        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": ofx(lines)}]
+        "#stmt-file", files=[{"name": "march.ofx", "mimeType": "text/plain", "buffer": again}]
     )
     expect_text(page, "#statement-counts", r"^40 lines: 40 already imported\.$")
     expect(page.locator("#lines > li[data-line='1'] .badge")).to_have_text("Already imported")
     expect(page.locator("#lines > li[data-line='1'] .detail")).to_have_text(
-        "Already in the books as 2026-03-01 · Corner Grocer · -23.45"
+        # Posted without a description of its own: the payee and the memo, joined.
+        f"Already in the books as 2026-03-01 · Corner Grocer · {lines[0]['memo']} · -23.45"
     )
     assert page.locator("#post-suggested").is_disabled()
     expect(page.locator("#statements > li[data-statement]")).to_have_count(2)
@@ -226,7 +229,7 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     assert len(page_of["items"]) == 41
     assert all(item["reconciled"] for item in page_of["items"])  # 40 lines and the opening
     for payee, account, _ in PAYEES:  # each line on its payee's account
-        filed = [tx for tx in live.transactions() if tx["description"] == payee]
+        filed = [tx for tx in live.transactions() if tx["description"].startswith(f"{payee} · ")]
         assert filed and all(
             {e["account_id"] for e in tx["entries"]} == {ids["Bank"], ids[account]} for tx in filed
         )
@@ -706,7 +709,8 @@ def test_a_line_filed_wrong_corrected_in_the_books_still_reconciles(treasurer, l
     form = page.locator(f"tr[data-edit='{original}'] form.edit-form")
     form.locator(".e-debit").select_option(str(ids["Sundries"]))
     form.locator(".e-save").click()
-    expect_text(page, "#tx-message", r"^Saved: Hall Hire Ltd, 150\.02\.$")
+    described = f"Hall Hire Ltd · {hall['memo']}"  # posted: the payee and the memo, joined
+    expect_text(page, "#tx-message", rf"^Saved: {re.escape(described)}, 150\.02\.$")
     corrected = page.locator("#transactions tbody tr[data-id]", has_text="Hall Hire Ltd")
     expect(corrected).to_have_count(1)
     assert corrected.get_attribute("data-id") != original
@@ -722,7 +726,7 @@ def test_a_line_filed_wrong_corrected_in_the_books_still_reconciles(treasurer, l
     reconciled(page, f"2026-03-31 at {shown}")
     fits(page)
     assert reconciliations(live, ids["Bank"]) == [("2026-02-28", 500000), ("2026-03-31", closing)]
-    filed = [tx for tx in live.transactions() if tx["description"] == "Hall Hire Ltd"]
+    filed = [tx for tx in live.transactions() if tx["description"] == described]
     assert [{e["account_id"] for e in tx["entries"]} for tx in filed] == [
         {ids["Bank"], ids["Sundries"]}
     ]

@@ -5,11 +5,17 @@
   line's amount on the statement's account and the opposite on `account_id`,
   through the ledger's own posting (transactions.record_transaction: the lock date,
   open accounts, one transaction.posted event each). Its description: as given,
-  else the payee, else the memo, else DEFAULT_DESCRIPTION, cut to the limit.
+  else the payee and the memo joined by " · " (either alone when the other is
+  missing), else DEFAULT_DESCRIPTION, cut to the limit.
 - `match` {transaction_id?}: the line's own candidate, or the transaction named,
   which must qualify as status.decide's `match` does, neither its day nor the line's
   on or before the lock date (status.qualifying_entry); no new transaction.
 - `ignore`: the line is set aside.
+- `undo` (a posted, matched or ignored line): the line waits again (stored `new`, no
+  transaction). A posted line's transaction is deleted through the ledger's own
+  deletion; a matched line's entry loses its cleared mark and the bank reference the
+  line gave it (one entries.cleared event, cleared false, for the request). A
+  reconciled transaction, or one dated on or before the lock date: 409.
 
 Posted and matched lines leave their mark on the statement account's entry: cleared,
 holding the line's bank reference; one entries.cleared event (with the statement's
@@ -33,14 +39,16 @@ from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from ...extensions import db
-from ...models import Entry, StatementLine
+from ...models import Entry, StatementLine, Transaction
 from ...store import dialect
 from ..errors import BadRequestError, ConflictError, ServiceError
-from ..ledger import audit, transactions, validate
+from ..ledger import audit, lock, transactions, validate
 from . import statements, status, trail
 
-ACTIONS = ("post", "match", "ignore")
+ACTIONS = ("post", "match", "ignore", "undo")
+UNDOABLE = ("posted", "matched", "ignored")
 DEFAULT_DESCRIPTION = "Bank statement"
+JOINER = " · "  # between a posted line's payee and memo in its description
 LINES_MAX = 10_000
 DONE = {"posted": "posted", "matched": "matched", "duplicate": "a duplicate"}
 
@@ -52,7 +60,9 @@ def _on_line(line_id: int, err: ServiceError) -> ServiceError:
     return err
 
 
-def _parse(items, lines: dict[int, object], account_id: int) -> list[dict]:
+def _parse(
+    items, lines: dict[int, object], decided: dict[int, status.Decision], account_id: int
+) -> list[dict]:
     """The request's lines, checked against the statement before anything is written."""
     if not isinstance(items, list) or not items:
         raise BadRequestError("'lines' must be a non-empty array of {line_id, action}")
@@ -73,17 +83,23 @@ def _parse(items, lines: dict[int, object], account_id: int) -> list[dict]:
         action = item.get("action")
         if action not in ACTIONS:
             raise BadRequestError(f"line {line_id}: 'action' must be one of: " + ", ".join(ACTIONS))
-        state = line.status  # type: ignore[attr-defined]
-        if state in DONE:
+        state = decided[line_id].status  # a waiting line's as worked out now
+        if action == "undo":
+            if state not in UNDOABLE:
+                raise ConflictError(
+                    f"line {line_id}: the line is {DONE.get(state, state)}: only a posted, "
+                    "matched or ignored line can be undone"
+                )
+        elif state in DONE:
             raise ConflictError(f"line {line_id}: the line is already {DONE[state]}")
         try:
-            asked.append(_one(item, line, action, account_id))
+            asked.append(_one(item, line, decided[line_id], action, account_id))
         except ServiceError as err:
             raise _on_line(line_id, err) from None
     return asked
 
 
-def _one(item: dict, line, action: str, account_id: int) -> dict:
+def _one(item: dict, line, decision: status.Decision, action: str, account_id: int) -> dict:
     """One asked action, its fields checked: {line, action, account_id?, ...}."""
     wanted: dict = {"line": line, "action": action}
     if action == "post":
@@ -97,21 +113,23 @@ def _one(item: dict, line, action: str, account_id: int) -> dict:
     elif action == "match":
         named = item.get("transaction_id")
         if named is None:
-            if line.status != "match" or line.transaction_id is None:
-                raise BadRequestError("the line has no candidate to match: name a 'transaction_id'")
-            named = line.transaction_id
+            if decision.status != "match" or decision.transaction_id is None:
+                raise BadRequestError(
+                    "the line has no certain candidate to match: name a 'transaction_id'"
+                )
+            named = decision.transaction_id
         wanted["transaction_id"] = validate.integer("transaction_id", named)
     return wanted
 
 
 def _description(given, line) -> str:
-    """A posting's description: as given, else the payee, else the memo, else the default."""
+    """A posting's description: as given, else the payee and the memo joined by
+    JOINER (either alone when the other is missing), else the default; cut to the
+    limit."""
     if given is not None and not (isinstance(given, str) and not given.strip()):
         return validate.text("description", given, max_length=transactions.DESCRIPTION_MAX)
-    for said in (line.payee, line.memo):
-        if said and said.strip():
-            return said.strip()[: transactions.DESCRIPTION_MAX]
-    return DEFAULT_DESCRIPTION
+    said = [x.strip() for x in (line.payee, line.memo) if x and x.strip()]
+    return JOINER.join(said)[: transactions.DESCRIPTION_MAX] or DEFAULT_DESCRIPTION
 
 
 BANK_REF_KEY = "uq_entries_bank_ref"  # entries (account_id, bank_ref, amount_cents), 0021
@@ -161,6 +179,14 @@ def _serialise(account_id: int) -> None:
         db.session.execute(_LOCK_ACCOUNT, {"kind": _LOCK_KIND, "account_id": account_id})
 
 
+def _unmark(connection, entry_ids: list[int]) -> None:
+    """Each entry uncleared, holding no bank reference."""
+    for chunk in dialect.in_chunks(sorted(entry_ids)):
+        connection.execute(
+            update(Entry).where(Entry.id.in_(chunk)).values(cleared=False, bank_ref=None)
+        )
+
+
 def _mark(connection, marks: list[dict]) -> None:
     """Each entry cleared and holding its line's bank reference."""
     if dialect.is_postgresql(connection):
@@ -188,6 +214,7 @@ class _Request:
         self.marks: list[dict] = []  # {e_id, ref}: entries to mark cleared
         self.posted: dict[int, tuple[int, str | None]] = {}  # transaction -> (line, bank_ref)
         self.set_lines: list[dict] = []
+        self.unmarks: list[int] = []  # entries an undone match leaves uncleared, no reference
 
     def claim(self, line) -> None:
         """409 when the line's bank reference and amount are held by a transaction of
@@ -259,6 +286,17 @@ class _Request:
                     "statement_id": self.statement_id,
                 },
             )
+        if self.unmarks:
+            _unmark(db.session.connection(), self.unmarks)
+            audit.record(
+                "entries.cleared",
+                {
+                    "account_id": self.account_id,
+                    "entry_ids": sorted(self.unmarks),
+                    "cleared": False,
+                    "statement_id": self.statement_id,
+                },
+            )
         db.session.connection().execute(_SET_LINE, self.set_lines)
         trail.flush()
 
@@ -305,7 +343,54 @@ def _ignore(request: _Request, wanted: dict) -> None:
     trail.ignored(request.statement_id, wanted["line"])
 
 
-_ACT = {"post": _post, "match": _match, "ignore": _ignore}
+def _statement_entry(account_id: int, tx_id: int, line):
+    """The entry of transaction `tx_id` in the statement's account that a posted or
+    matched line marked: of the line's amount, holding its bank reference (none when
+    the line has none), the lowest id; None when there is none any more."""
+    ref = Entry.bank_ref == line.bank_ref if line.bank_ref else Entry.bank_ref.is_(None)
+    return db.session.execute(
+        select(Entry.id, Entry.reconciled)
+        .where(
+            Entry.transaction_id == tx_id,
+            Entry.account_id == account_id,
+            Entry.amount_cents == int(line.amount_cents),
+            ref,
+        )
+        .order_by(Entry.cleared.desc(), Entry.id)
+        .limit(1)
+    ).first()
+
+
+def _undo(request: _Request, wanted: dict) -> None:
+    """`undo`: the line waits again. A posted line's transaction is deleted through the
+    ledger's own deletion (the lock date, reconciled entries: 409; its own
+    transaction.deleted event); a matched line's entry loses its cleared mark and the
+    bank reference the line gave it (the lock date and a reconciled entry: 409)."""
+    line = wanted["line"]
+    before = str(line.status)
+    tx_id = None if line.transaction_id is None else int(line.transaction_id)
+    entry_id = None
+    if tx_id is not None and before in ("posted", "matched"):
+        entry = _statement_entry(request.account_id, tx_id, line)
+        entry_id = None if entry is None else int(entry.id)
+        if before == "posted":
+            transactions.delete_transaction(tx_id)
+        else:
+            day = db.session.execute(
+                select(Transaction.occurred_on).where(Transaction.id == tx_id)
+            ).scalar_one()
+            lock.refuse_if_locked(day)
+            if entry is not None and entry.reconciled:
+                raise ConflictError(
+                    f"transaction {tx_id} is reconciled: its match cannot be undone"
+                )
+            if entry_id is not None:
+                request.unmarks.append(entry_id)
+    request.set_line(line, "new", None)
+    trail.undone(request.statement_id, line, before, tx_id, entry_id)
+
+
+_ACT = {"post": _post, "match": _match, "ignore": _ignore, "undo": _undo}
 
 
 def act(statement_id: int, body: dict, created_by: int | None) -> dict:
@@ -313,9 +398,16 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
     header = statements.header_row(statement_id, for_update=True)
     account_id = int(header.account_id)
     _serialise(account_id)
-    lines = {int(row.line_id): row for row in statements.lines_of(statement_id)}
-    asked = _parse(body.get("lines"), lines, account_id)
-    refs = [w["line"].bank_ref for w in asked if w["action"] != "ignore" and w["line"].bank_ref]
+    rows = statements.lines_of(statement_id)
+    lines = {int(row.line_id): row for row in rows}
+    decided = {
+        int(row.line_id): decision
+        for row, decision in zip(rows, status.decide(account_id, rows, statement_id), strict=True)
+    }
+    asked = _parse(body.get("lines"), lines, decided, account_id)
+    refs = [
+        w["line"].bank_ref for w in asked if w["action"] in ("post", "match") and w["line"].bank_ref
+    ]
     request = _Request(statement_id, account_id, created_by, status.holders(account_id, refs))
     for wanted in asked:
         try:

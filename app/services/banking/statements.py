@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 
 import orjson
 from flask import current_app, has_app_context
@@ -33,7 +34,7 @@ from .. import clock
 from ..errors import BadRequestError, ConflictError, PayloadTooLargeError
 from ..ledger import accounts, audit, reconciliation, reports, settings, validate
 from . import readers, rules, status, trail
-from .bankfile import DEFAULT_MAX_LINES, BankFile, BankStatement, account_key
+from .bankfile import DEFAULT_MAX_LINES, BankFile, BankLine, BankStatement, account_key
 
 DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 STATEMENT_KINDS = ("asset", "liability")
@@ -178,6 +179,53 @@ def refuse_other_currency(chosen: BankStatement) -> None:
         )
 
 
+NO_REFERENCE = "nonref"  # MT940's word for none, in any case
+REF_MIN = 3  # a shorter reference tells no line from another
+
+
+def unique_refs(bank_file: BankFile, lines: Sequence[BankLine]) -> list[BankLine]:
+    """The lines with the references the file does not keep unique read as none:
+    `NONREF` (any case), one of fewer than REF_MIN characters, and one the file (any of
+    its statements) gives to lines of different dates or amounts. A reference on
+    several lines of one date and amount stays: the bank listed one line twice."""
+    seen: dict[str, set[tuple]] = {}
+    for statement in bank_file.statements:
+        for line in statement.lines:
+            if line.bank_ref:
+                seen.setdefault(line.bank_ref, set()).add((line.booked_on, line.amount_cents))
+
+    def kept(ref: str | None) -> bool:
+        return bool(
+            ref
+            and len(ref.strip()) >= REF_MIN
+            and ref.strip().casefold() != NO_REFERENCE
+            and len(seen.get(ref, ())) <= 1
+        )
+
+    return [
+        line if line.bank_ref is None or kept(line.bank_ref) else replace(line, bank_ref=None)
+        for line in lines
+    ]
+
+
+def refuse_if_stored(account_id: int, sha256: str) -> None:
+    """409 {error, statement_id} when a statement of the account already holds a file
+    of these bytes (the same SHA-256): the same file uploaded again."""
+    same = db.session.execute(
+        select(Statement.id, Statement.created_at)
+        .where(Statement.account_id == account_id, Statement.sha256 == sha256)
+        .order_by(Statement.id)
+        .limit(1)
+    ).first()
+    if same is not None:
+        error = ConflictError(
+            f"this file was already uploaded to the account on {clock.iso(same.created_at)} "
+            f"as statement {same.id}; nothing was stored"
+        )
+        error.extra = {"statement_id": int(same.id)}
+        raise error
+
+
 def upload(account_id: int, data: bytes | None, bank_account, created_by: int | None) -> dict:
     """POST /accounts/{id}/statements: read, decide each line's status, keep; 201 the
     statement. Every refusal comes before the first write."""
@@ -189,10 +237,13 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
         raise too_large(limit)
     if not data:
         raise BadRequestError("the 'file' part is empty: send the statement's bytes")
+    sha256 = hashlib.sha256(data).hexdigest()
+    refuse_if_stored(account.id, sha256)
     bank_file = read_file(data)
     chosen = choose(bank_file, bank_account)
     refuse_other_currency(chosen)
-    decided = status.decide(account.id, chosen.lines)
+    read_lines = unique_refs(bank_file, chosen.lines)
+    decided = status.decide(account.id, read_lines)
     statement_id = db.session.execute(
         insert(Statement).returning(Statement.id),
         {
@@ -206,7 +257,7 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
             "closing_balance_cents": chosen.closing_balance_cents,
             "closing_balance_on": chosen.closing_balance_on,
             "size": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(),
+            "sha256": sha256,
             "created_at": clock.now().replace(microsecond=0),
             "created_by": created_by,
             "content_bytes": data,
@@ -222,12 +273,10 @@ def upload(account_id: int, data: bytes | None, bank_account, created_by: int | 
             "payee_key": rules.text_key(line.payee) or None,
             "memo": line.memo,
             "bank_ref": line.bank_ref,
-            "status": line_status,
-            "transaction_id": tx_id,
+            "status": decision.status,
+            "transaction_id": decision.transaction_id,
         }
-        for number, (line, (line_status, tx_id)) in enumerate(
-            zip(chosen.lines, decided, strict=True), start=1
-        )
+        for number, (line, decision) in enumerate(zip(read_lines, decided, strict=True), start=1)
     ]
     if rows:
         _insert_lines(rows)
@@ -305,6 +354,7 @@ def served_line(row) -> dict:
         "status": row.status,
         "transaction_id": None if row.transaction_id is None else int(row.transaction_id),
         "suggestion": None,
+        "candidates": [],
     }
 
 
@@ -326,11 +376,19 @@ def lines_of(statement_id: int) -> list:
 
 
 def get(statement_id: int) -> dict:
-    """GET /statements/{id}: the statement with its lines and their suggestions."""
+    """GET /statements/{id}: the statement with its lines, the waiting lines' status
+    and candidates worked out now (status.decide; what is stored of a waiting line is
+    what its upload or undo decided), and their suggestions."""
     header = header_row(statement_id)
     statement = served_header(header)
     rows = lines_of(statement_id)
     lines = [served_line(r) for r in rows]
+    for line, decision in zip(
+        lines, status.decide(statement["account_id"], rows, statement_id), strict=True
+    ):
+        line["status"] = decision.status
+        line["transaction_id"] = decision.transaction_id
+        line["candidates"] = decision.candidates
     rules.suggest(statement_id, statement["account_id"], lines, [r.payee_key for r in rows])
     statement["lines"] = lines
     return statement
@@ -371,16 +429,18 @@ def remove(statement_id: int) -> None:
     audit.record("statement.deleted", gone)
 
 
-def waiting_count(lines: Sequence) -> int:
+def waiting_count(decided: Sequence[status.Decision]) -> int:
     """How many of the lines still wait for a person (new or match)."""
-    return sum(1 for line in lines if line.status in WAITING)
+    return sum(1 for line in decided if line.status in WAITING)
 
 
 def reconcile(statement_id: int, created_by: int | None) -> dict:
     """POST /statements/{id}/reconcile: reconcile the account to the statement's closing
     balance (negated for a liability: a card statement's -500.00 is a debt of 500.00)."""
     header = header_row(statement_id, for_update=True)
-    waiting = waiting_count(lines_of(statement_id))
+    waiting = waiting_count(
+        status.decide(int(header.account_id), lines_of(statement_id), statement_id)
+    )
     if waiting:
         raise ConflictError(
             f"{waiting} line{'s' if waiting != 1 else ''} of the statement still "

@@ -6,10 +6,15 @@ happened to it.
   statement_line.posted   {"line": LINE, "entry_id": the statement account's entry
   statement_line.matched                              that now holds the line's bank_ref}
   statement_line.ignored  {"line": LINE}
+  statement_line.undone   {"line": LINE, "undone": {"status": the line's before,
+                                                   "transaction_id", "entry_id"}}
 
 LINE is {statement_id, line_id, booked_on, amount_cents, payee, memo, bank_ref,
 status, transaction_id}: the line after the action (status "posted", "matched" or
-"ignored"; transaction_id null when ignored).
+"ignored"; transaction_id null when ignored; "new" and null when undone). An undone
+line's `undone` says what was undone: the status it had, its transaction (deleted
+when it was posted) and the statement account's entry the line had marked (a match's
+loses its cleared mark and bank reference), either null when there was none.
 
 posted(), matched() and ignored() gather the events of the unit of work (a request
 may act on 10,000 lines); flush(), once the request's lines are done, writes them all
@@ -86,6 +91,15 @@ def ignored(statement_id: int, line) -> None:
     _gathered().append(
         ("statement_line.ignored", {"line": line_object(statement_id, line, "ignored", None)}, None)
     )
+
+
+def undone(statement_id: int, line, before: str, tx_id: int | None, entry_id: int | None) -> None:
+    """The line, `before` posted, matched or ignored, waits again."""
+    obj = {
+        "line": line_object(statement_id, line, "new", None),
+        "undone": {"status": before, "transaction_id": tx_id, "entry_id": entry_id},
+    }
+    _gathered().append(("statement_line.undone", obj, None))
 
 
 def flush() -> None:

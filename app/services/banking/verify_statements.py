@@ -8,8 +8,9 @@ BankTrail is fed every event of the chain, in seq order, by verify's walk
 - statements: the statement.uploaded object of each statement left standing (the
   header, the file's sha256 and size, how many lines, and since issue 43 every line
   as stored); statement.deleted removes it.
-- lines: each statement_line.posted, .matched and .ignored event carries the line as
-  it is afterwards; a line's transaction then follows the transaction's fate, as the
+- lines: each statement_line.posted, .matched, .ignored and .undone event carries
+  the line as it is afterwards (an undone match's entry holds no bank reference
+  since); a line's transaction then follows the transaction's fate, as the
   database does: a correction (transaction.posted with `replaces`) hands the lines of
   the original to the replacement, a deletion leaves them naming none.
 - entries' bank references: a line posted or matched gives its entry (`entry_id`) the
@@ -54,6 +55,7 @@ LINE_ACTIONS = {
     "statement_line.posted": "posted",
     "statement_line.matched": "matched",
     "statement_line.ignored": "ignored",
+    "statement_line.undone": "new",
 }
 RULE_ACTIONS = ("rule.created", "rule.changed", "rule.deleted")
 
@@ -122,6 +124,11 @@ class BankTrail:
             by_line[int(line["line_id"])] = (line, seq)
             if obj.get("entry_id") is not None:
                 self.bank_refs[int(obj["entry_id"])] = (line["bank_ref"], seq)
+            undone = obj.get("undone")
+            if undone and undone["status"] == "matched" and undone["entry_id"] is not None:
+                # The match's entry gave its bank reference back (a posting's went
+                # with its deleted transaction: transaction.deleted).
+                self.bank_refs[int(undone["entry_id"])] = (None, seq)
         elif action in ("transaction.posted", "transaction.imported"):
             if obj.get("replaces") is not None:
                 tx_id = int(obj["transaction"]["id"])

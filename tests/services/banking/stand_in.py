@@ -81,6 +81,12 @@ def statement_file(*lines, fmt="ofx", **header) -> bytes:
     return MAGIC + json.dumps({"format": fmt, "statements": [body]}).encode()
 
 
+def downloaded_again(data: bytes, times: int = 1) -> bytes:
+    """The same statement downloaded again: banks stamp each download (OFX's
+    DTSERVER), so the bytes differ while every line is the same."""
+    return data + b"\n" * times
+
+
 def several_file(*statements_) -> bytes:
     return MAGIC + json.dumps({"format": "camt.053", "statements": list(statements_)}).encode()
 

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from app.extensions import db
 from app.services.banking import status
 from tests.services.banking.line_steps import act, snapshot, sql
-from tests.services.banking.stand_in import line, statement_file, upload_statement
+from tests.services.banking.stand_in import downloaded_again, line, statement_file, upload_statement
 
 pytestmark = pytest.mark.usefixtures("stand_in_reader")
 
@@ -70,12 +70,14 @@ def one_done_one_refused(answers: list, line_id: int) -> tuple[int, int]:
     return done, 1 - done
 
 
-def file_of_round(n: int) -> bytes:
-    """A month's file: line 1 someone else's, line 2 the contested bank line."""
-    return statement_file(
-        line("2026-03-02", 700 + n, "Member", f"M{n}"),
-        line("2026-03-05", -2500, "Shop", f"R{n}"),
+def file_of_round(n: int, download: int = 0) -> bytes:
+    """A month's file: line 1 someone else's, line 2 the contested bank line; the
+    `download`th download of it (other bytes, the same lines)."""
+    data = statement_file(
+        line("2026-03-02", 700 + n, "Member", f"M-{n}"),
+        line("2026-03-05", -2500, "Shop", f"R-{n}"),
     )
+    return downloaded_again(data, download)
 
 
 @pytest.mark.parametrize(
@@ -93,8 +95,10 @@ def test_two_statements_of_one_file_book_the_line_once(app, api, books, post_tx,
             expected += 1
             made = post_tx("2026-03-04", "shop", (books["bank"], -2500), (books["food"], 2500))
             by_hand = made.get_json()["id"]
-        data = file_of_round(n)
-        sids = [upload_statement(api, books["bank"], data).get_json()["id"] for _ in actions]
+        sids = [
+            upload_statement(api, books["bank"], file_of_round(n, i)).get_json()["id"]
+            for i, _ in enumerate(actions)
+        ]
         asked = [
             {"line_id": 2, "action": "post", "account_id": books["food"]}
             if action == "post"
@@ -105,16 +109,25 @@ def test_two_statements_of_one_file_book_the_line_once(app, api, books, post_tx,
         answers = at_once(app, api, pairs)
         done, refused = one_done_one_refused(answers, 2)
 
-        held = bank_entries_holding(app, books["bank"], f"R{n}")
+        held = bank_entries_holding(app, books["bank"], f"R-{n}")
         assert len(held) == 1 and held[0][1] == -2500, held
         winner = answers[done][1]["lines"][1]
         assert winner["status"] == ("posted" if actions[done] == "post" else "matched")
         assert held[0][0] == winner["transaction_id"]
         expected += actions[done] == "post"
-        # The refused request changed nothing: its line waits, and no transaction of
-        # its posting stayed.
+        # The refused request changed nothing: its line still waits as stored, and no
+        # transaction of its posting stayed; read now, it is the winner's duplicate.
         loser = api.get(f"/statements/{sids[refused]}").get_json()["lines"][1]
-        assert loser["status"] in ("new", "match") and loser["status"] != "posted", loser
+        assert (loser["status"], loser["transaction_id"]) == (
+            "duplicate",
+            winner["transaction_id"],
+        ), loser
+        stored = sql(
+            app,
+            "SELECT status FROM statement_lines WHERE statement_id = :s AND line_id = 2",
+            s=sids[refused],
+        )[0][0]
+        assert stored in ("new", "match"), stored
         booked = sql(
             app,
             "SELECT count(*) FROM entries WHERE account_id = :a AND amount_cents = -2500",
@@ -132,7 +145,7 @@ def test_one_statement_acted_on_twice_at_once_books_the_line_once(app, api, book
         ]
         answers = at_once(app, api, [(sid, posted), (sid, posted[1:])])
         one_done_one_refused(answers, 2)
-        assert len(bank_entries_holding(app, books["bank"], f"R{n}")) == 1
+        assert len(bank_entries_holding(app, books["bank"], f"R-{n}")) == 1
 
 
 def test_a_stale_read_meets_the_key_and_is_409_naming_the_line(app, api, books, monkeypatch):
@@ -140,8 +153,9 @@ def test_a_stale_read_meets_the_key_and_is_409_naming_the_line(app, api, books, 
     held comes before the other's commit (here: the first read answers nothing). The
     key refuses the mark; the answer is 409 naming the line and the transaction now
     holding the reference, and the request's posting is undone with it."""
-    data = file_of_round(0)
-    first, second = (upload_statement(api, books["bank"], data).get_json()["id"] for _ in "ab")
+    first, second = (
+        upload_statement(api, books["bank"], file_of_round(0, i)).get_json()["id"] for i in (0, 1)
+    )
     post = {"line_id": 2, "action": "post", "account_id": books["food"]}
     done = act(api, first, post)
     assert done.status_code == 200, done.get_json()
@@ -151,8 +165,10 @@ def test_a_stale_read_meets_the_key_and_is_409_naming_the_line(app, api, books, 
     calls: list[int] = []
 
     def stale_then_real(account_id, refs):
+        # The request's reads (the lines worked out, the references its actions take)
+        # before the other's commit; the refusal's own read after it.
         calls.append(account_id)
-        return {} if len(calls) == 1 else real(account_id, refs)
+        return {} if len(calls) <= 2 else real(account_id, refs)
 
     monkeypatch.setattr(status, "holders", stale_then_real)
     before = snapshot(app)
@@ -160,10 +176,10 @@ def test_a_stale_read_meets_the_key_and_is_409_naming_the_line(app, api, books, 
     assert refused.status_code == 409, refused.get_json()
     assert refused.get_json() == {
         "error": f"line 2: transaction {holder} of the account has come to hold its bank "
-        "reference 'R0' meanwhile: the line is a duplicate"
+        "reference 'R-0' meanwhile: the line is a duplicate"
     }
     assert snapshot(app) == before
-    assert len(calls) == 2
+    assert len(calls) == 3
 
 
 def test_the_database_refuses_a_second_entry_with_the_same_key(app, books, post_tx):
@@ -188,10 +204,10 @@ def test_the_database_refuses_a_second_entry_with_the_same_key(app, books, post_
                 {"r": ref, "t": tx_id, "a": books[account]},
             )
 
-    give(tx[0], "bank", "R1")
-    give(tx[2], "bank", "R1")  # another amount
-    give(tx[3], "card", "R1")  # another account
+    give(tx[0], "bank", "R-1")
+    give(tx[2], "bank", "R-1")  # another amount
+    give(tx[3], "card", "R-1")  # another account
     with pytest.raises(IntegrityError):
-        give(tx[1], "bank", "R1")
-    holding = bank_entries_holding(app, books["bank"], "R1")
+        give(tx[1], "bank", "R-1")
+    holding = bank_entries_holding(app, books["bank"], "R-1")
     assert [row[0] for row in holding] == [tx[0], tx[2]]

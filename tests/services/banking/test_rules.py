@@ -215,7 +215,7 @@ def test_history_the_newest_two_entry_posting_with_the_same_payee(api, books):
 
 
 def test_matched_lines_teach_history_too_and_only_new_lines_get_a_suggestion(api, books, post_tx):
-    post_tx("2026-02-01", "by hand", (books["bank"], -900), (books["fuel"], 900))
+    post_tx("2026-02-01", "Shop by hand", (books["bank"], -900), (books["fuel"], 900))
     old = upload_statement(
         api, books["bank"], statement_file(line("2026-02-01", -900, "Shop"))
     ).get_json()
@@ -434,8 +434,8 @@ def test_history_learns_from_two_entry_postings_only_not_from_a_split(api, books
         api,
         books["bank"],
         statement_file(
-            line("2026-02-01", -900, "Corner Shop", "R1"),
-            line("2026-02-20", -500, "Corner Shop", "R2"),
+            line("2026-02-01", -900, "Corner Shop", "R-1"),
+            line("2026-02-20", -500, "Corner Shop", "R-2"),
         ),
     ).get_json()["id"]
     posted = api.post(

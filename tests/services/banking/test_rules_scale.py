@@ -147,14 +147,16 @@ def test_a_read_takes_the_same_statements_whatever_its_lines_and_rules(api, book
     assert api.post(f"/statements/{old}/lines", json={"lines": posts}).status_code == 200
     make(api, "first", books["food"], conditions={"payee_is": "Payee 0"})
     small = upload_statement(
-        api, books["bank"], statement_file(line("2026-03-02", -7, "Payee 1", memo="memo 1"))
+        api,
+        books["bank"],
+        statement_file(line("2026-03-02", -7, "Payee 1", memo="memo 1", bank_ref="S-1")),
     ).get_json()["id"]
     big = upload_statement(
         api,
         books["bank"],
         statement_file(
             *(
-                line("2026-03-02", -n, f"Payee {n}", memo=f"memo {n};", bank_ref=f"B{n}")
+                line("2026-03-02", -n, f"Payee {n}", memo=f"memo {n};", bank_ref=f"B-{n}")
                 for n in range(1200)
             )
         ),

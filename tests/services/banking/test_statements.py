@@ -63,6 +63,7 @@ def test_upload_answers_the_statement_with_its_lines(api, books, clock):
                 "status": "new",
                 "transaction_id": None,
                 "suggestion": None,
+                "candidates": [],
             },
             {
                 "line_id": 2,
@@ -74,6 +75,7 @@ def test_upload_answers_the_statement_with_its_lines(api, books, clock):
                 "status": "new",
                 "transaction_id": None,
                 "suggestion": None,
+                "candidates": [],
             },
         ],
     }
@@ -165,7 +167,7 @@ def test_several_bank_accounts_need_bank_account(app, api, books):
 
 def test_duplicate_when_the_account_already_holds_the_reference_and_amount(api, books):
     first = upload_statement(
-        api, books["bank"], statement_file(line("2026-03-02", 2500, "Ann", "R1"))
+        api, books["bank"], statement_file(line("2026-03-02", 2500, "Ann", "R-1"))
     )
     sid = first.get_json()["id"]
     posted = api.post(
@@ -178,47 +180,25 @@ def test_duplicate_when_the_account_already_holds_the_reference_and_amount(api, 
         api,
         books["bank"],
         statement_file(
-            line("2026-03-02", 2500, "Ann", "R1"),  # same ref and amount: duplicate
-            line("2026-03-02", 2600, "Ann", "R1"),  # same ref, another amount: not
+            line("2026-03-02", 2500, "Ann", "R-1"),  # same ref and amount: duplicate
+            line("2026-03-03", 100, "Bob", "R-2"),
         ),
     ).get_json()
     assert [(x["status"], x["transaction_id"]) for x in again["lines"]] == [
         ("duplicate", tx_id),
         ("new", None),
     ]
+    # The same reference with another amount (in a file of its own: one file giving a
+    # reference to two amounts is read as none) is another line.
+    other = upload_statement(
+        api, books["bank"], statement_file(line("2026-03-02", 2600, "Ann", "R-1"))
+    ).get_json()
+    assert [(x["status"], x["bank_ref"]) for x in other["lines"]] == [("new", "R-1")]
     # Another account's statement with the same reference is not a duplicate.
     card = upload_statement(
-        api, books["card"], statement_file(line("2026-03-02", 2500, "Ann", "R1"))
+        api, books["card"], statement_file(line("2026-03-02", 2500, "Ann", "R-1"))
     )
     assert card.get_json()["lines"][0]["status"] == "new"
-
-
-def test_match_nearest_in_date_then_lowest_id_each_taken_once(api, books, post_tx):
-    def tx(day, cents=-1299):
-        made = post_tx(day, "by hand", (books["bank"], cents), (books["food"], -cents))
-        return made.get_json()["id"]
-
-    far = tx("2026-03-01")  # 4 days from the line: too far
-    near_b = tx("2026-03-04")  # 1 day after
-    near_a = tx("2026-03-06")  # 1 day before the second line's date... see below
-    other_amount = tx("2026-03-05", -1300)
-    body = upload_statement(
-        api,
-        books["bank"],
-        statement_file(
-            line("2026-03-05", -1299, "Shop"),
-            line("2026-03-05", -1299, "Shop"),
-            line("2026-03-05", -1299, "Shop"),
-        ),
-    ).get_json()
-    # Both near ones are 1 day away: the lower id first, then the other, then nothing.
-    assert [(x["status"], x["transaction_id"]) for x in body["lines"]] == [
-        ("match", min(near_a, near_b)),
-        ("match", max(near_a, near_b)),
-        ("new", None),
-    ]
-    assert far not in {x["transaction_id"] for x in body["lines"]}
-    assert other_amount not in {x["transaction_id"] for x in body["lines"]}
 
 
 def test_no_match_with_a_reconciled_entry_or_one_holding_a_reference(api, books, post_tx):
@@ -262,7 +242,7 @@ def test_listing_newest_first_without_lines_and_by_account(api, books):
 
 
 def test_the_file_as_uploaded_and_deletion(app, api, books):
-    data = statement_file(line("2026-03-02", 1, "Ann", "R9"))
+    data = statement_file(line("2026-03-02", 1, "Ann", "R-9"))
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     got = api.get(f"/statements/{sid}/file")
     assert got.status_code == 200 and got.data == data
@@ -290,3 +270,63 @@ def test_unknown_statement_is_404_everywhere(api):
 def test_statements_need_the_full_tier(client, books):
     assert client.get("/statements").status_code == 401
     assert client.post(f"/accounts/{books['bank']}/statements").status_code == 401
+
+
+def test_the_same_file_again_is_409_naming_when_it_was_uploaded(app, api, books, clock):
+    data = statement_file(line("2026-03-02", 2500, "Ann", "R-1"), line("2026-03-03", -5, "Fee"))
+    first = upload_statement(api, books["bank"], data)
+    assert first.status_code == 201, first.get_json()
+    first = first.get_json()
+    counts = [stored(app, t) for t in ("statements", "statement_lines", "audit_events")]
+    again = upload_statement(api, books["bank"], data)
+    assert again.status_code == 409, again.get_json()
+    body = again.get_json()
+    assert body["statement_id"] == first["id"]
+    assert first["created_at"] in body["error"], body
+    assert set(body) == {"error", "statement_id"}
+    assert [stored(app, t) for t in ("statements", "statement_lines", "audit_events")] == counts
+    # Other bytes of the same lines (another download) are another file; the same
+    # bytes for another account are that account's first; once the statement is
+    # deleted, its file may come again.
+    assert upload_statement(api, books["bank"], data + b"\n").status_code == 201
+    assert upload_statement(api, books["card"], data).status_code == 201
+    assert api.delete(f"/statements/{first['id']}").status_code == 204
+    assert upload_statement(api, books["bank"], data).status_code == 201
+
+
+def test_references_the_file_does_not_keep_unique_are_none(app, api, books):
+    """NONREF in any case, a reference of fewer than three characters, and one the file
+    gives to lines of other dates or amounts (in any of its statements) are read as
+    none; one given twice to a line of one date and amount stays (a line listed twice),
+    and so does a plain one. Every line is stored so: its duplicates are told apart by
+    date, amount, payee and memo instead."""
+    data = stand_in.several_file(
+        {
+            "bank_account": "NL91 ABNA 0417 1643 00",
+            "lines": [
+                line("2026-03-02", -100, "A", "NONREF"),
+                line("2026-03-02", -101, "B", "nonRef"),
+                line("2026-03-02", -102, "C", "12"),
+                line("2026-03-03", -103, "D", "SEQ1"),
+                line("2026-03-04", -103, "E", "SEQ1"),  # same amount, another date
+                line("2026-03-05", -104, "F", "SEQ2"),
+                line("2026-03-05", -105, "G", "SEQ2"),  # same date, another amount
+                line("2026-03-06", -106, "H", "TWICE"),
+                line("2026-03-06", -106, "H", "TWICE"),
+                line("2026-03-07", -107, "I", "ABC"),
+                line("2026-03-08", -108, "J", "OTHER1"),
+            ],
+        },
+        # The file's other account gives OTHER1 to a line of its own, another date.
+        {"bank_account": "DE89370400440532013000", "lines": [line("2026-03-09", 1, "K", "OTHER1")]},
+    )
+    made = upload_statement(api, books["bank"], data, bank_account="NL91ABNA0417164300")
+    assert made.status_code == 201, made.get_json()
+    refs = [x["bank_ref"] for x in made.get_json()["lines"]]
+    assert refs == [None] * 7 + ["TWICE", "TWICE", "ABC", None]
+    with app.app_context():
+        stored_refs = db.session.execute(
+            text("SELECT bank_ref FROM statement_lines ORDER BY line_id")
+        ).scalars()
+        assert list(stored_refs) == refs
+        db.session.rollback()

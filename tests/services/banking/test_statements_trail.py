@@ -78,8 +78,8 @@ def test_upload_and_delete_are_events_carrying_the_sha256(api, books):
 def test_verify_follows_postings_and_matches_and_catches_a_changed_file(
     app, api, books, post_tx, runner
 ):
-    post_tx("2026-03-03", "by hand", (books["bank"], -6), (books["food"], 6))
-    data = statement_file(line("2026-03-02", -5, "Shop", "R1"), line("2026-03-03", -6, "Shop"))
+    post_tx("2026-03-03", "Shop by hand", (books["bank"], -6), (books["food"], 6))
+    data = statement_file(line("2026-03-02", -5, "Shop", "R-1"), line("2026-03-03", -6, "Shop"))
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     gone = upload_statement(api, books["bank"], statement_file(line("2026-03-09", 1))).get_json()[
         "id"
@@ -197,7 +197,7 @@ def test_verify_holds_every_rule_to_its_last_event(app, api, books, runner):
 def test_backup_and_restore_carry_statements_files_and_rules(
     api, books, runner, app_config, tmp_path, target
 ):
-    data = statement_file(line("2026-03-02", -5, "Shop", "R1"), line("2026-03-03", -6, "Bakery"))
+    data = statement_file(line("2026-03-02", -5, "Shop", "R-1"), line("2026-03-03", -6, "Bakery"))
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     api.post(
         f"/statements/{sid}/lines",
@@ -228,6 +228,6 @@ def test_backup_and_restore_carry_statements_files_and_rules(
             refs = db.session.execute(
                 text("SELECT bank_ref FROM entries WHERE bank_ref IS NOT NULL")
             ).all()
-            assert refs == [("R1",)]
+            assert refs == [("R-1",)]
             db.session.rollback()
             db.engine.dispose()

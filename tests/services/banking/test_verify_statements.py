@@ -60,12 +60,12 @@ def file_the_month(app, api, books, post_tx) -> dict:
     """A statement of three lines, each dealt with, one posting corrected, the account
     reconciled to the statement; a second statement uploaded and deleted; a waiting
     line whose transaction is deleted. The ids the tests tamper with."""
-    by_hand = post_tx("2026-03-03", "by hand", (books["bank"], -6), (books["food"], 6))
+    by_hand = post_tx("2026-03-03", "Shop by hand", (books["bank"], -6), (books["food"], 6))
     by_hand = by_hand.get_json()["id"]
     data = statement_file(
-        line("2026-03-02", -500, "Shop", "R1", memo="card"),
+        line("2026-03-02", -500, "Shop", "R-1", memo="card"),
         line("2026-03-03", -6, "Shop"),
-        line("2026-03-04", -700, "Gym", "R3"),
+        line("2026-03-04", -700, "Gym", "R-3"),
         closing_balance_cents=-506,
         closing_balance_on="2026-03-31",
         opening_balance_cents=0,
@@ -142,7 +142,7 @@ def test_an_ignored_line_is_an_event_carrying_the_line(api, month):
             "amount_cents": -700,
             "payee": "Gym",
             "memo": None,
-            "bank_ref": "R3",
+            "bank_ref": "R-3",
             "status": "ignored",
             "transaction_id": None,
         }
@@ -169,8 +169,8 @@ TAMPERING = {
         "statement {sid} line 1: memo is None in the ledger but 'card' after event seq",
     ),
     "line bank reference": (
-        "UPDATE statement_lines SET bank_ref = 'R7' WHERE statement_id = :sid AND line_id = 3",
-        "statement {sid} line 3: bank_ref is 'R7' in the ledger but 'R3' after event seq",
+        "UPDATE statement_lines SET bank_ref = 'R-7' WHERE statement_id = :sid AND line_id = 3",
+        "statement {sid} line 3: bank_ref is 'R-7' in the ledger but 'R-3' after event seq",
     ),
     "line transaction": (
         "UPDATE statement_lines SET transaction_id = :by_hand"
@@ -238,16 +238,16 @@ TAMPERING = {
         "reconciliation {rec} (event seq",
     ),
     "entry bank reference changed": (
-        "UPDATE entries SET bank_ref = 'R9' WHERE id = :posted_entry",
-        "entry {posted_entry}: bank_ref is 'R9' in the ledger but 'R1' after event seq",
+        "UPDATE entries SET bank_ref = 'R-9' WHERE id = :posted_entry",
+        "entry {posted_entry}: bank_ref is 'R-9' in the ledger but 'R-1' after event seq",
     ),
     "entry bank reference removed": (
         "UPDATE entries SET bank_ref = NULL WHERE id = :posted_entry",
-        "entry {posted_entry}: bank_ref is None in the ledger but 'R1' after event seq",
+        "entry {posted_entry}: bank_ref is None in the ledger but 'R-1' after event seq",
     ),
     "entry bank reference added": (
-        "UPDATE entries SET bank_ref = 'R3' WHERE id = :food_entry",
-        "entry {food_entry}: bank_ref is 'R3' in the ledger but None and no event gave it one",
+        "UPDATE entries SET bank_ref = 'R-3' WHERE id = :food_entry",
+        "entry {food_entry}: bank_ref is 'R-3' in the ledger but None and no event gave it one",
     ),
     "entry cleared mark flipped": (
         "UPDATE entries SET cleared = true WHERE id = :food_entry",
@@ -342,7 +342,9 @@ def test_books_from_before_verify_replayed_statements_still_verify(
     later = upload_statement(
         api,
         books["bank"],
-        statement_file(line("2026-05-02", -8, "Late", "R8"), line("2026-05-03", -4, "Late", "R4")),
+        statement_file(
+            line("2026-05-02", -8, "Late", "R-8"), line("2026-05-03", -4, "Late", "R-4")
+        ),
     ).get_json()["id"]
     act(api, later, {"line_id": 1, "action": "post", "account_id": books["food"]})
     monkeypatch.undo()
@@ -462,7 +464,7 @@ def test_a_statement_whose_upload_waits_to_be_sealed_is_replayed(
 
     monkeypatch.setattr(writing, "SEAL_EVERY", 2**62)
     monkeypatch.setattr(audit, "seal", lambda: 0)
-    data = statement_file(line("2026-03-02", -5, "Shop", "R1"))
+    data = statement_file(line("2026-03-02", -5, "Shop", "R-1"))
     sid = upload_statement(api, books["bank"], data).get_json()["id"]
     (waiting,) = sql(app, "SELECT count(*) FROM audit_pending WHERE action = 'statement.uploaded'")
     assert waiting[0] == 1
@@ -498,3 +500,66 @@ def test_a_reconciliation_whose_person_was_deleted_still_verifies(runner, app, m
         "ledger but user " in output
     ), output
     assert "(alice@example.com) in event seq" in output
+
+
+def undo_a_month(app, api, books, post_tx) -> dict:
+    """A statement's lines posted, matched and ignored, then each undone; sealed."""
+    typed = post_tx("2026-05-03", "Shop by hand", (books["bank"], -600), (books["food"], 600))
+    typed = typed.get_json()["id"]
+    data = statement_file(
+        line("2026-05-02", -500, "Gym", "U-1"),
+        line("2026-05-03", -600, "Shop", "U-2"),
+        line("2026-05-04", -700, "Cafe", "U-3"),
+    )
+    sid = upload_statement(api, books["bank"], data).get_json()["id"]
+    act(
+        api,
+        sid,
+        {"line_id": 1, "action": "post", "account_id": books["food"]},
+        {"line_id": 2, "action": "match"},
+        {"line_id": 3, "action": "ignore"},
+    )
+    undone = act(api, sid, *({"line_id": n, "action": "undo"} for n in (1, 2, 3)))
+    assert [x["status"] for x in undone["lines"]] == ["new", "match", "new"]
+    (entry,) = sql(
+        app,
+        "SELECT id FROM entries WHERE transaction_id = :t AND account_id = :a",
+        t=typed,
+        a=books["bank"],
+    )
+    api.get("/audit/head")
+    return {"sid": sid, "typed": typed, "entry": entry[0]}
+
+
+UNDO_TAMPERING = {
+    "reference given back": (
+        "UPDATE entries SET bank_ref = 'U-2' WHERE id = :entry",
+        "entry {entry}: bank_ref is 'U-2' in the ledger but None after event seq",
+    ),
+    "cleared again": (
+        "UPDATE entries SET cleared = true WHERE id = :entry",
+        "entry {entry}",
+    ),
+    "match put back": (
+        "UPDATE statement_lines SET status = 'matched', transaction_id = :typed"
+        " WHERE statement_id = :sid AND line_id = 2",
+        "statement {sid} line 2: status is 'matched' in the ledger but 'new' after event seq",
+    ),
+}
+
+
+def test_undone_lines_verify(runner, app, api, books, post_tx):
+    undo_a_month(app, api, books, post_tx)
+    code, output = verify(runner)
+    assert code == 0, output
+    assert len(events(api, "statement_line.undone")) == 3
+
+
+@pytest.mark.parametrize("kind", list(UNDO_TAMPERING))
+def test_a_change_behind_the_service_after_undo_is_named(runner, app, api, books, post_tx, kind):
+    done = undo_a_month(app, api, books, post_tx)
+    statement, said = UNDO_TAMPERING[kind]
+    sql(app, statement, **{k: v for k, v in done.items() if f":{k}" in statement})
+    code, output = verify(runner)
+    assert code == 1, output
+    assert said.format(**done) in output, output

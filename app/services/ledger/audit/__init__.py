@@ -47,6 +47,8 @@ dicts; dates as "YYYY-MM-DD" strings):
   statement_line.matched        memo, bank_ref, status, transaction_id}, "entry_id": int}
   statement_line.ignored  (the line afterwards; ignored: no entry_id;
                           services/banking/trail.py)
+  statement_line.undone {"line": {... status "new"}, "undone": {status,
+                          transaction_id, entry_id}}: what was undone
   rule.created          {"rule": {id, name, priority, account_id, conditions,
   rule.changed                    counter_account_id, description, active}}
   rule.deleted          (after the change; rule.deleted: as it was)

@@ -30,6 +30,7 @@ ACTIONS = (
     "statement_line.posted",
     "statement_line.matched",
     "statement_line.ignored",
+    "statement_line.undone",
     "rule.created",
     "rule.changed",
     "rule.deleted",

@@ -55,7 +55,9 @@ export function chosenAccount(line, choices, offered) {
 }
 
 // The one request of "post every suggested line": every new line with an account
-// (posted to it) and every line found in the books (matched to its candidate).
+// (posted to it) and every line found in the books (matched to its candidate). A new
+// line with candidates (entries in the books it might be, none certain) is never
+// posted here: a person chooses one, or posts it alone.
 // Returns {lines, post, match}; `lines` is the body's array.
 export function bulkActions(lines, choices, offered) {
   const out = [];
@@ -63,6 +65,7 @@ export function bulkActions(lines, choices, offered) {
   let match = 0;
   for (const line of lines) {
     if (line.status === "new") {
+      if (line.candidates?.length) continue;
       const accountId = chosenAccount(line, choices, offered);
       if (accountId === null) continue;
       out.push({ line_id: line.line_id, action: "post", account_id: accountId });

@@ -33,6 +33,7 @@ export const ACTION_WORDS = {
   "statement_line.posted": "Bank line posted",
   "statement_line.matched": "Bank line matched",
   "statement_line.ignored": "Bank line ignored",
+  "statement_line.undone": "Bank line undone",
   "rule.created": "Filing rule created",
   "rule.changed": "Filing rule changed",
   "rule.deleted": "Filing rule deleted",

@@ -137,6 +137,10 @@ function summary(event, original = null) {
       h("span", { class: "event-what" }, `Statement ${l.statement_id}, line ${l.line_id}: ${said}`),
       l.transaction_id ? h("span", { class: "event-link hint" }, "Now ", transactionName(l.transaction_id), " · ",
         historyLink(l.transaction_id)) : null,
+      // An undo: what the line had been, and the transaction it let go of.
+      o.undone ? h("span", { class: "event-undone hint" }, `Was ${o.undone.status}`,
+        o.undone.transaction_id ? [" as ", transactionName(o.undone.transaction_id), " · ",
+          historyLink(o.undone.transaction_id)] : null) : null,
     ];
   }
   if (o.statement) {
