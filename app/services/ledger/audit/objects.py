@@ -32,6 +32,9 @@ ACTIONS = (
     "rule.created",
     "rule.changed",
     "rule.deleted",
+    "schedule.created",
+    "schedule.changed",
+    "schedule.deleted",
 )
 VIAS = ("web", "api", "mcp", "import", "cli")
 

@@ -40,6 +40,9 @@ const ACTIONS = {
   "rule.created": "Filing rule created",
   "rule.changed": "Filing rule changed",
   "rule.deleted": "Filing rule deleted",
+  "schedule.created": "Schedule created",
+  "schedule.changed": "Schedule changed",
+  "schedule.deleted": "Schedule deleted",
 };
 const VIA = {
   web: "in the web app",

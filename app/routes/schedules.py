@@ -1,0 +1,37 @@
+"""HTTP adapters for schedules and their occurrences (docs/schedules.md); each view runs
+in the unit-of-work boundary (routes/boundary.py), which commits and retries."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from ..services.ledger import schedules
+from .support import json_body, principal
+
+bp = Blueprint("schedules", __name__)
+
+
+@bp.get("/schedules")
+def list_schedules():
+    return jsonify(schedules.list_schedules())
+
+
+@bp.post("/schedules")
+def create_schedule():
+    return jsonify(schedules.create_schedule(json_body(), principal().user_id)), 201
+
+
+@bp.get("/schedules/<int:schedule_id>")
+def get_schedule(schedule_id: int):
+    return jsonify(schedules.get_schedule(schedule_id))
+
+
+@bp.put("/schedules/<int:schedule_id>")
+def update_schedule(schedule_id: int):
+    return jsonify(schedules.update_schedule(schedule_id, json_body()))
+
+
+@bp.delete("/schedules/<int:schedule_id>")
+def delete_schedule(schedule_id: int):
+    schedules.delete_schedule(schedule_id)
+    return "", 204
