@@ -3,9 +3,9 @@ in the unit-of-work boundary (routes/boundary.py), which commits and retries."""
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, request
 
-from ..services.ledger import schedules
+from ..services.ledger import schedule_occurrences, schedules
 from .support import json_body, principal
 
 bp = Blueprint("schedules", __name__)
@@ -35,3 +35,8 @@ def update_schedule(schedule_id: int):
 def delete_schedule(schedule_id: int):
     schedules.delete_schedule(schedule_id)
     return "", 204
+
+
+@bp.get("/schedules/occurrences")
+def list_occurrences():
+    return jsonify(schedule_occurrences.list_occurrences(request.args))

@@ -28,6 +28,7 @@ budgets           twelve-month plans: the exact annual split, lines, approval (f
 budget_actuals    a plan against actuals: its twelve months, last year's actuals, the
                   income statement against a budget
 schedules         what is expected: schedules created, read, changed, deleted; next_due_on
+schedule_occurrences  the occurrences of the schedules: GET /schedules/occurrences
 schedule_rules    a schedule's RFC 5545 rule: the parts taken, checked; its dates
                   (dateutil.rrule) and the weekend rule
 derived           the per-day and per-month balance tables: kept, checked, rebuilt
