@@ -40,3 +40,10 @@ def delete_schedule(schedule_id: int):
 @bp.get("/schedules/occurrences")
 def list_occurrences():
     return jsonify(schedule_occurrences.list_occurrences(request.args))
+
+
+@bp.post("/schedules/<int:schedule_id>/occurrences/<occurs_on>")
+def act_on_occurrence(schedule_id: int, occurs_on: str):
+    return jsonify(
+        schedule_occurrences.act(schedule_id, occurs_on, json_body(), principal().user_id)
+    )

@@ -30,7 +30,7 @@ from ...models import MODES, WEEKENDS, Account, Schedule, ScheduleOccurrence
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, NotFoundError
-from . import accounts, audit, validate
+from . import accounts, audit, schedule_rules, validate
 from .schedule_rules import Recurrence
 
 NAME_MAX = 200
@@ -63,6 +63,11 @@ NEXT_DUE_SCAN = 10_000  # rule dates looked at for next_due_on at most
 def recurrence(row) -> Recurrence:
     """The schedule's rule, counted from its starts_on, with its weekend rule."""
     return Recurrence(row.rrule, row.starts_on, row.weekend)
+
+
+def due_on_of(row, occurs_on: date) -> date:
+    """The day an occurrence of the schedule is due (its weekend rule applied)."""
+    return schedule_rules.due_on(occurs_on, row.weekend)
 
 
 def closed(schedule_id: int) -> dict[date, str]:

@@ -102,6 +102,7 @@ def record_transaction(
     action: str = "transaction.posted",
     replaces=None,
     adjusts=None,
+    schedule: dict | None = None,
 ) -> int:
     """Validate and store one balanced posting with its entries; return its id.
 
@@ -112,7 +113,8 @@ def record_transaction(
     original has reconciled or cleared entries, `kept_reconciled` and `kept_cleared`:
     the replacement's entries that keep those marks (reconciliation.kept_in_correction).
     With `adjusts` (a transaction id) the event carries `adjusts: <id>`, the link
-    History follows both ways.
+    History follows both ways. With `schedule` ({id, occurs_on}: a schedule's posting,
+    schedule_occurrences.py) the event carries it.
     """
     original_id = parse_replaces(replaces)
     if occurred_on is None:
@@ -121,7 +123,7 @@ def record_transaction(
     description = validate.text("description", description, max_length=DESCRIPTION_MAX)
     parsed = validate.entries(entries)
     check_balanced(parsed)
-    links = {"adjusts": _adjusted(adjusts), "replaces": original_id}
+    links = {"adjusts": _adjusted(adjusts), "replaces": original_id, "schedule": schedule}
     original, kept = None, []
     if original_id is not None:
         original = _deletable(

@@ -43,6 +43,10 @@ const ACTIONS = {
   "schedule.created": "Schedule created",
   "schedule.changed": "Schedule changed",
   "schedule.deleted": "Schedule deleted",
+  "occurrence.met": "Expected payment met",
+  "occurrence.matched": "Expected payment matched",
+  "occurrence.skipped": "Expected payment skipped",
+  "occurrence.reopened": "Expected payment reopened",
 };
 const VIA = {
   web: "in the web app",
