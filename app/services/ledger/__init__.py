@@ -28,7 +28,9 @@ budgets           twelve-month plans: the exact annual split, lines, approval (f
 budget_actuals    a plan against actuals: its twelve months, last year's actuals, the
                   income statement against a budget
 schedules         what is expected: schedules created, read, changed, deleted; next_due_on
-schedule_occurrences  the occurrences of the schedules: GET /schedules/occurrences
+schedule_occurrences  the occurrences of the schedules: GET /schedules/occurrences, the
+                  actions on one (match, skip, post, reopen)
+schedule_meeting  a transaction meets an open occurrence: new, existing, deleted, corrected
 schedule_rules    a schedule's RFC 5545 rule: the parts taken, checked; its dates
                   (dateutil.rrule) and the weekend rule
 derived           the per-day and per-month balance tables: kept, checked, rebuilt

@@ -188,3 +188,8 @@ class Recurrence:
     def gives(self, day: date) -> bool:
         """Whether `day` is one of the rule's dates (on or after starts_on)."""
         return next(self.dates(day, day), None) == day
+
+
+def of(row) -> Recurrence:
+    """A stored schedule's rule (any object with rrule, starts_on and weekend)."""
+    return Recurrence(row.rrule, row.starts_on, row.weekend)

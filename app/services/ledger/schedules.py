@@ -30,7 +30,7 @@ from ...models import MODES, WEEKENDS, Account, Schedule, ScheduleOccurrence
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, NotFoundError
-from . import accounts, audit, schedule_rules, validate
+from . import accounts, audit, schedule_meeting, schedule_rules, validate
 from .schedule_rules import Recurrence
 
 NAME_MAX = 200
@@ -288,6 +288,7 @@ def create_schedule(body, created_by: int | None) -> dict:
             f"'name': a schedule named {values['name']!r} already exists"
         ) from None
     audit.record("schedule.created", {"schedule": stored_object(new)})
+    schedule_meeting.meet_existing(new, clock.today())
     return served(new)
 
 
@@ -307,6 +308,7 @@ def update_schedule(schedule_id: int, body) -> dict:
         ) from None
     changed = row(schedule_id)
     audit.record("schedule.changed", {"schedule": stored_object(changed)})
+    schedule_meeting.meet_existing(changed, clock.today())
     return served(changed)
 
 
