@@ -31,6 +31,7 @@ schedules         what is expected: schedules created, read, changed, deleted; n
 schedule_occurrences  the occurrences of the schedules: GET /schedules/occurrences, the
                   actions on one (match, skip, post, reopen)
 schedule_meeting  a transaction meets an open occurrence: new, existing, deleted, corrected
+schedule_posting  posting by the service in mode post: at a schedule's change, post_due(today)
 schedule_rules    a schedule's RFC 5545 rule: the parts taken, checked; its dates
                   (dateutil.rrule) and the weekend rule
 derived           the per-day and per-month balance tables: kept, checked, rebuilt

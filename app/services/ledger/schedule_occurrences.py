@@ -22,7 +22,7 @@ from ...models import Entry, Schedule, ScheduleOccurrence, Transaction
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, NotFoundError
-from . import audit, schedules, transactions, validate
+from . import audit, schedule_posting, schedules, validate
 from .schedule_rules import SHIFT_MAX
 
 WINDOW_BEFORE = 366  # the listing's default window: from this many days before today
@@ -242,23 +242,6 @@ def act(schedule_id: int, occurs_on_text: str, body, acting_user: int | None) ->
         keep(row.id, day, "skipped", None)
         audit.record("occurrence.skipped", occurrence_object(row.id, day, "skipped", None))
         return item(row, day, due, ("skipped", None), clock.today())
-    tx_id = post_occurrence(row, day, occurred_on or due, acting_user)
+    tx_id = schedule_posting.post_occurrence(row, day, occurred_on or due, acting_user)
     keep(row.id, day, "posted", tx_id)
     return item(row, day, due, ("posted", tx_id), clock.today())
-
-
-def post_occurrence(row, occurs_on: date, occurred_on: date, created_by: int | None) -> int:
-    """Post the schedule's two entries for one occurrence through record_transaction
-    (every rule of POST /transactions, the lock date included): described by the
-    schedule's name, amount_cents on account_id and the opposite on counter_account_id;
-    its posting event names the schedule and the occurrence."""
-    return transactions.record_transaction(
-        occurred_on.isoformat(),
-        row.name,
-        [
-            {"account_id": row.account_id, "amount_cents": row.amount_cents},
-            {"account_id": row.counter_account_id, "amount_cents": -row.amount_cents},
-        ],
-        created_by,
-        schedule={"id": int(row.id), "occurs_on": occurs_on.isoformat()},
-    )

@@ -30,7 +30,7 @@ from ...models import MODES, WEEKENDS, Account, Schedule, ScheduleOccurrence
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, NotFoundError
-from . import accounts, audit, schedule_meeting, schedule_rules, validate
+from . import accounts, audit, schedule_meeting, schedule_posting, schedule_rules, validate
 from .schedule_rules import Recurrence
 
 NAME_MAX = 200
@@ -289,6 +289,7 @@ def create_schedule(body, created_by: int | None) -> dict:
         ) from None
     audit.record("schedule.created", {"schedule": stored_object(new)})
     schedule_meeting.meet_existing(new, clock.today())
+    schedule_posting.post_schedule(new, clock.today())
     return served(new)
 
 
@@ -309,6 +310,7 @@ def update_schedule(schedule_id: int, body) -> dict:
     changed = row(schedule_id)
     audit.record("schedule.changed", {"schedule": stored_object(changed)})
     schedule_meeting.meet_existing(changed, clock.today())
+    schedule_posting.post_schedule(changed, clock.today())
     return served(changed)
 
 
