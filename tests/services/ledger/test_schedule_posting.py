@@ -15,7 +15,7 @@ from app import store
 from app.extensions import db
 from app.models import Schedule, Transaction
 from app.services.ledger import schedule_posting
-from tests.testkit import events
+from tests.testkit import events, restored_backup
 
 
 @pytest.fixture
@@ -171,3 +171,29 @@ def test_more_than_1000_at_once_is_refused_naming_post_from(app, api, books):
 def test_exactly_1000_at_once_are_posted(app, api, books):
     create(api, books, rrule="FREQ=DAILY", starts_on="2024-01-01", post_from="2024-02-26")
     assert len(postings(app)) == 1000
+
+
+@pytest.mark.parametrize("target", ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
+def test_backup_and_restore_carry_schedules_and_occurrences(
+    app, api, books, runner, app_config, tmp_path, target
+):
+    made = create(api, books)
+    assert (
+        api.post(f"/schedules/{made}/occurrences/2026-12-01", json={"action": "skip"}).status_code
+        == 200
+    )
+    schedules = api.get("/schedules").get_json()
+    occurrences = api.get(f"/schedules/occurrences?schedule_id={made}").get_json()
+    with restored_backup(runner, app_config, tmp_path, target, "ledger_schedules_restore_") as (
+        restored,
+        _,
+        _,
+    ):
+        client = restored.test_client()
+        headers = {"Authorization": f"Bearer {api.token}"}
+        assert client.get("/schedules", headers=headers).get_json() == schedules
+        query = f"/schedules/occurrences?schedule_id={made}"
+        assert client.get(query, headers=headers).get_json() == occurrences
+        with restored.app_context():
+            db.session.remove()
+            db.engine.dispose()
