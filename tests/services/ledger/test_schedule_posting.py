@@ -6,6 +6,7 @@ deleted; the 1,000 catch-up limit. The test clock's today is Saturday 2026-11-21
 
 from __future__ import annotations
 
+import threading
 from datetime import date
 
 import pytest
@@ -197,3 +198,38 @@ def test_backup_and_restore_carry_schedules_and_occurrences(
         with restored.app_context():
             db.session.remove()
             db.engine.dispose()
+
+
+def test_two_at_once_post_an_occurrence_once(app, api, books, clock, dialect, monkeypatch):
+    """Two processes' post_due at the same moment (two threads, two connections). On
+    PostgreSQL both have read that 2026-12-01 is not stored before either claims it
+    (a barrier in front of the claim): the key lets one claim it, the other waits for
+    its commit and then claims, and posts, nothing. SQLite's writer lock runs the two
+    units one after the other."""
+    create(api, books)
+    clock.advance(days=11)  # 2026-12-02: 2026-12-01 is due
+    start = threading.Barrier(2, timeout=10)
+    claim = schedule_posting._claim
+    if dialect == "postgresql":
+        both_read = threading.Barrier(2, timeout=10)
+
+        def claim_together(schedule_id, occurs_on):
+            both_read.wait()
+            return claim(schedule_id, occurs_on)
+
+        monkeypatch.setattr(schedule_posting, "_claim", claim_together)
+    counts: list[int] = []
+
+    def run():
+        with app.app_context(), store.writing():
+            start.wait()
+            counts.append(store.run_unit(schedule_posting.post_due, date(2026, 12, 2)))
+            db.session.remove()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(counts) == [0, 1]
+    assert [p[0] for p in postings(app)] == ["2026-10-01", "2026-11-01", "2026-12-01"]
