@@ -72,9 +72,14 @@ def candidates(account_ids) -> list[Candidate]:
     """The active schedules whose account_id is one of the posting's accounts (one
     indexed query; on PostgreSQL run as a read of its own when the posting is the
     unit's sole write, so the posting's own statement still is)."""
+    # An id beyond the INTEGER column names no schedule's account (and PostgreSQL would
+    # refuse to compare it): the posting refuses it in its own words.
+    ids = sorted({a for a in account_ids if validate.id_in_range(a)})
+    if not ids:
+        return []
     connection = db.session.connection()
     with store.on_its_own(connection, when=store.is_sole_write()):
-        rows = connection.execute(_CANDIDATES, {"accounts": sorted(set(account_ids))}).all()
+        rows = connection.execute(_CANDIDATES, {"accounts": ids}).all()
     return [Candidate._make(r) for r in rows]
 
 
