@@ -16,9 +16,10 @@ An occurrence due on or before the lock date is not posted: it stays open.
 - `post_schedule(row, today)`: one schedule, when it is created or changed (after
   existing transactions met it: schedule_meeting.meet_existing), before the answer;
   more than POST_MAX occurrences to post at once is 400 naming `post_from`.
-- `post_due(today)`: every such schedule, in the caller's unit (the caller runs it
-  through store.run_unit under write intent: serve's start, an hourly thread); at most
-  POST_MAX occurrences per schedule per call, the rest on the next call.
+- `post_due(today)`: every such schedule, in the caller's unit (app/cli/serve.py
+  post_due runs it through store.run_unit under write intent, when serving starts and
+  hourly: serving.Ticker); at most POST_MAX occurrences per schedule per call, the rest
+  on the next call.
 """
 
 from __future__ import annotations
