@@ -158,14 +158,17 @@ def get_schedule(schedule_id: int) -> dict:
 # --- checking ----------------------------------------------------------------------------
 
 
-def _account(key: str, value, kinds: tuple[str, ...] | None = None) -> tuple[int, str]:
-    """An existing, open account's (id, kind); 400 naming `key` otherwise."""
+def _account(
+    key: str, value, kinds: tuple[str, ...] | None = None, open_only: bool = True
+) -> tuple[int, str]:
+    """An existing, open account's (id, kind); 400 naming `key` otherwise. open_only
+    False: an archived one is kept (a change that leaves the account as it was)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise BadRequestError(f"'{key}' must be an account id (an integer)")
     account = validate.get_row(Account, value)
     if account is None:
         raise BadRequestError(f"'{key}': there is no account {value}")
-    if account.archived:
+    if account.archived and open_only:
         raise BadRequestError(f"'{key}': account {value} is archived")
     if kinds is not None and account.kind not in kinds:
         raise BadRequestError(
@@ -198,8 +201,16 @@ def _checked(body, current: dict | None = None) -> dict:
     for key in ("account_id", "counter_account_id", "amount_cents", "rrule", "starts_on"):
         if values.get(key) is None:
             raise BadRequestError(f"'{key}' is required")
-    out["account_id"], _ = _account("account_id", values["account_id"], SEEN_KINDS)
-    out["counter_account_id"], _ = _account("counter_account_id", values["counter_account_id"])
+    # A change that leaves an account as it was keeps it even when it was archived since
+    # (so such a schedule can still be turned off); a new or newly given one must be open.
+    out["account_id"], _ = _account(
+        "account_id", values["account_id"], SEEN_KINDS, _newly_given("account_id", given, current)
+    )
+    out["counter_account_id"], _ = _account(
+        "counter_account_id",
+        values["counter_account_id"],
+        open_only=_newly_given("counter_account_id", given, current),
+    )
     if out["counter_account_id"] == out["account_id"]:
         raise BadRequestError("'counter_account_id' must differ from 'account_id'")
     out["amount_cents"] = validate.integer("amount_cents", values["amount_cents"])
@@ -227,6 +238,11 @@ def _checked(body, current: dict | None = None) -> dict:
     out["post_from"] = _post_from(out["mode"], given, current)
     out["active"] = validate.boolean("active", values["active"])
     return out
+
+
+def _newly_given(key: str, given: dict, current: dict | None) -> bool:
+    """Whether the field is set by this request to another value than it had."""
+    return current is None or (key in given and given[key] != current[key])
 
 
 def _match_text(value) -> str | None:

@@ -198,6 +198,21 @@ def test_an_archived_account_is_refused(api, books):
     assert "counter_account_id" in response.get_json()["error"]
 
 
+def test_a_schedule_whose_account_was_archived_can_still_be_turned_off(api, books):
+    made = create(api, dues(books))
+    assert api.put(f"/accounts/{books['dues']}", json={"archived": True}).status_code == 200
+    response = api.put(f"/schedules/{made['id']}", json={"active": False})
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["active"] is False
+    # Given again (or another archived one), it is refused as at creation.
+    response = api.put(f"/schedules/{made['id']}", json={"counter_account_id": books["dues"]})
+    assert response.status_code == 200  # the same value: kept
+    assert api.put(f"/accounts/{books['rent']}", json={"archived": True}).status_code == 200
+    response = api.put(f"/schedules/{made['id']}", json={"counter_account_id": books["rent"]})
+    assert response.status_code == 400
+    assert response.get_json()["error"].startswith("'counter_account_id'")
+
+
 def test_names_are_unique_as_account_names(app, api, books):
     made = create(api, dues(books))
     other = create(api, dues(books, name="Dues Bert"))
