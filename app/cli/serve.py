@@ -1,5 +1,7 @@
 """`ledger-service serve`: migrate the schema (a backup first when books are upgraded),
-then serve the API and the web app through the process supervisor (serving.py).
+then serve the API and the web app through the process supervisor (serving.py), which
+runs `post_due` (schedules in mode `post`, docs/schedules.md) when serving starts and
+hourly.
 
 The command reads (@store.reading()); upgrade_schema writes under its own intent.
 """
@@ -30,6 +32,20 @@ def serve_command(no_web, workers_opt):
     # migrated lets the migration finish, then serve ends before it listens.
     with Stop() as stop:
         _serve(no_web, workers_opt, stop)
+
+
+def post_due(app) -> None:
+    """Serve's tick (serving.Ticker): post what schedules in mode `post` have due today
+    (services/ledger/schedule_posting.post_due), one unit of its own under write intent."""
+    from ..extensions import db
+    from ..services import clock
+    from ..services.ledger import schedule_posting
+
+    with app.app_context(), store.writing():
+        try:
+            store.run_unit(schedule_posting.post_due, clock.today())
+        finally:
+            db.session.remove()
 
 
 def _forget_connections() -> None:
@@ -80,6 +96,7 @@ def _serve(no_web, workers_opt, stop):
             workers=workers,
             before_fork=_forget_connections,
             stop=stop,
+            tick=lambda: post_due(app),
         )
     except ListenError as err:
         fail(str(err))

@@ -13,6 +13,12 @@ The handlers raise nothing into the code the main thread happens to run (a
 migration, a server's start, a lock, a finalizer that would swallow the exception):
 they record the request and wake the loop through signal.set_wakeup_fd, and each
 stage checks the request at its next safe point.
+
+Posting by schedules (docs/schedules.md): `serve(..., tick=...)` runs `tick` in a
+Ticker thread when serving starts and then every POST_INTERVAL seconds until the stop,
+in the one process that does not serve requests itself when there are workers (the
+supervisor, started after the fork: no thread is ever forked) or beside the loop
+otherwise. A failing tick is logged; the next one tries again.
 """
 
 from __future__ import annotations
@@ -33,6 +39,36 @@ from ..config import parse_host_port
 log = logging.getLogger(__name__)
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+POST_INTERVAL = 3600.0  # seconds between two runs of serve's tick (schedules' posting)
+
+
+class Ticker:
+    """Run `tick()` once now, then every `interval` seconds, in a daemon thread, until
+    stop(); an exception from a tick is logged and the next tick runs as planned."""
+
+    def __init__(self, tick, interval: float = POST_INTERVAL):
+        import threading
+
+        self.tick = tick
+        self.interval = interval
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="serve-ticker", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                self.tick()
+            except Exception:
+                log.exception("serve's periodic task failed; it runs again later")
+            self._stopped.wait(self.interval)
+
+    def start(self) -> Ticker:
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stopped.set()
+        self._thread.join(timeout)
 
 
 def web_bind_addr(config, no_web: bool = False) -> tuple[str, int] | None:
@@ -209,6 +245,8 @@ def serve(
     workers: int = 1,
     before_fork=None,
     stop: Stop | None = None,
+    tick=None,
+    tick_interval: float = POST_INTERVAL,
 ) -> None:
     """Serve each (wsgi_app, host, port) until interrupted; all stop together.
 
@@ -220,10 +258,11 @@ def serve(
     before_fork() runs first (close database connections a child must not share).
     stop: the caller's Stop, installed before its own start-up steps (one is made
     here otherwise); a stop requested before the loop starts serves nothing.
+    tick: run by a Ticker while serving (at start, then every tick_interval seconds).
     """
     if stop is None:
         with Stop() as own:
-            serve(apps, threads, announce, workers, before_fork, own)
+            serve(apps, threads, announce, workers, before_fork, own, tick, tick_interval)
         return
     sockets: list[list] = []
     try:
@@ -248,7 +287,12 @@ def serve(
     gc.collect()
     gc.freeze()
     if stop.requested is None and workers == 1:
-        _serve_sockets(apps, sockets, threads, stop)
+        ticker = _start_ticker(tick, tick_interval)
+        try:
+            _serve_sockets(apps, sockets, threads, stop)
+        finally:
+            if ticker is not None:
+                ticker.stop()
         return
     if stop.requested is None:
         announce(f"{workers} worker processes, {threads} threads each")
@@ -256,9 +300,18 @@ def serve(
     for group in sockets:
         for sock in group:
             sock.close()
-    code = _supervise(children, stop)
+    ticker = _start_ticker(tick, tick_interval) if children else None
+    try:
+        code = _supervise(children, stop)
+    finally:
+        if ticker is not None:
+            ticker.stop()
     if code:
         sys.exit(code)
+
+
+def _start_ticker(tick, interval: float) -> Ticker | None:
+    return None if tick is None else Ticker(tick, interval).start()
 
 
 def _fork_workers(apps, sockets, threads: int, workers: int, stop: Stop) -> list[int]:

@@ -3,6 +3,7 @@
 ledger       the books: Account, Transaction, Entry, Reconciliation, Settings
 derived      the per-day and per-month balance tables (kept by triggers)
 budgets      Budget and its BudgetLines (twelve months)
+schedules    Schedule and its ScheduleOccurrences (those no longer open)
 documents    Document: receipts and their bytes, kept with the books
 banking      Statement, StatementLine, Rule: bank statements held for review, filing rules
 audit        the hash-chained trail: AuditEvent, AuditHead, AuditPending
@@ -39,8 +40,14 @@ from .oauth import (
     OAuthClient,
     Token,
 )
+from .schedules import MODES, OCCURRENCE_STATUSES, WEEKENDS, Schedule, ScheduleOccurrence
 
 __all__ = [
+    "MODES",
+    "OCCURRENCE_STATUSES",
+    "WEEKENDS",
+    "Schedule",
+    "ScheduleOccurrence",
     "APPLICATION_TYPES",
     "CLIENT_ID_LENGTH",
     "ACCOUNT_KINDS",

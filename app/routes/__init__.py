@@ -12,6 +12,7 @@ it differs):
 - documents.py: receipts: /transactions/{id}/documents and /documents
 - statements.py: bank statements: /accounts/{id}/statements and /statements
 - rules.py: /rules, the filing rules of statement lines
+- schedules.py: /schedules, what is expected, and its occurrences
 - uploads.py: reading a multipart upload's `file` part (documents, statements)
 - lock.py: /books/lock, the lock date ("books")
 - audit.py: /audit and /audit/head, the audit trail
@@ -51,6 +52,7 @@ def register_blueprints(app) -> None:
         oauth,
         reports,
         rules,
+        schedules,
         settings,
         statements,
         transactions,
@@ -78,6 +80,7 @@ def register_blueprints(app) -> None:
         documents.bp,
         statements.bp,
         rules.bp,
+        schedules.bp,
     ):
         app.register_blueprint(bp)
     apply_unit_of_work(app)

@@ -59,16 +59,21 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         # INSERT into the chain, and app.store's pre-COMMIT balance re-check: one
         # DELETE of the pending transactions RETURNING their entries' amounts
         # (docs/performance.md, "The write path, issue 30"). Without an
-        # Idempotency-Key no statement is spent on keys.
-        expected = 2 if dialect == "postgresql" else 6
+        # Idempotency-Key no statement is spent on keys. Both stores then add one
+        # indexed read (before the posting; on PostgreSQL a read of its own, so the
+        # posting stays its sole write): the active schedules on the posting's
+        # accounts it may meet (services/ledger/schedule_meeting.candidates, docs/schedules.md).
+        expected = 3 if dialect == "postgresql" else 7
         assert len(statements) == expected, "\n".join(statements)
         assert not [s for s in statements if "idempotency" in s], statements
         if dialect == "postgresql":
-            assert statements[1].startswith("WITH books AS ( SELECT locked_through")
+            assert statements[1].startswith("SELECT schedules.id"), statements
+            assert statements[2].startswith("WITH books AS ( SELECT locked_through")
         else:
             assert statements[0] == "BEGIN IMMEDIATE", statements
-            assert statements[2].startswith("INSERT INTO transactions"), statements
-            assert statements[4].startswith("INSERT INTO audit_events"), statements
+            assert statements[2].startswith("SELECT schedules.id"), statements
+            assert statements[3].startswith("INSERT INTO transactions"), statements
+            assert statements[5].startswith("INSERT INTO audit_events"), statements
 
 
 def _round_trips(monkeypatch) -> tuple[list, list]:
@@ -558,6 +563,7 @@ def test_mcp_record_transaction_takes_a_fixed_number_of_statements(
     # PostgreSQL, 4: the token lookup, the posting's one statement, and the tool's
     # answer read back (the header, its entries). SQLite, 9: the lookup's read unit
     # (BEGIN, the token), then the tool's writer unit: as for HTTP, plus the answer's
-    # two reads.
-    expected = 4 if dialect == "postgresql" else 9
+    # two reads. Both add the one read of the schedules it may meet
+    # (schedule_meeting.candidates).
+    expected = 5 if dialect == "postgresql" else 10
     assert len(statements) == expected, "\n".join(statements)

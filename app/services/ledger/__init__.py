@@ -27,6 +27,13 @@ document_rules    what a document is held to before it is stored: the limits, th
 budgets           twelve-month plans: the exact annual split, lines, approval (frozen)
 budget_actuals    a plan against actuals: its twelve months, last year's actuals, the
                   income statement against a budget
+schedules         what is expected: schedules created, read, changed, deleted; next_due_on
+schedule_occurrences  the occurrences of the schedules: GET /schedules/occurrences, the
+                  actions on one (match, skip, post, reopen)
+schedule_meeting  a transaction meets an open occurrence: new, existing, deleted, corrected
+schedule_posting  posting by the service in mode post: at a schedule's change, post_due(today)
+schedule_rules    a schedule's RFC 5545 rule: the parts taken, checked; its dates
+                  (dateutil.rrule) and the weekend rule
 derived           the per-day and per-month balance tables: kept, checked, rebuilt
 audit/            the hash-chained audit trail (a package: actor, hashing, objects,
                   writing, reading); record() one event per change

@@ -34,7 +34,7 @@ from ...models.types import UTCDateTime
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, NotFoundError, UnknownReplaced
-from . import audit, documents, lock, reconciliation, validate
+from . import audit, documents, lock, reconciliation, schedule_meeting, validate
 
 DESCRIPTION_MAX = 2000
 ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
@@ -102,6 +102,7 @@ def record_transaction(
     action: str = "transaction.posted",
     replaces=None,
     adjusts=None,
+    schedule: dict | None = None,
 ) -> int:
     """Validate and store one balanced posting with its entries; return its id.
 
@@ -112,7 +113,8 @@ def record_transaction(
     original has reconciled or cleared entries, `kept_reconciled` and `kept_cleared`:
     the replacement's entries that keep those marks (reconciliation.kept_in_correction).
     With `adjusts` (a transaction id) the event carries `adjusts: <id>`, the link
-    History follows both ways.
+    History follows both ways. With `schedule` ({id, occurs_on}: a schedule's posting,
+    schedule_occurrences.py) the event carries it.
     """
     original_id = parse_replaces(replaces)
     if occurred_on is None:
@@ -121,7 +123,7 @@ def record_transaction(
     description = validate.text("description", description, max_length=DESCRIPTION_MAX)
     parsed = validate.entries(entries)
     check_balanced(parsed)
-    links = {"adjusts": _adjusted(adjusts), "replaces": original_id}
+    links = {"adjusts": _adjusted(adjusts), "replaces": original_id, "schedule": schedule}
     original, kept = None, []
     if original_id is not None:
         original = _deletable(
@@ -130,22 +132,37 @@ def record_transaction(
             reconciled_ok=True,
         )
         kept = reconciliation.kept_in_correction(original_id, original.occurred_on, day, parsed)
-    tx_id = _post(day, description, parsed, created_by, action, links, kept)
+    # The schedules it may meet (docs/schedules.md, "Meeting"): one indexed query, none
+    # found in books without schedules; a schedule's own posting meets nothing.
+    found = [] if schedule is not None else schedule_meeting.candidates(a for a, _ in parsed)
+    tx_id = _post(day, description, parsed, created_by, action, links, kept, alone=not found)
+    held = schedule_meeting.held_by(original_id) if original_id is not None and found else []
     if original is not None:
         replace_original(original, tx_id)
+    if found and not schedule_meeting.take_over(held, found, tx_id, day, description, parsed):
+        schedule_meeting.meet_new(found, tx_id, day, description, parsed)
     return tx_id
 
 
 def _post(
-    day, description, parsed, created_by, action, links: dict, kept: list[reconciliation.Kept]
+    day,
+    description,
+    parsed,
+    created_by,
+    action,
+    links: dict,
+    kept: list[reconciliation.Kept],
+    alone: bool = True,
 ) -> int:
     """Store a parsed, balanced posting and its audit event; its id. `links`: the
-    event's replaces and adjusts (None when absent); `kept`: the entries of `parsed`
-    that keep a corrected original's reconciled or cleared marks."""
+    event's replaces, adjusts and schedule (None when absent); `kept`: the entries of
+    `parsed` that keep a corrected original's reconciled or cleared marks; `alone`
+    False: something written after it belongs with it (it meets a schedule), so it is
+    never the unit's sole write."""
     connection = db.session.connection()
     if dialect.is_postgresql(connection) and len(parsed) <= ENTRY_CHUNK and not kept:
         stored = _insert_checked_postgresql(
-            connection, day, description, created_by, parsed, action, links
+            connection, day, description, created_by, parsed, action, links, alone
         )
         if stored:
             audit.pending(connection, stored[0][4])  # it wrote the event as pending
@@ -331,7 +348,7 @@ _INSERT_CHECKED = text(
 
 
 def _insert_checked_postgresql(
-    connection, day, description, created_by, parsed, action: str, links: dict
+    connection, day, description, created_by, parsed, action: str, links: dict, alone: bool
 ) -> list:
     """Insert the posting and its pending audit event if all its accounts exist and
     are open and the day is not locked: its (transaction_id, entry_id, account_id,
@@ -341,7 +358,7 @@ def _insert_checked_postgresql(
     # The caller's sole write (store.sole_write: POST /transactions without a key or a
     # correction) runs as a transaction of its own when nothing of the unit has begun
     # one: the statement is the whole posting, so its BEGIN and COMMIT are saved.
-    with store.on_its_own(connection, when=store.is_sole_write(), writes=True):
+    with store.on_its_own(connection, when=alone and store.is_sole_write(), writes=True):
         return _tuples(
             connection,
             _INSERT_CHECKED,
@@ -417,6 +434,9 @@ def _delete(header) -> None:
     gone = audit.transaction_object(
         header.id, header.occurred_on, header.description, _entry_rows(connection, header.id)
     )
+    # What it met or posted is open again; before the deletion, whose foreign key
+    # would clear the rows' transaction_id.
+    schedule_meeting.release(header.id)
     result = typing.cast(
         CursorResult, db.session.execute(delete(Transaction).where(Transaction.id == header.id))
     )

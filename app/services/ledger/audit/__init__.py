@@ -52,6 +52,17 @@ dicts; dates as "YYYY-MM-DD" strings):
   rule.created          {"rule": {id, name, priority, account_id, conditions,
   rule.changed                    counter_account_id, description, active}}
   rule.deleted          (after the change; rule.deleted: as it was)
+  schedule.created      {"schedule": {id, name, account_id, counter_account_id,
+  schedule.changed        amount_cents, rrule, starts_on, weekend, match_text,
+  schedule.deleted        tolerance_cents, window_days, mode, post_from, active}}
+                          (after the change; schedule.deleted: as it was;
+                          services/ledger/schedules.py)
+  occurrence.met        {"occurrence": {schedule_id, occurs_on, status, transaction_id}}
+  occurrence.matched      (the occurrence afterwards: met by a new transaction, matched
+  occurrence.skipped      by a person, skipped, reopened (status "open");
+  occurrence.reopened     services/ledger/schedule_occurrences.py). A schedule's
+                          posting is a transaction.posted event with "schedule":
+                          {id, occurs_on}.
 
 Who, how (via) and which OAuth client are NOT passed: record() reads them from the
 context (Actor, in actor.py), set once per request by the HTTP layer (routes/support.py:

@@ -34,6 +34,13 @@ ACTIONS = (
     "rule.created",
     "rule.changed",
     "rule.deleted",
+    "schedule.created",
+    "schedule.changed",
+    "schedule.deleted",
+    "occurrence.met",
+    "occurrence.matched",
+    "occurrence.skipped",
+    "occurrence.reopened",
 )
 VIAS = ("web", "api", "mcp", "import", "cli")
 
@@ -45,13 +52,16 @@ def transaction_object(
     entries,
     replaces: int | None = None,
     adjusts: int | None = None,
+    schedule: dict | None = None,
 ) -> dict:
     """{"transaction": {id, occurred_on, description, entries: [{id, account_id,
     amount_cents}]}} from (entry_id, account_id, amount_cents) rows, ordered by entry id;
     a correction's posting adds "replaces": the id of the transaction it corrects, an
-    adjustment's "adjusts": the id of the transaction it adjusts."""
+    adjustment's "adjusts": the id of the transaction it adjusts, a schedule's posting
+    "schedule": {id, occurs_on}, the occurrence it was posted for."""
     obj: dict = {} if adjusts is None else {"adjusts": int(adjusts)}
     obj |= {} if replaces is None else {"replaces": int(replaces)}
+    obj |= {} if schedule is None else {"schedule": schedule}
     return obj | {
         "transaction": {
             "id": int(tx_id),
@@ -72,16 +82,28 @@ def _iso_day(value) -> str:
 
 
 def transaction_object_parts(
-    occurred_on, description: str, replaces: int | None = None, adjusts: int | None = None
+    occurred_on,
+    description: str,
+    replaces: int | None = None,
+    adjusts: int | None = None,
+    schedule: dict | None = None,
 ) -> tuple[str, str]:
     """transaction_object's canonical JSON around `<entries>],"id":<id>`: what the
     database fills in for the PostgreSQL fast path."""
-    # Keys sorted: "adjusts", then "replaces", before "transaction".
+    # Keys sorted: "adjusts", then "replaces", then "schedule", before "transaction".
     start = "{"
     if adjusts is not None:
         start += '"adjusts":' + str(int(adjusts)) + ","
     if replaces is not None:
         start += '"replaces":' + str(int(replaces)) + ","
+    if schedule is not None:
+        start += (
+            '"schedule":{"id":'
+            + str(int(schedule["id"]))
+            + ',"occurs_on":'
+            + json_string(schedule["occurs_on"])
+            + "},"
+        )
     return (
         start + '"transaction":{"description":' + json_string(description) + ',"entries":[',
         ',"occurred_on":' + json_string(_iso_day(occurred_on)) + "}}",

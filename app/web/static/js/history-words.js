@@ -37,6 +37,13 @@ export const ACTION_WORDS = {
   "rule.created": "Filing rule created",
   "rule.changed": "Filing rule changed",
   "rule.deleted": "Filing rule deleted",
+  "schedule.created": "Schedule created",
+  "schedule.changed": "Schedule changed",
+  "schedule.deleted": "Schedule deleted",
+  "occurrence.met": "Expected payment met",
+  "occurrence.matched": "Expected payment matched",
+  "occurrence.skipped": "Expected payment skipped",
+  "occurrence.reopened": "Expected payment reopened",
 };
 
 // The phrase of an action; one this page does not know yet (a newer server) still

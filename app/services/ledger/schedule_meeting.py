@@ -1,0 +1,294 @@
+"""Meeting (docs/schedules.md, "Meeting"): a transaction meets an open occurrence of an
+active schedule when it has an entry on the schedule's `account_id` within
+`tolerance_cents` of `amount_cents` (same sign) and an entry on `counter_account_id`,
+its `occurred_on` is at most `window_days` from the occurrence's `due_on`, `match_text`
+(when set) is in its description (compared as account names are), and it meets nothing
+else. Of the occurrences it could meet it meets the one with the earliest `due_on`,
+then the lowest schedule id.
+
+- a new transaction (transactions.record_transaction): `candidates` (one indexed query:
+  the active schedules on one of its accounts; none, the usual case, costs nothing
+  more) and `meet_new`;
+- a schedule created or changed: `meet_existing`, its open occurrences due today or
+  earlier met, earliest first, by the oldest qualifying transaction that meets nothing;
+- a transaction deleted: `release` opens again what it met (the service may post it)
+  or posted (the service never posts it again: a stored `open` row says so);
+- a correction: `held_by` the original before it goes, `take_over` by the replacement
+  when it still qualifies.
+
+Imports no transactions module: record_transaction calls in here.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import NamedTuple
+
+from sqlalchemy import and_, bindparam, delete, exists, select, update
+
+from ... import store
+from ...extensions import db
+from ...models import Entry, Schedule, ScheduleOccurrence, Transaction
+from ...store import dialect
+from . import accounts, audit, schedule_rules, validate
+
+MET_OR_POSTED = ("met", "posted")
+
+
+class Candidate(NamedTuple):
+    """What meeting needs of an active schedule."""
+
+    id: int
+    account_id: int
+    counter_account_id: int
+    amount_cents: int
+    tolerance_cents: int
+    window_days: int
+    match_text: str | None
+    rrule: str
+    starts_on: date
+    weekend: str
+
+
+_COLUMNS = (
+    Schedule.id,
+    Schedule.account_id,
+    Schedule.counter_account_id,
+    Schedule.amount_cents,
+    Schedule.tolerance_cents,
+    Schedule.window_days,
+    Schedule.match_text,
+    Schedule.rrule,
+    Schedule.starts_on,
+    Schedule.weekend,
+)
+_CANDIDATES = select(*_COLUMNS).where(
+    Schedule.active.is_(True),
+    Schedule.account_id.in_(bindparam("accounts", expanding=True)),
+)
+
+
+def candidates(account_ids) -> list[Candidate]:
+    """The active schedules whose account_id is one of the posting's accounts (one
+    indexed query; on PostgreSQL run as a read of its own when the posting is the
+    unit's sole write, so the posting's own statement still is)."""
+    # An id beyond the INTEGER column names no schedule's account (and PostgreSQL would
+    # refuse to compare it): the posting refuses it in its own words.
+    ids = sorted({a for a in account_ids if validate.id_in_range(a)})
+    if not ids:
+        return []
+    connection = db.session.connection()
+    with store.on_its_own(connection, when=store.is_sole_write()):
+        rows = connection.execute(_CANDIDATES, {"accounts": ids}).all()
+    return [Candidate._make(r) for r in rows]
+
+
+def amount_fits(c, amount: int) -> bool:
+    """An amount on the schedule's account_id that meets it: the same sign, at most
+    tolerance_cents from amount_cents."""
+    return (amount > 0) == (c.amount_cents > 0) and abs(amount - c.amount_cents) <= (
+        c.tolerance_cents
+    )
+
+
+def text_fits(c, description: str) -> bool:
+    if c.match_text is None:
+        return True
+    return accounts.name_key(c.match_text) in accounts.name_key(description)
+
+
+def fits(c, description: str, parsed) -> bool:
+    """The transaction's entries and description meet the schedule (dates aside)."""
+    return (
+        any(a == c.account_id and amount_fits(c, amount) for a, amount in parsed)
+        and any(a == c.counter_account_id for a, _ in parsed)
+        and text_fits(c, description)
+    )
+
+
+def _stored(schedule_id: int, first: date, last: date) -> dict[date, str]:
+    rows = db.session.execute(
+        select(ScheduleOccurrence.occurs_on, ScheduleOccurrence.status).where(
+            ScheduleOccurrence.schedule_id == schedule_id,
+            ScheduleOccurrence.occurs_on.between(first, last),
+        )
+    )
+    return {r.occurs_on: r.status for r in rows}
+
+
+def open_near(c, day: date) -> list[tuple[date, date]]:
+    """(due_on, occurs_on) of the schedule's open occurrences due within window_days of
+    `day`, earliest first."""
+    window = timedelta(days=c.window_days)
+    found = list(schedule_rules.of(c).due_between(day - window, day + window))
+    if not found:
+        return []
+    kept = _stored(c.id, found[0][0], found[-1][0])
+    return [(due, on) for on, due in found if kept.get(on, "open") == "open"]
+
+
+def meet(schedule_id: int, occurs_on: date, tx_id: int) -> None:
+    """Store the occurrence as met by tx_id, with its occurrence.met event."""
+    values = {"schedule_id": schedule_id, "occurs_on": occurs_on, "status": "met"}
+    db.session.execute(
+        dialect.upsert(
+            ScheduleOccurrence,
+            {**values, "transaction_id": tx_id},
+            set_={"status": "met", "transaction_id": tx_id},
+        )
+    )
+    audit.record(
+        "occurrence.met",
+        {
+            "occurrence": {
+                "schedule_id": int(schedule_id),
+                "occurs_on": occurs_on.isoformat(),
+                "status": "met",
+                "transaction_id": int(tx_id),
+            }
+        },
+    )
+
+
+def meet_new(found: list[Candidate], tx_id: int, day: date, description: str, parsed) -> bool:
+    """A new transaction meets the open occurrence it qualifies for with the earliest
+    due_on, then the lowest schedule id; whether it met one."""
+    best = None
+    for c in found:
+        if not fits(c, description, parsed):
+            continue
+        near = open_near(c, day)
+        if near and (best is None or (near[0][0], c.id) < (best[0], best[1])):
+            best = (near[0][0], c.id, near[0][1])
+    if best is None:
+        return False
+    meet(best[1], best[2], tx_id)
+    return True
+
+
+def held_by(tx_id: int) -> list[tuple[int, date, str]]:
+    """(schedule_id, occurs_on, status) of what the transaction met or was posted for."""
+    rows = db.session.execute(
+        select(
+            ScheduleOccurrence.schedule_id,
+            ScheduleOccurrence.occurs_on,
+            ScheduleOccurrence.status,
+        ).where(
+            ScheduleOccurrence.transaction_id == tx_id,
+            ScheduleOccurrence.status.in_(MET_OR_POSTED),
+        )
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def release(tx_id: int) -> None:
+    """The transaction is being deleted: what it met is open again (no row), what it was
+    posted for is open again and never posted by the service (status `open`)."""
+    db.session.execute(
+        delete(ScheduleOccurrence).where(
+            ScheduleOccurrence.transaction_id == tx_id, ScheduleOccurrence.status == "met"
+        )
+    )
+    db.session.execute(
+        update(ScheduleOccurrence)
+        .where(ScheduleOccurrence.transaction_id == tx_id, ScheduleOccurrence.status == "posted")
+        .values(status="open", transaction_id=None)
+    )
+
+
+def take_over(
+    held: list[tuple[int, date, str]],
+    found: list[Candidate],
+    tx_id: int,
+    day: date,
+    description: str,
+    parsed,
+) -> bool:
+    """A correction's replacement takes over the occurrences its original held (already
+    released) when it still qualifies; whether it took one over."""
+    by_id = {c.id: c for c in found}
+    taken = False
+    for schedule_id, occurs_on, status in held:
+        c = by_id.get(schedule_id)
+        if c is None or taken or not fits(c, description, parsed):
+            continue
+        due = schedule_rules.due_on(occurs_on, c.weekend)
+        if abs((day - due).days) > c.window_days:
+            continue
+        if status == "met":
+            meet(schedule_id, occurs_on, tx_id)
+        else:
+            db.session.execute(
+                update(ScheduleOccurrence)
+                .where(
+                    ScheduleOccurrence.schedule_id == schedule_id,
+                    ScheduleOccurrence.occurs_on == occurs_on,
+                )
+                .values(status="posted", transaction_id=tx_id)
+            )
+        taken = True
+    return taken
+
+
+def _amount_range(row) -> tuple[int, int]:
+    low, high = row.amount_cents - row.tolerance_cents, row.amount_cents + row.tolerance_cents
+    if row.amount_cents > 0:
+        low = max(low, 1)
+    else:
+        high = min(high, -1)
+    return max(low, validate.INT64_MIN), min(high, validate.INT64_MAX)
+
+
+def meet_existing(row, today: date) -> int:
+    """A schedule created or changed: its open occurrences due today or earlier are met,
+    earliest first, each by the oldest qualifying transaction (occurred_on, then id)
+    that meets nothing yet; how many were met."""
+    if not row.active:
+        return 0
+    low, high = _amount_range(row)
+    window = timedelta(days=row.window_days)
+    on_account = exists().where(
+        Entry.transaction_id == Transaction.id,
+        Entry.account_id == row.account_id,
+        Entry.amount_cents.between(low, high),
+    )
+    on_counter = exists().where(
+        Entry.transaction_id == Transaction.id, Entry.account_id == row.counter_account_id
+    )
+    taken = exists().where(
+        and_(
+            ScheduleOccurrence.transaction_id == Transaction.id,
+            ScheduleOccurrence.status.in_(MET_OR_POSTED),
+        )
+    )
+    first = row.starts_on - window - timedelta(days=schedule_rules.SHIFT_MAX)
+    rows = db.session.execute(
+        select(Transaction.id, Transaction.occurred_on, Transaction.description)
+        .where(
+            Transaction.occurred_on.between(first, today + window),
+            on_account,
+            on_counter,
+            ~taken,
+        )
+        .order_by(Transaction.occurred_on, Transaction.id)
+    ).all()
+    pool = [r for r in rows if text_fits(row, r.description)]
+    if not pool:
+        return 0
+    due_from = pool[0].occurred_on - window
+    occurrences = list(schedule_rules.of(row).due_between(due_from, today))
+    if not occurrences:
+        return 0
+    kept = _stored(row.id, occurrences[0][0], occurrences[-1][0])
+    used: set[int] = set()
+    met = 0
+    for occurs_on, due in occurrences:
+        if kept.get(occurs_on, "open") != "open":
+            continue
+        for tx in pool:
+            if tx.id not in used and abs((tx.occurred_on - due).days) <= row.window_days:
+                meet(row.id, occurs_on, tx.id)
+                used.add(tx.id)
+                met += 1
+                break
+    return met

@@ -1,0 +1,195 @@
+"""A schedule's recurrence (docs/schedules.md, "The rule"): the RFC 5545 RRULE parts the
+service takes, checked here, and its dates computed by dateutil.rrule (the well-kept
+RFC 5545 implementation; no home-made date arithmetic), counted from `starts_on`.
+
+`parse(text)` refuses (400 naming `rrule`) any part not taken, a part given twice, a
+malformed value or one out of range, COUNT with UNTIL, an ordinal BYDAY outside
+MONTHLY and YEARLY, and BYSETPOS without another BY part. `Recurrence` gives the rule
+dates (`occurs_on`) in a window, whether a date is one, and each date's `due_on` after
+the weekend rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+
+from dateutil import rrule as du
+
+from ..errors import BadRequestError
+
+RRULE_MAX = 500
+_FREQS = {"DAILY": du.DAILY, "WEEKLY": du.WEEKLY, "MONTHLY": du.MONTHLY, "YEARLY": du.YEARLY}
+_DAYS = {"MO": du.MO, "TU": du.TU, "WE": du.WE, "TH": du.TH, "FR": du.FR, "SA": du.SA, "SU": du.SU}
+_PARTS = (
+    "FREQ",
+    "INTERVAL",
+    "COUNT",
+    "UNTIL",
+    "BYMONTH",
+    "BYMONTHDAY",
+    "BYDAY",
+    "BYSETPOS",
+    "WKST",
+)
+_NUMBER = re.compile(r"^[+-]?[0-9]{1,4}$")
+_WEEKDAY = re.compile(r"^([+-]?[0-9]{1,2})?(MO|TU|WE|TH|FR|SA|SU)$")
+_UNTIL = re.compile(r"^[0-9]{8}$")
+# The weekend rule: days added to a Saturday's and a Sunday's rule date.
+_WEEKEND_SHIFT = {"none": (0, 0), "before": (-1, -2), "after": (2, 1)}
+SHIFT_MAX = 2  # a due date is at most this many days from its rule date
+
+
+def _refuse(why: str) -> BadRequestError:
+    return BadRequestError(f"'rrule' {why}")
+
+
+def _numbers(name: str, value: str, low: int, high: int, *, signed: bool = False) -> list[int]:
+    """A comma list of integers in low..high (and -high..-low when signed), never 0."""
+    out = []
+    for item in value.split(","):
+        if not _NUMBER.match(item):
+            raise _refuse(f"has a malformed {name}: {value!r}")
+        n = int(item)
+        if not (low <= n <= high or (signed and -high <= n <= -low)):
+            span = f"{low} to {high}" + (f" or -{low} to -{high}" if signed else "")
+            raise _refuse(f"{name} must be {span}; got {item}")
+        out.append(n)
+    return out
+
+
+def _one(name: str, value: str, low: int, high: int) -> int:
+    """A single unsigned integer in low..high."""
+    if not value.isdigit():
+        raise _refuse(f"has a malformed {name}: {value!r}")
+    return _numbers(name, value, low, high)[0]
+
+
+def parse(text) -> dict:
+    """The rule's parts, checked, as dateutil.rrule's keyword arguments (no dtstart)."""
+    if not isinstance(text, str) or not text.strip():
+        raise BadRequestError(
+            "'rrule' is required: an RFC 5545 rule like FREQ=MONTHLY;BYMONTHDAY=1"
+        )
+    if len(text) > RRULE_MAX:
+        raise _refuse(f"must be at most {RRULE_MAX} characters")
+    parts: dict[str, str] = {}
+    for part in text.strip().upper().split(";"):
+        name, sep, value = part.partition("=")
+        if not sep or not value:
+            raise _refuse(f"has a malformed part {part!r} (NAME=VALUE)")
+        if name == "DTSTART":
+            raise _refuse("takes no DTSTART: occurrences are counted from starts_on")
+        if name not in _PARTS:
+            raise _refuse(f"part {name} is not taken (taken: {', '.join(_PARTS)})")
+        if name in parts:
+            raise _refuse(f"gives {name} twice")
+        parts[name] = value
+    if "FREQ" not in parts:
+        raise _refuse("needs FREQ")
+    if parts["FREQ"] not in _FREQS:
+        raise _refuse(f"FREQ must be one of {', '.join(_FREQS)}; got {parts['FREQ']}")
+    freq = parts["FREQ"]
+    kwargs: dict = {"freq": _FREQS[freq]}
+    if "INTERVAL" in parts:
+        kwargs["interval"] = _one("INTERVAL", parts["INTERVAL"], 1, 999)
+    if "COUNT" in parts and "UNTIL" in parts:
+        raise _refuse("takes COUNT or UNTIL, not both")
+    if "COUNT" in parts:
+        kwargs["count"] = _one("COUNT", parts["COUNT"], 1, 9999)
+    if "UNTIL" in parts:
+        kwargs["until"] = datetime.combine(_until(parts["UNTIL"]), datetime.min.time())
+    if "BYMONTH" in parts:
+        kwargs["bymonth"] = _numbers("BYMONTH", parts["BYMONTH"], 1, 12)
+    if "BYMONTHDAY" in parts:
+        kwargs["bymonthday"] = _numbers("BYMONTHDAY", parts["BYMONTHDAY"], 1, 31, signed=True)
+    if "BYDAY" in parts:
+        kwargs["byweekday"] = _weekdays(parts["BYDAY"], freq)
+    if "BYSETPOS" in parts:
+        if not {"BYMONTH", "BYMONTHDAY", "BYDAY"} & parts.keys():
+            raise _refuse("takes BYSETPOS only with another BY part (RFC 5545)")
+        kwargs["bysetpos"] = _numbers("BYSETPOS", parts["BYSETPOS"], 1, 366, signed=True)
+    if "WKST" in parts:
+        if parts["WKST"] not in _DAYS:
+            raise _refuse(f"WKST must be a day (MO to SU); got {parts['WKST']}")
+        kwargs["wkst"] = _DAYS[parts["WKST"]]
+    return kwargs
+
+
+def _until(value: str) -> date:
+    if _UNTIL.match(value):
+        try:
+            return date(int(value[:4]), int(value[4:6]), int(value[6:]))
+        except ValueError:
+            pass
+    raise _refuse(f"UNTIL must be a date YYYYMMDD; got {value!r}")
+
+
+def _weekdays(value: str, freq: str) -> list:
+    days = []
+    for item in value.split(","):
+        found = _WEEKDAY.match(item)
+        if not found:
+            raise _refuse(f"has a malformed BYDAY: {value!r}")
+        ordinal, day = found.group(1), _DAYS[found.group(2)]
+        if ordinal is None:
+            days.append(day)
+            continue
+        if freq not in ("MONTHLY", "YEARLY"):
+            raise _refuse(f"takes an ordinal BYDAY ({item}) only with FREQ=MONTHLY or YEARLY")
+        n = int(ordinal)
+        high = 5 if freq == "MONTHLY" else 53
+        if not (1 <= n <= high or -high <= n <= -1):
+            raise _refuse(f"BYDAY ordinal must be 1 to {high} or -1 to -{high}; got {item}")
+        days.append(day(n))
+    return days
+
+
+def due_on(occurs_on: date, weekend: str) -> date:
+    """The day an occurrence is due: its rule date, moved off a Saturday or Sunday to the
+    Friday before (`before`) or the Monday after (`after`); unmoved under `none`."""
+    weekday = occurs_on.weekday()
+    if weekday < 5:
+        return occurs_on
+    return occurs_on + timedelta(days=_WEEKEND_SHIFT[weekend][weekday - 5])
+
+
+class Recurrence:
+    """A checked rule counted from `starts_on`: its rule dates and their due dates."""
+
+    def __init__(self, text: str, starts_on: date, weekend: str = "none"):
+        self.weekend = weekend
+        self.starts_on = starts_on
+        self._rule = du.rrule(
+            dtstart=datetime.combine(starts_on, datetime.min.time()), **parse(text)
+        )
+
+    def dates(self, first: date, last: date) -> Iterator[date]:
+        """The rule dates from `first` to `last` (inclusive), in order."""
+        first = max(first, self.starts_on)
+        if last < first:
+            return
+        start = datetime.combine(first, datetime.min.time())
+        end = datetime.combine(last, datetime.min.time())
+        for moment in self._rule.xafter(start, inc=True):
+            if moment > end:
+                return
+            yield moment.date()
+
+    def due_between(self, first: date, last: date) -> Iterator[tuple[date, date]]:
+        """(occurs_on, due_on) of every occurrence whose due_on is within first..last."""
+        low, high = first - timedelta(days=SHIFT_MAX), last + timedelta(days=SHIFT_MAX)
+        for day in self.dates(low, high):
+            due = due_on(day, self.weekend)
+            if first <= due <= last:
+                yield day, due
+
+    def gives(self, day: date) -> bool:
+        """Whether `day` is one of the rule's dates (on or after starts_on)."""
+        return next(self.dates(day, day), None) == day
+
+
+def of(row) -> Recurrence:
+    """A stored schedule's rule (any object with rrule, starts_on and weekend)."""
+    return Recurrence(row.rrule, row.starts_on, row.weekend)
