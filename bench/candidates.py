@@ -9,7 +9,9 @@ a throwaway database, in three shapes (docs/statements.md, "Limits and speed"):
                     in their window, none sharing a word with any line
   one word shared   the same, every line and every transaction holding the word "subs"
   word in half      the same, every line and every second transaction holding "subs"
-                    (the shape the index still pays for: 2,500 per line)
+                    (a heavy word: worked out once for the day)
+  many words        the same, each line a different set of up to 13 of 16 words, each
+                    held by about half the transactions (the worst case left: every line reads them)
 
 Example: python -m bench.candidates --dialect sqlite
          python -m bench.candidates --dialect sqlite --plain   (the ranking before issue
@@ -41,6 +43,7 @@ SHAPES = {  # name: (lines, transactions, words)
     "no word shared": (5000, 5000, "none"),
     "one word shared": (5000, 5000, "subs"),
     "word in half": (5000, 5000, "half"),
+    "many words": (5000, 5000, "bits"),
 }
 
 
@@ -86,6 +89,8 @@ def _shape(n_lines: int, n_tx: int, kind: str, first_id: int):
         day = DAY - timedelta(days=60 - (i * 67 // n_tx))  # spread over the window
         if kind == "names":
             said = f"Subs name{i % n_lines:03d}" + (" Jones" if i < n_lines else "")
+        elif kind == "bits":
+            said = " ".join(f"bit{k}" for k in range(16) if (i * 2654435761) >> (k + 7) & 1)
         elif kind == "subs" or (kind == "half" and i % 2 == 0):
             said = f"Subs t{i}"
         else:
@@ -95,6 +100,8 @@ def _shape(n_lines: int, n_tx: int, kind: str, first_id: int):
         payee = f"K name{j:03d} Jones" if kind == "names" else f"Member m{j}"
         if kind in ("subs", "half"):
             payee = f"Subs m{j}"
+        elif kind == "bits":
+            payee = " ".join(f"bit{k}" for k in range(16) if (j + 1) >> k & 1)
         lines.append(
             SimpleNamespace(
                 booked_on=DAY, amount_cents=CENTS, payee=payee, memo=None, bank_ref=None

@@ -262,6 +262,7 @@ class _Amount:
                 index.setdefault(word, []).append(position)
         self.index = index
         self.taken: list[int] = []  # sorted positions
+        self.heavy: dict[tuple, tuple[dict[int, int], _Order]] = {}  # Ranking._heavy
         n = len(pool)
         self._right = list(range(n + 1))  # p -> a position >= p not taken (n: none)
         self._left = list(range(n + 1))  # p + 1 -> (a position <= p not taken) + 1
@@ -293,13 +294,38 @@ class _Amount:
         return root - 1
 
 
+class _Order:
+    """Candidates ranked, read from `start` (those before it all taken)."""
+
+    def __init__(self, ranked: list[tuple[int, int, int, int]]):
+        self.ranked = ranked
+        self.start = 0
+
+
+class _Both:
+    """`p in` either of two dicts."""
+
+    def __init__(self, one: dict, other: dict):
+        self.one, self.other = one, other
+
+    def __contains__(self, p: object) -> bool:
+        return p in self.one or p in self.other
+
+
 class Ranking:
     """The candidates of a statement's waiting lines, in file order (`decide`): each
     line's first SHOWN ranked and how many there are, the ones taken by an earlier
     line's `match` left out. Per line it costs O(log n) bisections, plus the positions
-    in its window of each word it shares with some but not all of the window's
-    candidates, plus the few nearest candidates walked to fill SHOWN; a word that every
-    candidate in the window holds adds one to each of them and is counted once."""
+    in its window of each light word it shares with some but not all of the window's
+    candidates (at most HEAVY each), plus the few nearest candidates walked to fill
+    SHOWN. A word that every candidate in the window holds adds one to each of them and
+    is counted once. The heavy words (more than HEAVY candidates in the window hold
+    them, not all) are counted and ranked once per day, window and set of heavy words
+    of the amount: the lines of a day sharing the same common word read them once.
+    Left expensive: lines each with a different set of heavy words (the positions of
+    those words in the window, read per line; docs/statements.md)."""
+
+    HEAVY = 64  # a word more candidates in a line's window hold: counted once per day
 
     def __init__(self, pool: dict[int, list[Candidate]]):
         self.pool = pool
@@ -350,8 +376,9 @@ class Ranking:
         if count <= 0:
             return [], 0
         everyone = 0  # the words every candidate in the window holds
-        shared: dict[int, int] = {}
-        for word in said:
+        heavy: list[str] = []  # those many but not all of them hold
+        shared: dict[int, int] = {}  # position -> the light words it holds
+        for word in sorted(said):
             postings = same.index.get(word)
             if not postings:
                 continue
@@ -359,20 +386,59 @@ class Ranking:
             last = bisect.bisect_left(postings, high)
             if last - first == high - low:
                 everyone += 1
-                continue
-            for position in postings[first:last]:
-                shared[position] = shared.get(position, 0) + 1
+            elif last - first > self.HEAVY:
+                heavy.append(word)
+            else:
+                for position in postings[first:last]:
+                    shared[position] = shared.get(position, 0) + 1
         taken = self.taken
-        hits = [
-            (-(everyone + k), abs(days[p] - day), ids[p], pool[p])
+        held: dict[int, int] = {}  # position -> the heavy words it holds
+        hits = []
+        if heavy:
+            held, order = self._heavy(same, day, low, high, tuple(heavy))
+            got = 0
+            for i in range(order.start, len(order.ranked)):
+                r = order.ranked[i]
+                if r[2] in taken:
+                    if i == order.start:
+                        order.start += 1  # taken for good: never read again
+                    continue
+                if r[3] in shared:
+                    continue
+                hits.append((r[0] - everyone, r[1], r[2], pool[r[3]]))
+                got += 1
+                if got == SHOWN:
+                    break
+        hits.extend(
+            (-(everyone + k + held.get(p, 0)), abs(days[p] - day), ids[p], pool[p])
             for p, k in shared.items()
             if ids[p] not in taken
-        ]
+        )
         best = heapq.nsmallest(SHOWN, hits, key=lambda r: r[:3])
         if len(best) < SHOWN:
-            for p in self._nearest(same, day, low, high, shared, SHOWN - len(best)):
+            skip = _Both(shared, held)
+            for p in self._nearest(same, day, low, high, skip, SHOWN - len(best)):
                 best.append((-everyone, abs(days[p] - day), ids[p], pool[p]))
         return best, count
+
+    def _heavy(self, same: _Amount, day: int, low: int, high: int, heavy: tuple[str, ...]):
+        """The window's candidates holding some of the heavy words: position -> how
+        many, and those ranked by (-how many, distance, id), worked out once per day,
+        window and heavy words of the amount (lines alike read them again)."""
+        key = (day, low, high, heavy)
+        found = same.heavy.get(key)
+        if found is None:
+            held: dict[int, int] = {}
+            for word in heavy:
+                postings = same.index[word]
+                first = bisect.bisect_left(postings, low)
+                last = bisect.bisect_left(postings, high)
+                for position in postings[first:last]:
+                    held[position] = held.get(position, 0) + 1
+            days, ids = same.days, same.ids
+            ranked = sorted((-k, abs(days[p] - day), ids[p], p) for p, k in held.items())
+            found = same.heavy[key] = (held, _Order(ranked))
+        return found
 
     @staticmethod
     def _nearest(same: _Amount, day: int, low: int, high: int, skip, need: int) -> list[int]:
