@@ -326,6 +326,7 @@ class Ranking:
     those words in the window, read per line; docs/statements.md)."""
 
     HEAVY = 64  # a word more candidates in a line's window hold: counted once per day
+    KEPT_HEAVY = 16  # the heavy words' counts kept per amount (each up to the window)
 
     def __init__(self, pool: dict[int, list[Candidate]]):
         self.pool = pool
@@ -437,6 +438,8 @@ class Ranking:
                     held[position] = held.get(position, 0) + 1
             days, ids = same.days, same.ids
             ranked = sorted((-k, abs(days[p] - day), ids[p], p) for p, k in held.items())
+            if len(same.heavy) >= self.KEPT_HEAVY:  # bounded: lines each alike to none
+                same.heavy.clear()
             found = same.heavy[key] = (held, _Order(ranked))
         return found
 
