@@ -28,7 +28,9 @@ duplicates through the partial unique index on entries (account_id, bank_ref,
 amount_cents) (migration 0021) and one read of the earlier statements' lines, the
 candidates from the transactions dated inside the statement's window (the listing's
 date index) and their entries in the account; the ranking per line is made in memory
-(the window's candidates of each amount sorted by day, each line bisecting its own).
+(the window's candidates of each amount sorted by day and indexed by word once,
+each line bisecting its own days and reading only the candidates sharing a word with
+it, then the nearest others: `Ranking`).
 """
 
 from __future__ import annotations
@@ -244,21 +246,241 @@ def _done_before(account_id: int, before: int | None, start: date, end: date):
     return alike, ignored
 
 
-def _ranked(line, said: frozenset[str], pool: list[Candidate], taken: set[int]):
-    """The line's candidates, best first: (-shared, distance, id, candidate)."""
-    days = [c.occurred_on for c in pool]
-    low = bisect.bisect_left(days, line.booked_on - timedelta(days=BACK_DAYS))
-    high = bisect.bisect_right(days, line.booked_on + timedelta(days=FORWARD_DAYS))
-    return [
-        (
-            -len(said & c.words),
-            abs((c.occurred_on - line.booked_on).days),
-            c.transaction_id,
-            c,
+class _Amount:
+    """The window's candidates of one amount, indexed once per read: their days (as
+    ordinals, for bisection), ids, a word index (word -> sorted positions), and the
+    positions taken by an earlier line's `match` (sorted, and two skip lists that find
+    the nearest position not taken either side in amortized near-constant time)."""
+
+    def __init__(self, pool: list[Candidate]):
+        self.pool = pool
+        self.days = [c.occurred_on.toordinal() for c in pool]
+        self.ids = [c.transaction_id for c in pool]
+        index: dict[str, list[int]] = {}
+        for position, c in enumerate(pool):
+            for word in c.words:
+                index.setdefault(word, []).append(position)
+        self.index = index
+        self.taken: list[int] = []  # sorted positions
+        self.heavy: dict[tuple, tuple[dict[int, int], _Order]] = {}  # Ranking._heavy
+        n = len(pool)
+        self._right = list(range(n + 1))  # p -> a position >= p not taken (n: none)
+        self._left = list(range(n + 1))  # p + 1 -> (a position <= p not taken) + 1
+
+    def take(self, position: int) -> None:
+        bisect.insort(self.taken, position)
+        self._right[position] = position + 1
+        self._left[position + 1] = position
+
+    def free_right(self, p: int) -> int:
+        """The first position >= p not taken (len(pool): none)."""
+        right = self._right
+        root = p
+        while right[root] != root:
+            root = right[root]
+        while right[p] != root:
+            right[p], p = root, right[p]
+        return root
+
+    def free_left(self, p: int) -> int:
+        """The last position <= p not taken (-1: none)."""
+        left = self._left
+        root = p + 1
+        while left[root] != root:
+            root = left[root]
+        q = p + 1
+        while left[q] != root:
+            left[q], q = root, left[q]
+        return root - 1
+
+
+class _Order:
+    """Candidates ranked, read from `start` (those before it all taken)."""
+
+    def __init__(self, ranked: list[tuple[int, int, int, int]]):
+        self.ranked = ranked
+        self.start = 0
+
+
+class _Both:
+    """`p in` either of two dicts."""
+
+    def __init__(self, one: dict, other: dict):
+        self.one, self.other = one, other
+
+    def __contains__(self, p: object) -> bool:
+        return p in self.one or p in self.other
+
+
+class Ranking:
+    """The candidates of a statement's waiting lines, in file order (`decide`): each
+    line's first SHOWN ranked and how many there are, the ones taken by an earlier
+    line's `match` left out. Per line it costs O(log n) bisections, plus the positions
+    in its window of each light word it shares with some but not all of the window's
+    candidates (at most HEAVY each), plus the few nearest candidates walked to fill
+    SHOWN. A word that every candidate in the window holds adds one to each of them and
+    is counted once. The heavy words (more than HEAVY candidates in the window hold
+    them, not all) are counted and ranked once per day, window and set of heavy words
+    of the amount: the lines of a day sharing the same common word read them once.
+    Left expensive: lines each with a different set of heavy words (the positions of
+    those words in the window, read per line; docs/statements.md)."""
+
+    HEAVY = 64  # a word more candidates in a line's window hold: counted once per day
+    KEPT_HEAVY = 16  # the heavy words' counts kept per amount (each up to the window)
+
+    def __init__(self, pool: dict[int, list[Candidate]]):
+        self.pool = pool
+        self._amounts: dict[int, _Amount] = {}
+        self._where: dict[int, list[tuple[int, int]]] | None = None  # id -> (cents, pos)
+        self.taken: set[int] = set()
+
+    def _amount(self, cents: int) -> _Amount | None:
+        found = self._amounts.get(cents)
+        if found is None and self.pool.get(cents):
+            found = self._amounts[cents] = _Amount(self.pool[cents])
+            for tx_id in self.taken:  # taken before this amount was first ranked
+                for other, position in self._positions(tx_id):
+                    if other == cents:
+                        found.take(position)
+        return found
+
+    def _positions(self, tx_id: int) -> list[tuple[int, int]]:
+        if self._where is None:
+            self._where = {}
+            for cents, same in self.pool.items():
+                for position, c in enumerate(same):
+                    self._where.setdefault(c.transaction_id, []).append((cents, position))
+        return self._where.get(tx_id, [])
+
+    def take(self, tx_id: int) -> None:
+        """An earlier line's `match`: no candidate of the later lines, of any amount."""
+        if tx_id in self.taken:
+            return
+        self.taken.add(tx_id)
+        for cents, position in self._positions(tx_id):
+            same = self._amounts.get(cents)
+            if same is not None:
+                same.take(position)
+
+    def rank(self, line, said: frozenset[str]) -> tuple[list[tuple], int]:
+        """The line's first SHOWN candidates, best first, as (-shared, distance, id,
+        candidate), and how many candidates it has."""
+        same = self._amount(int(line.amount_cents))
+        if same is None:
+            return [], 0
+        day = line.booked_on.toordinal()
+        days, ids, pool = same.days, same.ids, same.pool
+        low = bisect.bisect_left(days, day - BACK_DAYS)
+        high = bisect.bisect_right(days, day + FORWARD_DAYS)
+        taken_inside = bisect.bisect_left(same.taken, high) - bisect.bisect_left(same.taken, low)
+        count = high - low - taken_inside
+        if count <= 0:
+            return [], 0
+        everyone = 0  # the words every candidate in the window holds
+        heavy: list[str] = []  # those many but not all of them hold
+        shared: dict[int, int] = {}  # position -> the light words it holds
+        for word in sorted(said):
+            postings = same.index.get(word)
+            if not postings:
+                continue
+            first = bisect.bisect_left(postings, low)
+            last = bisect.bisect_left(postings, high)
+            if last - first == high - low:
+                everyone += 1
+            elif last - first > self.HEAVY:
+                heavy.append(word)
+            else:
+                for position in postings[first:last]:
+                    shared[position] = shared.get(position, 0) + 1
+        taken = self.taken
+        held: dict[int, int] = {}  # position -> the heavy words it holds
+        hits = []
+        if heavy:
+            held, order = self._heavy(same, day, low, high, tuple(heavy))
+            got = 0
+            for i in range(order.start, len(order.ranked)):
+                r = order.ranked[i]
+                if r[2] in taken:
+                    if i == order.start:
+                        order.start += 1  # taken for good: never read again
+                    continue
+                if r[3] in shared:
+                    continue
+                hits.append((r[0] - everyone, r[1], r[2], pool[r[3]]))
+                got += 1
+                if got == SHOWN:
+                    break
+        hits.extend(
+            (-(everyone + k + held.get(p, 0)), abs(days[p] - day), ids[p], pool[p])
+            for p, k in shared.items()
+            if ids[p] not in taken
         )
-        for c in pool[low:high]
-        if c.transaction_id not in taken
-    ]
+        best = heapq.nsmallest(SHOWN, hits, key=lambda r: r[:3])
+        if len(best) < SHOWN:
+            skip = _Both(shared, held)
+            for p in self._nearest(same, day, low, high, skip, SHOWN - len(best)):
+                best.append((-everyone, abs(days[p] - day), ids[p], pool[p]))
+        return best, count
+
+    def _heavy(self, same: _Amount, day: int, low: int, high: int, heavy: tuple[str, ...]):
+        """The window's candidates holding some of the heavy words: position -> how
+        many, and those ranked by (-how many, distance, id), worked out once per day,
+        window and heavy words of the amount (lines alike read them again)."""
+        key = (day, low, high, heavy)
+        found = same.heavy.get(key)
+        if found is None:
+            held: dict[int, int] = {}
+            for word in heavy:
+                postings = same.index[word]
+                first = bisect.bisect_left(postings, low)
+                last = bisect.bisect_left(postings, high)
+                for position in postings[first:last]:
+                    held[position] = held.get(position, 0) + 1
+            days, ids = same.days, same.ids
+            ranked = sorted((-k, abs(days[p] - day), ids[p], p) for p, k in held.items())
+            if len(same.heavy) >= self.KEPT_HEAVY:  # bounded: lines each alike to none
+                same.heavy.clear()
+            found = same.heavy[key] = (held, _Order(ranked))
+        return found
+
+    @staticmethod
+    def _nearest(same: _Amount, day: int, low: int, high: int, skip, need: int) -> list[int]:
+        """Up to `need` positions in [low, high) neither taken nor in `skip`, nearest
+        the day first (equal distance: the lower id first)."""
+        days, ids = same.days, same.ids
+        found: list[int] = []
+        left = bisect.bisect_left(days, day) - 1  # days before: left of here
+        right = left + 1  # the day itself and after
+        while len(found) < need:
+            lp = same.free_left(left) if left >= low else -1
+            rp = same.free_right(right) if right < high else high
+            has_left, has_right = lp >= low, rp < high
+            if not has_left and not has_right:
+                break
+            d_left = day - days[lp] if has_left else None
+            d_right = days[rp] - day if has_right else None
+            if d_right is None or (d_left is not None and d_left < d_right):
+                d_right = None
+            elif d_left is None or d_right < d_left:
+                d_left = None
+            runs = []  # [head, end): one day's positions each side, ids ascending
+            if d_left is not None:
+                start = bisect.bisect_left(days, days[lp], low)
+                runs.append([same.free_right(start), lp + 1])
+                left = start - 1
+            if d_right is not None:
+                right = bisect.bisect_right(days, days[rp], rp, high)
+                runs.append([rp, right])
+            while len(found) < need:  # the day's (or two days') positions in id order
+                heads = [(ids[head], run) for run in runs if (head := run[0]) < run[1]]
+                if not heads:
+                    break
+                run = min(heads, key=lambda h: h[0])[1]
+                p = run[0]
+                run[0] = same.free_right(p + 1)
+                if p not in skip:
+                    found.append(p)
+        return found
 
 
 def certain(said: frozenset[str], best: list[tuple], count: int) -> bool:
@@ -312,7 +534,7 @@ def decide(account_id: int, lines: Sequence, before: int | None = None) -> list[
         max(days) + timedelta(days=FORWARD_DAYS),
     )
     seen: Counter = Counter()  # the file's lines without a reference, by their key
-    taken: set[int] = set()
+    ranking = Ranking(pool)
     out: list[Decision] = []
     for line, done in zip(lines, decided, strict=True):
         key = None
@@ -330,11 +552,10 @@ def decide(account_id: int, lines: Sequence, before: int | None = None) -> list[
             out.append(Decision("duplicate", None))
             continue
         said = line_words(line)
-        ranked = _ranked(line, said, pool.get(int(line.amount_cents), []), taken)
-        best = heapq.nsmallest(SHOWN, ranked, key=lambda r: r[:3])
+        best, count = ranking.rank(line, said)
         shown = [served_candidate(r) for r in best]
-        if certain(said, best, len(ranked)):
-            taken.add(best[0][2])
+        if certain(said, best, count):
+            ranking.take(best[0][2])
             out.append(Decision("match", best[0][2], shown))
         else:
             out.append(Decision("new", None, shown))
