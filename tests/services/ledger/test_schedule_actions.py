@@ -15,12 +15,8 @@ from tests.testkit import events
 
 
 @pytest.fixture
-def books(make_account):
-    return {
-        "bank": make_account("Bank", "asset"),
-        "dues": make_account("Dues", "income"),
-        "rent": make_account("Rent", "expense"),
-    }
+def books(club_books):
+    return club_books  # tests/services/ledger/conftest.py
 
 
 @pytest.fixture
