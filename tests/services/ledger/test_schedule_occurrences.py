@@ -160,6 +160,14 @@ def test_refusals_name_the_argument(api, books, query, field):
     assert f"'{field}'" in response.get_json()["error"]
 
 
+def test_an_empty_from_or_to_is_the_default(api, books):
+    """As every dated query of the API (docs/openapi.yaml, OptionalDate): `?to=` is
+    no `to`, so a form's empty field lists the default window."""
+    create(api, books, "Rent", "FREQ=MONTHLY;BYMONTHDAY=1")
+    assert listing(api, "?from=&to=") == listing(api)
+    assert listing(api)
+
+
 def test_the_longest_window_is_taken(api, books):
     assert api.get("/schedules/occurrences?from=2016-01-01&to=2026-01-08").status_code == 200
 
