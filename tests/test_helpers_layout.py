@@ -211,7 +211,7 @@ def test_shared_test_helpers_are_defined_once():
         "events": ["tests/testkit.py"],
         "person_at": ["tests/web/web_support.py"],
         "expect_text": ["tests/web/web_support.py"],
-        "SIZES": ["tests/web/web_support.py"],
+        "SIZES": ["harness/browser.py", "tests/web/web_support.py"],
         "sign_in": ["tests/web/pages.py"],
         "go": ["tests/web/pages.py"],
         "all_big_enough": ["tests/web/pages.py"],

@@ -17,6 +17,8 @@ import urllib.request
 from pathlib import Path
 
 from app import store
+from harness import browser as browser_kit
+from harness.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 - re-exported for conftest
 from tests.support import PASSWORD
 
 
@@ -33,20 +35,10 @@ def require_browser_tools() -> bool:
     return flag.strip().lower() not in ("", "0", "false", "no")
 
 
-CHROMIUM = os.environ.get("LEDGER_CHROMIUM", "/usr/bin/chromium")
-# BROWSER-TESTING.md: Debian's Chromium driven by Playwright, no browser download.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-# The two screens every page is checked at: a desktop window and a 390x844 phone
-# (the `size` fixture, tests/web/conftest.py, runs a test at each).
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+# The two screens every page is checked at (harness/browser.py, shared with
+# bench/pages.py): a desktop window and a 390x844 phone (the `size` fixture,
+# tests/web/conftest.py, runs a test at each).
+SIZES = dict(browser_kit.SIZES)
 
 
 def person_at(browser, live, viewport):
@@ -131,19 +123,7 @@ class Person:
         self.authenticator = self._add_authenticator()
 
     def _add_authenticator(self):
-        return self.cdp.send(
-            "WebAuthn.addVirtualAuthenticator",
-            {
-                "options": {
-                    "protocol": "ctap2",
-                    "transport": "internal",
-                    "hasResidentKey": True,
-                    "hasUserVerification": True,
-                    "isUserVerified": True,
-                    "automaticPresenceSimulation": True,
-                }
-            },
-        )["authenticatorId"]
+        return browser_kit.add_authenticator(self.cdp)
 
     def new_device(self):
         """Swap the authenticator for a fresh one (another device, no credentials yet)."""
@@ -164,20 +144,11 @@ class Person:
         )
 
     def password_step(self, email="alice@example.com", password=PASSWORD):
-        self.page.fill("#email", email)
-        self.page.fill("#password", password)
-        self.page.click("#login-submit")
+        browser_kit.password_step(self.page, email, password)
 
     def first_sign_in(self, email="alice@example.com", passkey_name="Laptop"):
         """On the sign-in page: password, then enrol the first passkey."""
-        # Ready: signin.js has taken over the form (its button is disabled until then).
-        self.page.wait_for_selector("body[data-ready=true] #login")
-        self.password_step(email)
-        # The password step runs argon2 and the login throttle: on a loaded CI machine
-        # it has taken more than Playwright's default 10 s (seen once in a clean-clone run).
-        self.page.wait_for_selector("#enrol-step:not([hidden])", timeout=30_000)
-        self.page.fill("#passkey-name", passkey_name)
-        self.page.click("#enrol-passkey")
+        browser_kit.first_sign_in(self.page, email, PASSWORD, passkey_name)
 
     def books(self):
         self.page.goto(self.live.web + "/")
