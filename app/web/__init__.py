@@ -12,10 +12,13 @@ requests at all; waitress keeps no access log).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
-from flask import Flask, Response, abort, send_from_directory
+from flask import Flask, Response, abort, request, send_from_directory
+
+from . import preload
 
 HERE = Path(__file__).resolve().parent
 PAGES_DIR = HERE / "pages"
@@ -88,11 +91,19 @@ def create_web_app(api_origin: str, web_origin: str) -> Flask:
         f"export const WEB_ORIGIN = {json.dumps(web_origin)};\n"
     )
 
+    version = preload.static_version(STATIC_DIR)
+
     def page(filename: str):
+        # The shell with every module of its page announced and every static file under
+        # this release's path (preload.py), built once.
+        shell = preload.with_preloads((PAGES_DIR / filename).read_text("utf-8"), STATIC_DIR)
+        body = preload.versioned(shell, version).encode()
+        etag = hashlib.sha256(body).hexdigest()[:32]
+
         def view():
-            response = send_from_directory(PAGES_DIR, filename, mimetype="text/html")
-            response.headers["Cache-Control"] = "no-cache"
-            return response
+            response = Response(body, mimetype="text/html", headers={"Cache-Control": "no-cache"})
+            response.set_etag(etag)
+            return response.make_conditional(request)
 
         view.__name__ = "page_" + filename.split(".")[0]
         return view
@@ -123,6 +134,17 @@ def create_web_app(api_origin: str, web_origin: str) -> Flask:
         response = send_from_directory(STATIC_DIR, filename, mimetype=mimetype)
         # No build step means no fingerprinted names: revalidate so upgrades show at once.
         response.headers["Cache-Control"] = "no-cache"
+        return response
+
+    @app.get("/v/<release>/static/<path:filename>")
+    def versioned_static_file(release: str, filename: str):
+        # The same files under a path naming this release's static files (their hash):
+        # kept by the browser without asking again, as they never change under that
+        # name. Another release's name (a page from before an upgrade) is answered
+        # with today's file, revalidated as above.
+        response = static_file(filename)
+        if release == version:
+            response.headers["Cache-Control"] = "public, max-age=31536000, immutable"
         return response
 
     @app.after_request

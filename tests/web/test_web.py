@@ -107,6 +107,69 @@ def test_every_module_import_resolves(web):
     assert shipped <= seen, f"modules no page loads: {shipped - seen}"
 
 
+def _walk(web, entry):
+    """Every module entry imports, directly or not, read through the server."""
+    seen, queue = set(), [entry]
+    while queue:
+        path = queue.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        source = web.get(path).text
+        queue.extend(
+            urljoin(path, target)
+            for target in re.findall(
+                r'^\s*(?:import|export)[^;]*?from\s+"([^"]+)"', source, re.MULTILINE | re.DOTALL
+            )
+        )
+    return seen - {entry}
+
+
+@pytest.mark.parametrize("route", sorted(PAGES))
+def test_each_shell_preloads_every_module_of_its_page(web, route):
+    """Speed (docs/web.md): the shell names every module its page imports, directly or
+    not, so the browser fetches them at once rather than one level of imports per
+    round trip; all of them under this release's /v/<version>/static/ path."""
+    html = web.get(route).text
+    script = re.search(r'<script type="module" src="(/v/[0-9a-f]{16})(/static/[^"]+)"', html)
+    assert script, html
+    release, entry = script.groups()
+    hrefs = re.findall(r'<link rel="modulepreload" href="([^"]+)">', html)
+    assert len(hrefs) == len(set(hrefs))
+    unversioned = {h.removeprefix(release) for h in hrefs}
+    assert unversioned == _walk(web, entry)
+    assert all(h.startswith(release + "/static/") or h == "/config.js" for h in hrefs)
+    assert html.index("modulepreload") < html.index('<script type="module"')
+    assert 'href="/static/' not in html and 'src="/static/' not in html
+
+
+def test_release_paths_are_kept_by_the_browser_and_others_revalidated(web, tmp_path):
+    html = web.get("/").text
+    release = re.search(r'src="(/v/[0-9a-f]{16})/static/js/pages/books.js"', html).group(1)
+    kept = web.get(release + "/static/js/money.js")
+    assert kept.status_code == 200
+    assert kept.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert kept.text == web.get("/static/js/money.js").text
+    for path in ("/v/0000000000000000/static/js/money.js", "/static/js/money.js", "/"):
+        assert web.get(path).headers["Cache-Control"] == "no-cache", path
+    assert web.get(release + "/static/js/package.json").status_code == 404
+    assert web.get(release + "/static/../__init__.py").status_code == 404
+    # A release's name changes with any byte of any static file.
+    from app.web import preload
+
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "a.js").write_text("export const A = 1;\n")
+    before = preload.static_version(tmp_path)
+    (tmp_path / "js" / "a.js").write_text("export const A = 2;\n")
+    assert preload.static_version(tmp_path) != before
+
+
+def test_a_shell_is_answered_304_when_unchanged(web):
+    first = web.client.get("/reports")
+    again = web.client.get("/reports", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304
+
+
 @pytest.mark.parametrize(
     "path",
     [
