@@ -1,29 +1,15 @@
-// Reconciling statement-first: signs, the cleared balance up to a date, what
-// "tick everything up to this date" ticks (static/js/statement.js).
+// Reconciling statement-first: signs and what "tick everything up to this date"
+// ticks (static/js/statement.js; the cleared balance up to a date is the register's
+// cleared_through_cents, tests/services/ledger/test_register_cleared_through.py).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { clearedSum, clearedThrough, fixed, nextDay, signFor, toTick } from "../../app/web/static/js/statement.js";
+import { fixed, signFor, toTick } from "../../app/web/static/js/statement.js";
 
 const item = (entry_id, occurred_on, amount_cents, cleared = false, reconciled = false) => ({ entry_id, occurred_on, amount_cents, cleared, reconciled });
 
 test("signs as reports give them", () => {
   assert.deepEqual(["asset", "expense", "liability", "income", "equity"].map(signFor), [1, 1, -1, -1, -1]);
-});
-
-test("the next calendar day, across months, years and a leap day", () => {
-  assert.equal(nextDay("2026-01-31"), "2026-02-01");
-  assert.equal(nextDay("2026-12-31"), "2027-01-01");
-  assert.equal(nextDay("2028-02-28"), "2028-02-29");
-});
-
-test("the cleared balance up to the date leaves out later cleared entries", () => {
-  const after = [item(9, "2026-02-03", 500, true), item(10, "2026-02-04", 700)];
-  assert.equal(clearedThrough(4503, after, "asset"), 4003);
-  // A card (liability): stored -1500 is 15.00 owed.
-  const card = [item(11, "2026-02-03", -1500, true)];
-  assert.equal(clearedSum(card, "liability"), 1500);
-  assert.equal(clearedThrough(9000, card, "liability"), 7500);
 });
 
 test("everything up to the date: only entries not cleared, not reconciled, not locked", () => {

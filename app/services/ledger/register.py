@@ -1,11 +1,14 @@
 """One account's register: its entries newest first, each with the running balance.
 
 GET /accounts/{id}/register answers {account, balance_cents, cleared_balance_cents,
-items, next_cursor}. Entries count in (occurred_on, entry id) order: an item's
-balance_cents is the account's balance after that entry. All figures are
+cleared_through_cents, items, next_cursor}. Entries count in (occurred_on, entry id)
+order: an item's balance_cents is the account's balance after that entry. All figures are
 sign-adjusted by reports.sign_for, the one sign rule, as reports are. The top-level
 balance_cents is the account's whole balance (every entry, whatever from/to say);
-cleared_balance_cents the same over its cleared entries.
+cleared_balance_cents the same over its cleared entries; cleared_through_cents over
+its cleared entries dated on or before `to` (all of them without `to`): what a
+statement of that date is reconciled against, so a client need not read every entry
+after the date to find it.
 
 Paging is by key (occurred_on, entry id), as the transaction listing. Without
 `limit` the first validate.PAGE_DEFAULT (100) entries come (the same shape; follow next_cursor).
@@ -72,6 +75,12 @@ _FIGURES = """
                  sum(CASE WHEN month < :first THEN cents END) AS before
           FROM account_month_balances WHERE account_id = :account_id) AS m
 """
+# The cleared entries dated on or before `to`: what a statement of that date is
+# reconciled against (the account's cleared entries, each probed for its date).
+_CLEARED_THROUGH = """,
+           (SELECT sum(entries.amount_cents)
+            FROM entries {join} transactions AS ct ON ct.id = entries.transaction_id
+            WHERE entries.account_id = :account_id AND entries.cleared AND ct.occurred_on <= :to)"""
 _DAYS_BEFORE = """,
            (SELECT sum(d.cents) FROM account_day_balances AS d
             WHERE d.account_id = :account_id AND d.day >= :first AND d.day < :day)"""
@@ -82,10 +91,12 @@ _SAME_DAY = """,
 
 
 def _figures(
-    account_id: int, top: tuple[date, int] | None, same_day: int | None
-) -> tuple[int, int, int]:
-    """(whole raw balance, cleared raw balance, raw balance after entry `top`) in one
-    round trip; `top` is (day, entry id) of the page's newest entry (None: no items, 0).
+    account_id: int, top: tuple[date, int] | None, same_day: int | None, to: date | None = None
+) -> tuple[int, int, int, int]:
+    """(whole raw balance, cleared raw balance, raw balance after entry `top`, cleared
+    raw balance of the entries dated on or before `to`) in one round trip; `top` is
+    (day, entry id) of the page's newest entry (None: no items, 0); without `to` the
+    last is the whole cleared balance.
 
     The balance after `top` is the derived month and day balances before its day plus
     that day's entries up to it (entries in (date, id) order): `same_day` when the
@@ -97,8 +108,12 @@ def _figures(
     params: dict = {"account_id": account_id, "first": None}
     binds: list[BindParameter] = [bindparam("account_id"), bindparam("first", type_=Date())]
     more = ""
+    if to is not None:
+        more = _CLEARED_THROUGH.format(join=_join())
+        params["to"] = to
+        binds.append(bindparam("to", type_=Date()))
     if top is not None:
-        more = _DAYS_BEFORE
+        more += _DAYS_BEFORE
         params.update(first=_first_of_month(top[0]), day=top[0])
         binds.append(bindparam("day", type_=Date()))
         if same_day is None:
@@ -110,17 +125,27 @@ def _figures(
     except OperationalError as exc:
         if "integer overflow" not in str(exc.orig):
             raise
-        return _figures_exact(account_id, top)
+        return _figures_exact(account_id, top, to)
     sums = [int(v or 0) for v in row]
+    cleared_to = sums[2]
+    if to is not None:
+        cleared_to = sums.pop(3)
     through = sum(sums[1:2] + sums[3:]) + (same_day or 0) if top is not None else 0
-    return sums[0], sums[2], through
+    return sums[0], sums[2], through, cleared_to
 
 
-def _figures_exact(account_id: int, top: tuple[date, int] | None) -> tuple[int, int, int]:
+def _figures_exact(
+    account_id: int, top: tuple[date, int] | None, to: date | None
+) -> tuple[int, int, int, int]:
     """_figures() added up in Python, row by row: exact beyond 64 bits."""
     month, dayt = AccountMonthBalance, AccountDayBalance
     total = select(month.cents).where(month.account_id == account_id)
     cleared = select(Entry.amount_cents).where(Entry.account_id == account_id, text("cleared"))
+    cleared_to = cleared
+    if to is not None:
+        cleared_to = cleared.join(Transaction, Transaction.id == Entry.transaction_id).where(
+            Transaction.occurred_on <= to
+        )
     through = 0
     if top is not None:
         day, entry_id = top
@@ -143,6 +168,7 @@ def _figures_exact(account_id: int, top: tuple[date, int] | None) -> tuple[int, 
         sum(db.session.execute(total).scalars()),
         sum(db.session.execute(cleared).scalars()),
         through,
+        sum(db.session.execute(cleared_to).scalars()),
     )
 
 
@@ -289,7 +315,7 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
     if top is not None and (not more or _day(rows[-1].occurred_on) < top[0]):
         # Every entry of the top entry's day up to it is on this page.
         same_day = sum(r.amount_cents for r in rows if _day(r.occurred_on) == top[0])
-    total, cleared, running = _figures(account.id, top, same_day)
+    total, cleared, running, cleared_to = _figures(account.id, top, same_day, end)
     attached = documents.counts(db.session.connection(), [int(r.transaction_id) for r in rows])
     items = []
     for row in rows:
@@ -315,6 +341,7 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
         "account": accounts.as_dict(account),
         "balance_cents": sign * total,
         "cleared_balance_cents": sign * cleared,
+        "cleared_through_cents": sign * cleared_to,
         "items": items,
         "next_cursor": next_cursor,
     }

@@ -360,3 +360,36 @@ def test_register_cleared_balance_and_marks_on_every_page(api, mixed_books):
     # The marks are the account's own: the other side of those postings stays uncleared.
     shop_body = api.get(f"/accounts/{mixed_books['shop']}/register?limit=1").get_json()
     assert shop_body["cleared_balance_cents"] == 0
+
+
+@pytest.mark.parametrize("limit", [1, 50])
+def test_cleared_through_is_the_cleared_balance_up_to_to(api, card_books, limit):
+    """cleared_through_cents: the cleared entries dated on or before `to` (issue 47: the
+    register page reconciles against it instead of reading every later entry), signed
+    as the account's figures, the whole cleared balance without `to`, on any page."""
+    card = card_books["card"]
+    items = api.get(f"/accounts/{card}/register").get_json()["items"]
+    # Clear every other entry, on both sides of the cut (2026-02-11).
+    chosen = items[::2]
+    r = api.post(
+        f"/accounts/{card}/cleared",
+        json={"entry_ids": [i["entry_id"] for i in chosen], "cleared": True},
+    )
+    assert r.status_code == 204
+    for to in ("2026-01-09", "2026-02-11", "2026-02-12", "2026-03-13", "2027-01-01"):
+        # A liability: stored amounts negated.
+        want = -sum(i["amount_cents"] for i in chosen if i["occurred_on"] <= to)
+        body = api.get(f"/accounts/{card}/register?to={to}&limit={limit}").get_json()
+        assert body["cleared_through_cents"] == want, to
+        assert body["cleared_balance_cents"] == -sum(i["amount_cents"] for i in chosen)
+        if to >= "2026-02-01":
+            with_from = api.get(f"/accounts/{card}/register?from=2026-02-01&to={to}")
+            assert with_from.get_json()["cleared_through_cents"] == want, to  # not cut by from
+    whole = api.get(f"/accounts/{card}/register?limit={limit}").get_json()
+    assert whole["cleared_through_cents"] == whole["cleared_balance_cents"] != 0
+    assert (
+        api.get(f"/accounts/{card_books['bank']}/register?to=2026-01-31").get_json()[
+            "cleared_through_cents"
+        ]
+        == 0
+    )

@@ -11,7 +11,7 @@ import { parseSigned } from "../csv.js";
 import { renderNav } from "../nav.js";
 import { receiptCell } from "../documents.js";
 import { addPage, nextRequest, PAGE_SIZE, startList } from "../paging.js";
-import { clearedThrough, fixed, lastReconciliation, missingLine, nextDay, signFor, toTick } from "../statement.js";
+import { fixed, lastReconciliation, missingLine, signFor, toTick } from "../statement.js";
 
 const BIG_PAGE = 500; // the register's largest page
 const MAX_PAGES = 20; // 10,000 entries: as many as one request may clear
@@ -21,7 +21,6 @@ const state = {
   style: "personal", accounts: null, accountId: null, kind: "asset",
   list: startList({}), head: null, locked: null,
   day: null, // the statement date the list is cut at
-  after: null, // register items dated after it ([] when none; null: too many to read)
 };
 const message = byId("register-message");
 
@@ -46,7 +45,8 @@ function renderDifference() {
     return;
   }
   const closing = closingCents();
-  const cleared = state.after === null ? null : clearedThrough(state.head.cleared_balance_cents, state.after, state.kind);
+  // The register read up to the statement date answers the cleared balance up to it.
+  const cleared = state.head.cleared_through_cents;
   const figure = (label, cents, id) => h("span", {}, `${label} `, h("strong", { id }, cents === null ? "–" : formatCents(cents)));
   const difference = closing !== null && cleared !== null ? closing - cleared : null;
   box.replaceChildren(
@@ -130,11 +130,6 @@ async function readAll(query) {
   return list.done ? list.items : null;
 }
 
-// The entries dated after the statement date (their cleared ones are not on it).
-async function loadAfter() {
-  state.after = state.day ? await readAll({ from: nextDay(state.day) }) : [];
-}
-
 // The account and the statement in the address, so a reload or a return keeps them.
 function rememberStatement() {
   const url = new URL(window.location.href);
@@ -155,7 +150,7 @@ async function reload() {
   state.day = statementDay();
   state.list = startList(state.day ? { to: state.day } : {});
   const asked = state.list;
-  const [page] = await Promise.all([registerOf(nextRequest(state.list, shown)), loadAfter()]);
+  const page = await registerOf(nextRequest(state.list, shown));
   if (state.list !== asked) return;
   state.head = page;
   state.list = addPage(state.list, page, (item) => item.entry_id);
@@ -171,7 +166,9 @@ async function refreshFigures() {
 // Count a tick at once in the figures shown (the answer to the request corrects them).
 function countTick(item, cleared) {
   item.cleared = cleared;
-  state.head.cleared_balance_cents += (cleared ? 1 : -1) * signFor(state.kind) * item.amount_cents;
+  const change = (cleared ? 1 : -1) * signFor(state.kind) * item.amount_cents;
+  state.head.cleared_balance_cents += change;
+  state.head.cleared_through_cents += change; // every entry listed is dated up to the date
   renderFigures();
 }
 
