@@ -13,11 +13,13 @@ after the date to find it.
 Paging is by key (occurred_on, entry id), as the transaction listing. Without
 `limit` the first validate.PAGE_DEFAULT (100) entries come (the same shape; follow next_cursor).
 
-Speed, at any depth (5 statements when one span fills the page: account, active days,
-entries, the page's document counts, figures; two more for each further span): the
-page's date range is bounded from the account's active days (account_day_balances,
-by its (account_id, day) index), a span at a time, so the entries read are those of
-a few days (_page_rows); the running balance of the page's newest entry is the
+Speed, at any depth and density (5 statements: account, active days, entries, the
+page's document counts, figures; two more for each further span only when deletions
+emptied days): the page's date range is bounded from the account's active days
+(account_day_balances, by its (account_id, day) index), in spans of growing size read
+in one statement that stops at the page's size, so the entries read are those of a
+few days for a busy account and of no more days than the page needs for a sparse one
+(_page_rows); the running balance of the page's newest entry is the
 derived month and day balances before its day plus that day's earlier entries, and
 the whole and cleared balances come in the same statement (_figures), never a scan
 of the account's history. The cleared balance costs what the account has cleared
@@ -174,15 +176,6 @@ def _figures_exact(
 
 # --- the page's rows -------------------------------------------------------------------
 
-_DAYS = """
-    SELECT min(day), count(*) {pg_setting} FROM (
-        SELECT d.day FROM account_day_balances AS d
-        WHERE d.account_id = :account_id {conditions}
-        ORDER BY d.day DESC LIMIT :n
-    ) AS newest
-"""
-
-
 # PostgreSQL: for the rest of this read (set_config(..., true) is SET LOCAL: it ends
 # with the transaction), asked in the same round trip as the days:
 # - no parallel workers. Below a cursor the planner cannot tell how many of a span's
@@ -206,8 +199,30 @@ def _days(account_id: int, start, high, inclusive: bool, n: int) -> tuple[date |
     """(oldest, how many) of the account's n newest active days in [start, high]
     (high excluded unless inclusive; None: no bound), by account_day_balances'
     (account_id, day) index. Fewer than n: these are all of its days left."""
+    (oldest,), count = _ranked_days(account_id, start, high, inclusive, [n])
+    return oldest, count
+
+
+# The oldest of the newest r days, for each rank r asked (the last is the most): the
+# spans a page's entries are read in, taken in one statement.
+_RANKED_DAYS = """
+    SELECT {oldest}, count(*) {pg_setting} FROM (
+        SELECT d.day, row_number() OVER (ORDER BY d.day DESC) AS rank
+        FROM account_day_balances AS d
+        WHERE d.account_id = :account_id {conditions}
+        ORDER BY d.day DESC LIMIT :n
+    ) AS newest
+"""
+
+
+def _ranked_days(
+    account_id: int, start, high, inclusive: bool, ranks: list[int]
+) -> tuple[list[date | None], int]:
+    """([oldest of the newest r active days, for each r of ranks], how many days were
+    read: at most ranks[-1]) in [start, high] (high excluded unless inclusive; None: no
+    bound), by account_day_balances' (account_id, day) index."""
     conditions = []
-    params: dict = {"account_id": account_id, "n": n}
+    params: dict = {"account_id": account_id, "n": ranks[-1]}
     binds: list[BindParameter] = [bindparam("account_id"), bindparam("n")]
     if start is not None:
         conditions.append("AND d.day >= :start")
@@ -217,9 +232,15 @@ def _days(account_id: int, start, high, inclusive: bool, n: int) -> tuple[date |
         conditions.append(f"AND d.day {'<=' if inclusive else '<'} :high")
         params["high"] = high
         binds.append(bindparam("high", type_=Date()))
-    sql = _DAYS.format(conditions=" ".join(conditions), pg_setting="" if _is_sqlite() else _SERIAL)
-    oldest, count = db.session.execute(text(sql).bindparams(*binds), params).one()[:2]
-    return (None if oldest is None else _day(oldest)), int(count)
+    oldest = ", ".join(f"min(CASE WHEN rank <= {int(r)} THEN day END)" for r in ranks)
+    sql = _RANKED_DAYS.format(
+        oldest=oldest,
+        conditions=" ".join(conditions),
+        pg_setting="" if _is_sqlite() else _SERIAL,
+    )
+    row = db.session.execute(text(sql).bindparams(*binds), params).one()
+    days = [None if v is None else _day(v) for v in row[: len(ranks)]]
+    return days, int(row[len(ranks)])
 
 
 _ENTRIES = """
@@ -259,6 +280,51 @@ def _entries(account_id: int, lowest: date, high, inclusive: bool, after, n: int
     return list(db.session.execute(text(sql).bindparams(*binds), params).all())
 
 
+def _spans_read(
+    account_id: int, spans: list[tuple[date, date | None, bool]], after, n: int
+) -> list:
+    """Up to n entries of the spans, newest first, in ONE statement: each span
+    (lowest, high, inclusive) read as _entries reads one, newest span first, their
+    reads concatenated (UNION ALL) under one LIMIT, so a span is read only while the
+    spans before it have not given n entries (both stores stop a UNION ALL at its
+    LIMIT)."""
+    parts = []
+    params: dict = {"account_id": account_id, "n": n}
+    binds: list[BindParameter] = [bindparam("account_id"), bindparam("n")]
+    if after is not None:
+        params.update(after_day=after[0], after_id=after[1])
+        binds += [bindparam("after_day", type_=Date()), bindparam("after_id")]
+    for k, (lowest, high, inclusive) in enumerate(spans):
+        conditions = [f"AND t.occurred_on >= :lowest{k}"]
+        params[f"lowest{k}"] = lowest
+        binds.append(bindparam(f"lowest{k}", type_=Date()))
+        if high is not None:
+            conditions.append(f"AND t.occurred_on {'<=' if inclusive else '<'} :high{k}")
+            params[f"high{k}"] = high
+            binds.append(bindparam(f"high{k}", type_=Date()))
+        if after is not None:
+            conditions.append("AND (t.occurred_on < :after_day OR e.id < :after_id)")
+        part = _ENTRIES.format(join=_join(), conditions=" ".join(conditions))
+        part = part.replace("AND t.occurred_on >= :lowest ", " ", 1)
+        parts.append(f"SELECT * FROM ({part}) AS span{k}")
+    sql = " UNION ALL ".join(parts) + " LIMIT :n"
+    rows = db.session.execute(text(sql).bindparams(*binds), params).all()
+    # In the page's order whatever order the store returned the concatenation in.
+    return sorted(rows, key=lambda r: (_day(r.occurred_on), r.id), reverse=True)
+
+
+def _ranks(first: int, wanted: int) -> list[int]:
+    """The day ranks a page's spans end at: first, then four times more each, up to
+    wanted (wanted active days hold at least wanted entries, unless deletions emptied
+    some of them)."""
+    ranks = [first]
+    while ranks[-1] * 4 < wanted:
+        ranks.append(ranks[-1] * 4)
+    if ranks[-1] < wanted:
+        ranks.append(wanted)
+    return ranks
+
+
 def _next_span(needed: int, days: int, got: int) -> int:
     """How many more active days to read for `needed` entries, after `days` active days
     gave `got`: by the density seen, a quarter more, at least two, at most `needed`
@@ -271,10 +337,14 @@ def _page_rows(account_id: int, start, end, after, limit: int) -> list:
     """limit + 1 entries (or all that are left), reading as few days as it can.
 
     The page's top is `end` or the cursor's day, whichever is earlier. From there the
-    account's active days (account_day_balances) are taken a span at a time, newest
-    first: FIRST_DAYS days, then as many as the entries seen so far say are needed; each
-    span's entries are read by date range and appended. Each span starts where the last
-    one ended, so no row is read twice. Every date on which the account has an entry
+    account's newest limit + 1 active days (account_day_balances) are split into spans
+    of FIRST_DAYS days, then four times more each (_ranks), all found by one statement;
+    the spans' entries are read by date range in one more, newest span first, each span
+    read only while the ones before it gave fewer than limit + 1 entries (_spans_read).
+    limit + 1 active days hold at least limit + 1 entries unless deletions emptied some;
+    then the days after them are taken a span at a time, as many as the entries seen so
+    far say are needed. Each span starts where the last one ended, so no row is read
+    twice. Every date on which the account has an entry
     has its row in account_day_balances (the triggers and `check --rebuild` never drop
     a row, even one that sums to 0), so when the account's days run out, so do its
     entries.
@@ -285,8 +355,29 @@ def _page_rows(account_id: int, start, end, after, limit: int) -> list:
     if after is not None and end is not None and after[0] > end:
         after = None  # the whole window lies before the cursor
     wanted = limit + 1
-    rows: list = []
-    span = FIRST_DAYS if after is None else FIRST_DAYS + 1  # the cursor's day is part read
+    first = FIRST_DAYS if after is None else FIRST_DAYS + 1  # the cursor's day is part read
+    # First: the newest `wanted` active days in spans of growing size, their days in one
+    # statement and their entries in one more, the spans after the first read only if
+    # needed (a sparse account's page no longer costs a round trip per span).
+    ranks = _ranks(first, wanted)
+    oldest, count = _ranked_days(account_id, start, high, inclusive, ranks)
+    if oldest[0] is None:
+        return []
+    spans: list[tuple[date, date | None, bool]] = []
+    top, top_inclusive = high, inclusive
+    for day in oldest:
+        assert day is not None
+        if spans and day == spans[-1][0]:
+            break  # fewer days than this rank: the spans so far hold them all
+        spans.append((day, top, top_inclusive))
+        top, top_inclusive = day, False
+    rows: list = _spans_read(account_id, spans, after, wanted)
+    if len(rows) >= wanted or count < ranks[-1]:
+        return rows
+    # Days emptied by deletions: on a span at a time, as many days as the entries seen
+    # say are needed.
+    high, inclusive, after = spans[-1][0], False, None
+    span = _next_span(wanted - len(rows), count, len(rows))
     while True:
         lowest, count = _days(account_id, start, high, inclusive, span)
         if lowest is None:

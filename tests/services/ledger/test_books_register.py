@@ -393,3 +393,37 @@ def test_cleared_through_is_the_cleared_balance_up_to_to(api, card_books, limit)
         ]
         == 0
     )
+
+
+@pytest.mark.parametrize("limit", [5, 50])
+def test_a_sparse_accounts_page_is_read_in_one_span_statement(
+    api, make_account, post_tx, sql_sent, limit
+):
+    """Issue 47: however sparse the account (here one entry every 9 days among a busy
+    account's daily entries), a page's entries come from one statement over spans of
+    growing size, after one statement for the days: no round trip per span. The page
+    is the same as the plain recomputation's."""
+    sparse = make_account("Savings", "asset")
+    busy = make_account("Cash", "asset")
+    food = make_account("Food", "expense")
+    for i in range(90):
+        day = f"2025-{1 + i // 28 % 12:02d}-{1 + i % 28:02d}"
+        assert post_tx(day, f"coffee {i}", (food, 300 + i), (busy, -300 - i)).status_code == 201
+        if i % 9 == 0:
+            assert (
+                post_tx(day, f"save {i}", (sparse, 1000 + i), (busy, -1000 - i)).status_code == 201
+            )
+    sql_sent.clear()
+    body = api.get(f"/accounts/{sparse}/register?limit={limit}").get_json()
+    reads = [
+        s
+        for s in sql_sent
+        if "ORDER BY t.occurred_on DESC, e.id DESC" in s
+        or ("FROM account_day_balances AS d" in s and "account_month_balances" not in s)
+    ]
+    assert len(reads) == 2, reads  # the days, then the entries of every span needed
+    want = expected_register(api, sparse, 1)
+    got = [(i["occurred_on"], i["transaction_id"], i["amount_cents"]) for i in body["items"]]
+    assert got == [(d, t, c) for d, t, c, _b, _desc in want[:limit]]
+    assert [i["balance_cents"] for i in body["items"]] == [b for *_x, b, _d in want[:limit]]
+    assert (body["next_cursor"] is None) == (len(want) <= limit)
