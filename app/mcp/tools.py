@@ -316,7 +316,9 @@ TOOLS: dict[str, dict] = {
             "the sum of the positive entries). On a big ledger pass limit (1-500): the "
             "result is then {items, next_cursor}; call again with cursor=next_cursor and the "
             "same filters for the next page, until next_cursor is null; each item then "
-            "carries document_count (receipts attached; 0: no voucher yet). Entry amounts are "
+            "carries document_count (receipts attached; 0: no voucher yet) and "
+            "reconciled_account_ids (accounts whose entry a bank reconciliation fixed). "
+            "Entry amounts are "
             "the raw signed cents as stored: debit positive, credit negative; each "
             "transaction's entries sum to 0."
         ),

@@ -27,7 +27,19 @@ from __future__ import annotations
 from datetime import date
 
 import orjson
-from sqlalchemy import BigInteger, any_, bindparam, cast, exists, false, func, or_, select, tuple_
+from sqlalchemy import (
+    BigInteger,
+    any_,
+    bindparam,
+    cast,
+    exists,
+    false,
+    func,
+    or_,
+    select,
+    text,
+    tuple_,
+)
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import aliased
 
@@ -167,8 +179,32 @@ def page(query: ListingQuery) -> Page:
     if more:
         last_id, last_day = rows[-1][0], rows[-1][1]
         next_cursor = cursors.encode(KIND, scope, _as_date(last_day), int(last_id))
-    counts = documents.counts(connection, [int(r[0]) for r in rows])
-    return Page(render_listing(connection, rows, counts), next_cursor)
+    ids = [int(r[0]) for r in rows]
+    counts = documents.counts(connection, ids)
+    return Page(
+        render_listing(connection, rows, counts, reconciled_accounts(connection, ids)), next_cursor
+    )
+
+
+def reconciled_accounts(connection, tx_ids: list[int]) -> dict[int, list[int]]:
+    """The accounts whose entry in each of these transactions is reconciled (absent:
+    none), ascending: a page's reconciled_account_ids, so a client knows which rows a
+    statement has fixed without reading any register (one statement, by the entries'
+    transaction index)."""
+    if not tx_ids:
+        return {}
+    found: dict[int, list[int]] = {}
+    rows = _tuples(
+        connection,
+        select(Entry.transaction_id, Entry.account_id)
+        .where(Entry.transaction_id.in_(tx_ids), text("entries.reconciled"))
+        .order_by(Entry.transaction_id, Entry.account_id),
+    )
+    for tx_id, account_id in rows:
+        accounts = found.setdefault(int(tx_id), [])
+        if not accounts or accounts[-1] != int(account_id):
+            accounts.append(int(account_id))
+    return found
 
 
 def _page_rows(connection, query: ListingQuery, after: tuple[date, int] | None) -> list[tuple]:
@@ -266,10 +302,14 @@ def transaction_listing(start: date | None, end: date | None) -> Listing:
 
 
 def render_listing(
-    connection, headers: list[tuple], document_counts: dict[int, int] | None = None
+    connection,
+    headers: list[tuple],
+    document_counts: dict[int, int] | None = None,
+    reconciled: dict[int, list[int]] | None = None,
 ) -> Listing:
     """The Listing of (id, occurred_on, description, email) header rows, entries added;
-    with document_counts (the paged listing), each item's document_count too."""
+    with document_counts (the paged listing), each item's document_count too, and its
+    reconciled_account_ids (from `reconciled`)."""
     if not headers:
         return Listing("[]")
     # Each account's entry prefix, written once: an entry is then prefix + cents + "}".
@@ -291,9 +331,13 @@ def render_listing(
         author = emails.get(email)
         if author is None:
             author = emails[email] = f'"created_by_email":{_json_text(email)}'
-        documents = (
-            "" if document_counts is None else f',"document_count":{document_counts.get(tx_id, 0)}'
-        )
+        documents = ""
+        if document_counts is not None:
+            marked = ",".join(str(a) for a in (reconciled or {}).get(tx_id, ()))
+            documents = (
+                f',"document_count":{document_counts.get(tx_id, 0)}'
+                f',"reconciled_account_ids":[{marked}]'
+            )
         parts.append(
             f'{{"id":{int(tx_id)},{day},"description":{_json_text(description)},{author},'
             f'"entries":[{",".join(by_tx[tx_id])}]{documents}}}'

@@ -29,7 +29,9 @@ def order_key(tx):
     return (tx["occurred_on"], tx["id"])
 
 
-def all_pages(api, query: str, limit: int):
+def all_pages(api, query: str, limit: int, marks: dict | None = None):
+    """Every page's items as SPEC's transactions, and how many pages; each item's
+    reconciled_account_ids go into marks (without marks: they must be empty)."""
     seen, cursor, pages = [], None, 0
     while True:
         url = f"/transactions?limit={limit}{query}" + (f"&cursor={cursor}" if cursor else "")
@@ -40,6 +42,12 @@ def all_pages(api, query: str, limit: int):
         assert len(body["items"]) <= limit
         # A page's items are SPEC's transactions plus document_count (no receipts here).
         assert all(item.pop("document_count") == 0 for item in body["items"])
+        for item in body["items"]:
+            reconciled = item.pop("reconciled_account_ids")
+            if marks is None:
+                assert reconciled == []
+            else:
+                marks[item["id"]] = reconciled
         seen.extend(body["items"])
         pages += 1
         cursor = body["next_cursor"]
@@ -306,3 +314,43 @@ def test_an_empty_integer_filter_is_refused_naming_it(api, books, name):
     r = api.get(f"/transactions?{name}=")
     assert r.status_code == 400
     assert name in r.get_json()["error"]
+
+
+def test_a_page_names_each_transactions_reconciled_accounts(api, make_account, post_tx):
+    """reconciled_account_ids (issue 47): on every page, the accounts whose entry in the
+    transaction is reconciled, ascending; empty otherwise; never in SPEC's plain array."""
+    bank = make_account("Bank", "asset")
+    card = make_account("Card", "liability")
+    food = make_account("Food", "expense")
+    paid = post_tx("2026-01-05", "card paid", (card, 5000), (bank, -5000)).get_json()["id"]
+    lunch = post_tx("2026-01-06", "lunch", (food, 1200), (card, -1200)).get_json()["id"]
+    later = post_tx("2026-02-06", "dinner", (food, 800), (card, -800)).get_json()["id"]
+    for account, through in ((bank, "2026-01-31"), (card, "2026-01-31")):
+        register = api.get(f"/accounts/{account}/register?to={through}").get_json()
+        ids = [i["entry_id"] for i in register["items"]]
+        assert (
+            api.post(
+                f"/accounts/{account}/cleared", json={"entry_ids": ids, "cleared": True}
+            ).status_code
+            == 204
+        )
+        closing = api.get(f"/accounts/{account}/register?to={through}").get_json()
+        r = api.post(
+            f"/accounts/{account}/reconciliations",
+            json={
+                "statement_date": through,
+                "closing_balance_cents": closing["cleared_through_cents"],
+            },
+        )
+        assert r.status_code == 201, r.get_json()
+    want = {paid: sorted([bank, card]), lunch: [card], later: []}
+    for limit in (1, 3):
+        marks: dict = {}
+        all_pages(api, "", limit, marks)
+        assert marks == want
+    filtered = api.get(f"/transactions?limit=5&account_id={food}").get_json()["items"]
+    assert {tx["id"]: tx["reconciled_account_ids"] for tx in filtered} == {
+        lunch: [card],
+        later: [],
+    }
+    assert all("reconciled_account_ids" not in tx for tx in api.get("/transactions").get_json())

@@ -370,28 +370,6 @@ function renderList() {
     : `Showing the newest ${n}.`;
 }
 
-// Which of these transactions hold a reconciled entry: read from the registers of the
-// accounts a statement reconciles (what you have and owe) over the page's dates.
-async function findReconciled(items) {
-  const kinds = new Set(["asset", "liability"]);
-  const accountIds = new Set(items.flatMap((tx) => tx.entries.map((e) => e.account_id))
-    .filter((id) => kinds.has(state.accounts.byId.get(id)?.kind)));
-  if (accountIds.size === 0 || items.length === 0) return [];
-  const days = items.map((tx) => tx.occurred_on).sort();
-  const found = [];
-  await Promise.all([...accountIds].map(async (id) => {
-    let cursor = null;
-    do {
-      const page = await orSignIn(api(`/accounts/${id}/register`, {
-        query: { from: days[0], to: days[days.length - 1], limit: 500, cursor },
-      }));
-      for (const item of page.items) if (item.reconciled) found.push([item.transaction_id, id]);
-      cursor = page.next_cursor;
-    } while (cursor);
-  }));
-  return found;
-}
-
 // Next page of the current search (nothing when all are shown).
 async function loadMore() {
   const query = nextRequest(state.list);
@@ -399,10 +377,10 @@ async function loadMore() {
   const asked = state.list;
   const page = await orSignIn(api("/transactions", { query }));
   if (state.list !== asked) return; // a newer search replaced this one meanwhile
-  for (const [txId, accountId] of await findReconciled(page.items)) {
-    state.reconciled.set(txId, (state.reconciled.get(txId) ?? new Set()).add(accountId));
+  // Which rows hold a reconciled entry, and of which accounts: said by the page itself.
+  for (const tx of page.items) {
+    if (tx.reconciled_account_ids?.length) state.reconciled.set(tx.id, new Set(tx.reconciled_account_ids));
   }
-  if (state.list !== asked) return;
   state.list = addPage(state.list, page);
   renderList();
 }
