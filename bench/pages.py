@@ -194,6 +194,8 @@ def books(args, results: dict):
             _load(f"sqlite:///{loading}", args, results)
             _checkpoint(f"sqlite:///{loading}")
             loading.rename(cached)
+            for suffix in ("-wal", "-shm", "-writer.lock"):
+                Path(f"{loading}{suffix}").unlink(missing_ok=True)
         else:
             results["notes"].append(f"books from the cache: {cached}")
         work = folder / f"{name}.work-{os.getpid()}.db"

@@ -265,3 +265,50 @@ def test_reliability_reports_the_count_the_test_read():
     assert (read["count"], read["asked"], read["passed"]) == (2, 2, True), read
     unread = reliability._pytest("sign-in", path, selector, "LEDGER_UNREAD_ROUNDS", 2, "sqlite")
     assert (unread["count"], unread["asked"], unread["passed"]) == (None, 2, False), unread
+
+
+def test_pages_bench_arguments_files_and_table():
+    """python -m bench.pages (docs/performance.md, "Pages"): its command line, the
+    1,000-line statement and 1,000-row CSV it times, and its table (the browser run
+    itself is too long for the suite)."""
+    from bench import pages
+
+    args = pages.parse_args(["--store", "postgres", "--transactions", "1000000"])
+    assert (args.store, args.transactions, args.repeat, args.seed) == ("postgres", 1_000_000, 10, 7)
+    with pytest.raises(SystemExit):
+        pages.parse_args(["--store", "mysql"])
+    assert pages.statement_file(7).count(b"<STMTTRN>") == pages.STATEMENT_LINES == 1000
+    csv = pages.csv_file(7).decode().splitlines()
+    assert csv[0] == "Date,Description,Amount" and len(csv) == pages.CSV_ROWS + 1 == 1001
+    figures = {
+        "median_ms": 120.0,
+        "mark_ms": 110.0,
+        "max_ms": 150.0,
+        "requests": 3,
+        "first_api_ms": 40.0,
+        "last_api_ms": 100.0,
+        "files": 12,
+        "calls": [],
+    }
+    slow = {**figures, "median_ms": 420.0}
+    table = pages.render(
+        {
+            "store": "sqlite",
+            "transactions": 10_000,
+            "seed": 7,
+            "repeat": 10,
+            "started": "2026-11-29 08:00 UTC",
+            "load_average_start": [1.0, 1.0, 1.0],
+            "load_average_end": [1.0, 1.0, 1.0],
+            "pages": {
+                "Books": {"path": "/", "desktop": figures, "phone": figures},
+                "History": {"path": "/history", "desktop": figures, "phone": slow},
+            },
+            "notes": [],
+        }
+    )
+    lines = table.splitlines()
+    assert any(line.startswith("Books") and line.endswith("100") for line in lines), table
+    assert any(line.startswith("History") and line.endswith(" *") for line in lines), table
+    assert set(pages.page_paths({"budget": 1, "statement": 2})) >= {"Books", "Year end"}
+    assert len(pages.page_paths({"budget": 1, "statement": 2})) == 9
