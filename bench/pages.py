@@ -113,7 +113,10 @@ PREVIEW_JS = """async (api) => {
   const calls = performance.getEntriesByType("resource").slice(before)
     .filter((e) => e.name.startsWith(api));
   const lastEnd = Math.max(start, ...calls.map((e) => e.responseEnd));
-  return {ms: end - start, count: calls.length, lastApi: lastEnd - start};
+  const spans = calls.map((e) =>
+    [e.name.slice(api.length, api.length + 60), Math.round(e.startTime - start),
+     Math.round(e.responseEnd - start)]);
+  return {ms: end - start, count: calls.length, lastApi: lastEnd - start, calls: spans};
 }"""
 
 
@@ -372,7 +375,7 @@ def _preview(page, url: str, api: str, csv: bytes) -> dict:
         "first_api_ms": 0,
         "last_api_ms": figures["lastApi"],
         "files": 0,
-        "calls": [],
+        "calls": figures["calls"],
     }
 
 
