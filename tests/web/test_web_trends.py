@@ -191,6 +191,12 @@ def test_year_against_year(club, live, size):
         money(sheet["total_equity_cents"] - sheet["previous"]["total_equity_cents"]),
     ]
     fits(page)
+    for table in ("#income-statement-table", "#balance-sheet-table"):
+        inside = page.locator(table).evaluate(
+            "(t) => t.getBoundingClientRect().right"
+            " <= t.closest('.report-row').getBoundingClientRect().right + 0.5"
+        )
+        assert inside, f"{table} is wider than its box"
     element_shot(page.locator(".report-row").first, "reports-year-against-year", size)
     page.uncheck("#compare-year")
     expect(page.locator("#income-statement-table thead")).to_have_count(0)
