@@ -39,6 +39,7 @@ PAGES = {
     "/year-end": "year-end.html",
     "/budgets": "budgets.html",
     "/statements": "statements.html",
+    "/expected": "expected.html",
 }
 
 # Served types, fixed here rather than guessed from the host's mime.types:
