@@ -178,6 +178,7 @@ async function refresh() {
   ]);
   state.schedules = schedules;
   state.occurrences = occurrences.items;
+  if (!byId("forecast-account").value) pickForecastAccount();
   renderSchedules();
   renderOccurrences();
   await drawForecast();
@@ -341,6 +342,7 @@ function resetForm() {
   byId("sched-cancel").hidden = true;
   for (const id of ["sched-name", "sched-amount", "sched-match", "sched-tolerance", "sched-post-from"]) byId(id).value = "";
   byId("sched-window").value = "10";
+  byId("sched-in").checked = true;
   byId("sched-mode").value = "expect";
   byId("sched-starts").value = today();
   showRule();
@@ -438,6 +440,15 @@ async function makeDues() {
 
 // ---- the forecast ---------------------------------------------------------------------
 
+// Until one is chosen: the account the schedules use most (the bank, as a rule).
+function pickForecastAccount() {
+  const uses = new Map();
+  for (const s of state.schedules) uses.set(s.account_id, (uses.get(s.account_id) ?? 0) + 1);
+  const most = [...uses.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const select = byId("forecast-account");
+  if (most && [...select.options].some((o) => o.value === String(most))) select.value = String(most);
+}
+
 async function drawForecast() {
   const box = byId("forecast-box");
   const out = byId("forecast-message");
@@ -505,13 +516,8 @@ async function main() {
   fillAccounts();
   wire();
   resetForm();
-  // The forecast of the account the schedules use most (the bank, as a rule).
-  state.schedules = await orSignIn(api("/schedules"));
-  const uses = new Map();
-  for (const s of state.schedules) uses.set(s.account_id, (uses.get(s.account_id) ?? 0) + 1);
-  const most = [...uses.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const chosen = Number(new URLSearchParams(window.location.search).get("account")) || most;
-  if (chosen && state.accounts.byId.has(chosen)) byId("forecast-account").value = String(chosen);
+  const asked = Number(new URLSearchParams(window.location.search).get("account"));
+  if (asked && state.accounts.byId.has(asked)) byId("forecast-account").value = String(asked);
   await refresh();
   document.body.dataset.ready = "true";
 }
