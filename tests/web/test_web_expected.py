@@ -301,3 +301,55 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
     )
     fits(page)
     dates_unbroken(page)
+
+
+def test_the_statement_page_names_the_expected_item_a_line_meets(treasurer, live, size):
+    """A bank line that would meet a member's open dues is suggested the dues account,
+    and the statement page says which expected item it is; posting it meets it."""
+    from tests.web.bank_files import ofx
+
+    today = utc_today()
+    due = today - timedelta(days=5)
+    ids = club(live, due)
+    from app.services.ledger import schedules
+
+    with live.app.app_context():
+        ivo = schedules.create_schedule(
+            {
+                "name": "Dues: Ivo Jones",
+                "account_id": ids["Bank"],
+                "counter_account_id": ids["Dues"],
+                "amount_cents": DUES_CENTS,
+                "rrule": f"FREQ=YEARLY;BYMONTH={due.month};BYMONTHDAY={due.day}",
+                "starts_on": (today - timedelta(days=30)).isoformat(),
+                "match_text": "Ivo Jones",
+            },
+            None,
+        )
+        store.commit()
+    page = sign_in(treasurer, live, f"/statements?account={ids['Bank']}")
+    line = {
+        "booked_on": (due + timedelta(days=1)).isoformat(),
+        "amount_cents": DUES_CENTS,
+        "payee": "Ivo Jones",
+        "memo": "Membership",
+        "bank_ref": "FIT45001",
+    }
+    page.set_input_files(
+        "#stmt-file",
+        files=[{"name": "n.ofx", "mimeType": "text/plain", "buffer": ofx([line])}],
+    )
+    first = page.locator("#lines > li").first
+    expect(first.locator(".detail")).to_have_text(
+        f"Suggested as expected: “Dues: Ivo Jones” of {due.isoformat()}."
+    )
+    assert first.locator("select").input_value() == str(ids["Dues"])
+    fits(page)
+    # The five paid members' entries are candidates of the same amount: the line is
+    # posted by its own button, to the account suggested.
+    first.locator("button.act-post").click()
+    expect(page.locator("#lines > li[data-status=posted]")).to_have_count(1)
+    met = occurrences(live, schedule_id=ivo["id"])
+    assert [o["status"] for o in met] == ["met"]
+    go(page, live, "/expected")
+    expect(page.locator("#due-list > li")).to_have_count(0)
