@@ -248,11 +248,17 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
     # The hall rent, in mode post from three months back: the service posts what is due
     # when it is saved (every month on the 1st: three so far).
     start = (today.replace(day=1) - timedelta(days=40)).replace(day=1)
-    page.fill("#sched-name", "Hall rent")
     page.check("#sched-out")
     page.fill("#sched-amount", "450")
     page.select_option("#sched-account", label="Bank")
     page.select_option("#sched-counter", label="Hall rent")
+    # Without a name: refused, the field marked and focused, nothing stored.
+    page.click("#sched-save")
+    expect_text(page, "#sched-message", r"(?i)name is required")
+    expect(page.locator("#sched-name")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#sched-name")).to_be_focused()
+    assert "Hall rent" not in schedules_named(live)
+    page.fill("#sched-name", "Hall rent")
     page.select_option("#sched-repeat", "month")
     page.select_option("#sched-every", "1")
     page.select_option("#sched-day", "1")
@@ -284,6 +290,25 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
     assert {tx for _, _, tx in rent_entries} == {o["transaction_id"] for o in due_so_far}
     # Posted, so not waiting: the rent is not among who has not paid.
     expect(row(page, "due-list", "Hall rent")).to_have_count(0)
+
+    # Change: the schedule back in the form, in words; a new amount from now on, what
+    # was posted stays as it was.
+    rent_row = page.locator(f"#schedule-list > li[data-schedule='{rent['id']}']")
+    expect(rent_row).to_contain_text("-450.00 every month on the 1st, posted on its date")
+    rent_row.get_by_role("button", name="Change Hall rent").click()
+    expect(page.locator("#form-title")).to_have_text("Change Hall rent")
+    expect(page.locator("#sched-words")).to_have_text("every month on the 1st")
+    expect(page.locator("#sched-out")).to_be_checked()
+    expect(page.locator("#sched-amount")).to_have_value("450.00")
+    expect(page.locator("#sched-mode")).to_have_value("post")
+    page.fill("#sched-amount", "475")
+    page.click("#sched-save")
+    expect_text(page, "#sched-message", r"^Changed Hall rent: every month on the 1st\.")
+    assert schedules_named(live)["Hall rent"]["amount_cents"] == -47500
+    assert (
+        sorted(cents for _, cents, _ in bank_entries(live, ids, "Hall rent")) == [-RENT_CENTS] * 3
+    )
+    expect(page.locator("#form-title")).to_have_text("New schedule")
 
     # The bank's forecast: the next rent and the dues still open, lowest point marked.
     expect(page.locator("#forecast-account")).to_have_value(str(ids["Bank"]))

@@ -326,7 +326,9 @@ const FIELDS = {
 
 // The field an API refusal names ("'starts_on' must be a date"), to mark and focus.
 function refusedField(err) {
-  const named = /'([a-z_]+)'/.exec(err.message ?? "")?.[1];
+  const text = err.message ?? "";
+  // "'starts_on' must be a date", or "Name is required." (capitalised for the page).
+  const named = /'([a-z_]+)'/.exec(text)?.[1] ?? /^([A-Za-z_]+) is required/.exec(text)?.[1]?.toLowerCase();
   const id = named ? FIELDS[named] : null;
   if (id && ["sched-match", "sched-tolerance", "sched-window", "sched-mode", "sched-post-from"].includes(id)) {
     byId("sched-more").open = true;
