@@ -123,31 +123,37 @@ def record(live, ids, on, description):
     return made_id
 
 
-def occurrences(live, **query):
-    from app.services.ledger import schedule_occurrences
-
-    with live.app.app_context():
-        return schedule_occurrences.list_occurrences(query)["items"]
-
-
-def schedules_named(live):
-    from app.services.ledger import schedules
-
-    with live.app.app_context():
-        return {s["name"]: s for s in schedules.list_schedules()}
+def read(page, live, path, **query):
+    """An API answer read with the browser's session (the person's own cookie)."""
+    response = page.request.get(f"{live.api}{path}", params=query or None)
+    assert response.status == 200, response.text()
+    return response.json()
 
 
-def bank_entries(live, ids, description):
-    from app.services.ledger import listing
+def occurrences(page, live, **query):
+    return read(page, live, "/schedules/occurrences", **query)["items"]
 
-    with live.app.app_context():
-        found = listing.list_transactions(None, None)
+
+def schedules_named(page, live):
+    return {s["name"]: s for s in read(page, live, "/schedules")}
+
+
+def bank_entries(page, live, ids, description):
+    """(occurred_on, amount_cents, transaction_id) of the bank's register entries so
+    described, read through the API with the browser's session (GET
+    /accounts/{id}/register, every page)."""
+    found, cursor = [], None
+    while True:
+        query = {"limit": 500, **({"cursor": cursor} if cursor else {})}
+        body = read(page, live, f"/accounts/{ids['Bank']}/register", **query)
+        found += body["items"]
+        cursor = body["next_cursor"]
+        if cursor is None:
+            break
     return [
-        (t["occurred_on"], e["amount_cents"], t["id"])
-        for t in found
-        if t["description"] == description
-        for e in t["entries"]
-        if e["account_id"] == ids["Bank"]
+        (e["occurred_on"], e["amount_cents"], e["transaction_id"])
+        for e in found
+        if e["description"] == description
     ]
 
 
@@ -186,7 +192,7 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
     expect(refused).to_have_count(1)
     expect(refused).to_contain_text("ann baker: not made")
     expect(refused).to_contain_text("already exists")
-    made = {k: v for k, v in schedules_named(live).items() if k.startswith("Dues: ")}
+    made = {k: v for k, v in schedules_named(page, live).items() if k.startswith("Dues: ")}
     assert sorted(made) == sorted(f"Dues: {m}" for m in MEMBERS)
     assert {s["match_text"] for s in made.values()} == set(MEMBERS)
     assert {s["rrule"] for s in made.values()} == {
@@ -202,8 +208,8 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
     assert shown[0] == "Kitchen hire"
     expect(page.locator("#due-list > li").first).to_have_attribute("data-status", "overdue")
     assert sorted(shown[1:]) == sorted(f"Dues: {m}" for m in UNPAID)
-    assert {o["status"] for o in occurrences(live) if o["name"] in shown[1:]} == {"due"}
-    met = {o["name"] for o in occurrences(live, status="met")}
+    assert {o["status"] for o in occurrences(page, live) if o["name"] in shown[1:]} == {"due"}
+    met = {o["name"] for o in occurrences(page, live, status="met")}
     assert met == {f"Dues: {m}" for m in PAID}
     page.click("#done-fold > summary")
     expect(page.locator("#done-list > li[data-status=met]")).to_have_count(len(PAID))
@@ -222,7 +228,7 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
     fits(page)
     choice.click()
     expect(page.locator("#due-list > li")).to_have_count(1 + len(UNPAID) - 1)
-    finn_now = occurrences(live, schedule_id=made["Dues: Finn Gray"]["id"])
+    finn_now = occurrences(page, live, schedule_id=made["Dues: Finn Gray"]["id"])
     assert [(o["status"], o["transaction_id"]) for o in finn_now] == [("met", transfer)]
 
     # Skip: Gus left the club. Post: Hana paid cash into the bank, recorded as expected.
@@ -234,9 +240,10 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
         "button", name="Post: Dues: Hana Ito"
     ).click()
     expect(page.locator("#due-list > li")).to_have_count(1 + len(UNPAID) - 3)
-    assert bank_entries(live, ids, "Dues: Hana Ito") == [
-        (due.isoformat(), DUES_CENTS, bank_entries(live, ids, "Dues: Hana Ito")[0][2])
-    ]
+    hana = bank_entries(page, live, ids, "Dues: Hana Ito")
+    assert [(on, cents) for on, cents, _ in hana] == [(due.isoformat(), DUES_CENTS)]
+    hana_now = occurrences(page, live, schedule_id=made["Dues: Hana Ito"]["id"])
+    assert [(o["status"], o["transaction_id"]) for o in hana_now] == [("posted", hana[0][2])]
     # Reopen: Gus came back after all.
     page.click("#done-fold > summary")
     gus = row(page, "done-list", "Dues: Gus Hale")
@@ -257,7 +264,7 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
     expect_text(page, "#sched-message", r"(?i)name is required")
     expect(page.locator("#sched-name")).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#sched-name")).to_be_focused()
-    assert "Hall rent" not in schedules_named(live)
+    assert "Hall rent" not in schedules_named(page, live)
     page.fill("#sched-name", "Hall rent")
     page.select_option("#sched-repeat", "month")
     page.select_option("#sched-every", "1")
@@ -277,13 +284,13 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
         "#sched-message",
         r"Saved Hall rent: every month on the 1st\. What was due is posted\.",
     )
-    rent = schedules_named(live)["Hall rent"]
+    rent = schedules_named(page, live)["Hall rent"]
     assert rent["mode"] == "post" and rent["post_from"] == start.isoformat()
-    posted = occurrences(live, schedule_id=rent["id"], **{"from": start.isoformat()})
+    posted = occurrences(page, live, schedule_id=rent["id"], **{"from": start.isoformat()})
     due_so_far = [o for o in posted if o["due_on"] <= today.isoformat()]
     assert len(due_so_far) == 3
     assert {o["status"] for o in due_so_far} == {"posted"}
-    rent_entries = bank_entries(live, ids, "Hall rent")
+    rent_entries = bank_entries(page, live, ids, "Hall rent")
     assert sorted((on, cents) for on, cents, _ in rent_entries) == sorted(
         (o["due_on"], -RENT_CENTS) for o in due_so_far
     )
@@ -304,19 +311,17 @@ def test_a_club_sets_up_dues_after_five_paid_and_a_rent_that_posts_itself(treasu
     page.fill("#sched-amount", "475")
     page.click("#sched-save")
     expect_text(page, "#sched-message", r"^Changed Hall rent: every month on the 1st\.")
-    assert schedules_named(live)["Hall rent"]["amount_cents"] == -47500
+    assert schedules_named(page, live)["Hall rent"]["amount_cents"] == -47500
     assert (
-        sorted(cents for _, cents, _ in bank_entries(live, ids, "Hall rent")) == [-RENT_CENTS] * 3
+        sorted(cents for _, cents, _ in bank_entries(page, live, ids, "Hall rent"))
+        == [-RENT_CENTS] * 3
     )
     expect(page.locator("#form-title")).to_have_text("New schedule")
 
     # The bank's forecast: the next rent and the dues still open, lowest point marked.
     expect(page.locator("#forecast-account")).to_have_value(str(ids["Bank"]))
     expect(page.locator("svg.forecast-chart circle.lowest")).to_have_count(1)
-    from app.services.ledger import forecast as forecasting
-
-    with live.app.app_context():
-        figures = forecasting.forecast({"account_id": str(ids["Bank"])})
+    figures = read(page, live, "/reports/forecast", account_id=ids["Bank"])
     expect(page.locator("#forecast-table tbody tr")).to_have_count(1 + len(figures["items"]))
     lowest = figures["lowest"]["balance_cents"]
     assert lowest > 0  # the opening balance keeps the bank above zero
@@ -374,7 +379,7 @@ def test_the_statement_page_names_the_expected_item_a_line_meets(treasurer, live
     # posted by its own button, to the account suggested.
     first.locator("button.act-post").click()
     expect(page.locator("#lines > li[data-status=posted]")).to_have_count(1)
-    met = occurrences(live, schedule_id=ivo["id"])
+    met = occurrences(page, live, schedule_id=ivo["id"])
     assert [o["status"] for o in met] == ["met"]
     go(page, live, "/expected")
     expect(page.locator("#due-list > li")).to_have_count(0)
