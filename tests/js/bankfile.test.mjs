@@ -85,6 +85,12 @@ test("where a suggestion comes from", () => {
   assert.equal(suggestionWords({ account_id: 5, source: "rule", rule_id: 8 }, rules), "by a rule");
   assert.equal(suggestionWords({ account_id: 5, source: "history", rule_id: null }, rules), "as filed before");
   assert.equal(suggestionWords(null, rules), "");
+  // A schedule's expected item the line meets, named (issue 45).
+  const schedules = new Map([[3, { id: 3, name: "Dues: Ann Baker" }]]);
+  const expected = { account_id: 5, source: "schedule", rule_id: null, schedule_id: 3, occurs_on: "2026-11-24" };
+  assert.equal(suggestionWords(expected, rules, schedules), "as expected: “Dues: Ann Baker” of 2026-11-24");
+  assert.equal(suggestionWords({ ...expected, schedule_id: 4 }, rules, schedules), "as expected: a schedule of 2026-11-24");
+  assert.equal(suggestionWords(expected, rules), "as expected: a schedule of 2026-11-24");
 });
 
 test("always file this payee here: payee_is, limited to the statement's account", () => {

@@ -8,7 +8,10 @@ rule to one statement account (null: any).
 
 A `new` line's suggestion is worked out whenever a statement is read, so a new or
 changed rule applies to waiting lines at once:
-1. the first active rule, by priority then id, whose every condition holds;
+0. first of all, a schedule: the counter account of the schedule on the statement's
+   account whose open occurrence the line would meet (schedule_meeting.for_lines;
+   docs/schedules.md, "Statement lines"), with its schedule_id and occurs_on;
+1. else the first active rule, by priority then id, whose every condition holds;
 2. else history, learnt from the whole books: the other account of the newest
    two-entry transaction with an entry in the statement's account that was posted or
    matched from a line (of any statement of that account) with the same payee key;
@@ -38,6 +41,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from datetime import date
 from itertools import chain
 from typing import NamedTuple
 
@@ -51,7 +55,7 @@ from ...models import Account, Entry, Rule, Statement, StatementLine, Transactio
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, NotFoundError
-from ..ledger import accounts, audit, transactions, validate
+from ..ledger import accounts, audit, schedule_meeting, transactions, validate
 from ..ledger.audit import canonical
 
 TEXT_KEYS = ("payee_is", "payee_contains", "memo_contains")
@@ -594,6 +598,9 @@ def suggest(
             waiting.append((line, payee))
     if not waiting:
         return
+    waiting = _by_schedule(account_id, waiting)
+    if not waiting:
+        return
     rules = _active_rules(account_id)
     memo_needed = any(r.memo_contains is not None for r in rules)
     firsts = first_rules(
@@ -624,6 +631,36 @@ def suggest(
     for line, payee in unfiled:
         if known[payee] is not None:
             line["suggestion"] = {"account_id": known[payee], "source": "history", "rule_id": None}
+
+
+def schedule_lines(lines: Sequence[dict]) -> list[schedule_meeting.BankLine]:
+    """What meeting reads of served lines."""
+    return [
+        schedule_meeting.BankLine(
+            date.fromisoformat(line["booked_on"]), line["amount_cents"], line["payee"], line["memo"]
+        )
+        for line in lines
+    ]
+
+
+def _by_schedule(account_id: int, waiting: list[tuple[dict, str | None]]) -> list:
+    """Schedules come first (docs/schedules.md, "Statement lines"): a new line that would
+    meet an open occurrence of a schedule on the account is suggested its counter
+    account; the lines left, for the rules and the history."""
+    met = schedule_meeting.for_lines(account_id, schedule_lines([line for line, _ in waiting]))
+    left = []
+    for (line, payee), found in zip(waiting, met, strict=True):
+        if found is None:
+            left.append((line, payee))
+            continue
+        line["suggestion"] = {
+            "account_id": found.counter_account_id,
+            "source": "schedule",
+            "rule_id": None,
+            "schedule_id": found.schedule_id,
+            "occurs_on": found.occurs_on.isoformat(),
+        }
+    return left
 
 
 def preview(body: dict) -> dict:

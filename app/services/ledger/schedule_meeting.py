@@ -21,6 +21,7 @@ Imports no transactions module: record_transaction calls in here.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from datetime import date, timedelta
 from typing import NamedTuple
 
@@ -28,7 +29,7 @@ from sqlalchemy import and_, bindparam, delete, exists, select, update
 
 from ... import store
 from ...extensions import db
-from ...models import Entry, Schedule, ScheduleOccurrence, Transaction
+from ...models import Account, Entry, Schedule, ScheduleOccurrence, Transaction
 from ...store import dialect
 from . import accounts, audit, schedule_rules, validate
 
@@ -166,6 +167,19 @@ def meet_new(found: list[Candidate], tx_id: int, day: date, description: str, pa
     return True
 
 
+def meet_named(found: list[Candidate], named: tuple[int, date], tx_id: int) -> bool:
+    """A statement line posted to its schedule's counter account meets the occurrence its
+    suggestion named (for_lines), when that is still open; whether it met it."""
+    schedule_id, occurs_on = named
+    if not any(c.id == schedule_id for c in found):
+        return False
+    kept = _stored(schedule_id, occurs_on, occurs_on)
+    if kept.get(occurs_on, "open") != "open":
+        return False
+    meet(schedule_id, occurs_on, tx_id)
+    return True
+
+
 def held_by(tx_id: int) -> list[tuple[int, date, str]]:
     """(schedule_id, occurs_on, status) of what the transaction met or was posted for."""
     rows = db.session.execute(
@@ -292,3 +306,118 @@ def meet_existing(row, today: date) -> int:
                 met += 1
                 break
     return met
+
+
+# --- statement lines (docs/schedules.md, "Statement lines") ----------------------------
+
+
+class LineOccurrence(NamedTuple):
+    """The open occurrence a statement line would meet, and the account it goes to."""
+
+    schedule_id: int
+    occurs_on: date
+    counter_account_id: int
+
+
+class BankLine(NamedTuple):
+    """What meeting reads of a statement line."""
+
+    booked_on: date
+    amount_cents: int
+    payee: str | None
+    memo: str | None
+
+
+def _line_text_fits(c, line: BankLine) -> bool:
+    """match_text, when set, in the line's payee or its memo (compared as names are)."""
+    if c.match_text is None:
+        return True
+    wanted = accounts.name_key(c.match_text)
+    return any(t is not None and wanted in accounts.name_key(t) for t in (line.payee, line.memo))
+
+
+def for_lines(account_id: int, lines: list[BankLine]) -> list[LineOccurrence | None]:
+    """For each statement line of the account (in file order), the open occurrence of an
+    active schedule on the account that it would meet when posted to the schedule's
+    counter account: its amount fits, its booked_on is at most window_days from the
+    due_on, match_text (when set) is in its payee or memo; the earliest due_on, then the
+    lowest schedule id. A line takes an occurrence an earlier line took not: posting
+    them in order meets one each. A schedule whose counter account is archived is left
+    out (a line could not be posted there). Two queries whatever the lines' number (one
+    when the account has no active schedule)."""
+    out: list[LineOccurrence | None] = [None] * len(lines)
+    if not lines or not validate.id_in_range(account_id):
+        return out
+    rows = db.session.execute(
+        select(*_COLUMNS)
+        .join(Account, Account.id == Schedule.counter_account_id)
+        .where(
+            Schedule.active.is_(True),
+            Schedule.account_id == account_id,
+            Account.archived.is_(False),
+        )
+        .order_by(Schedule.id)
+    ).all()
+    if not rows:
+        return out
+    found = [Candidate._make(r) for r in rows]
+    exact: dict[int, list[Candidate]] = {}
+    loose: list[Candidate] = []
+    for c in found:
+        if c.tolerance_cents == 0:
+            exact.setdefault(int(c.amount_cents), []).append(c)
+        else:
+            loose.append(c)
+    widest = timedelta(days=max(c.window_days for c in found))
+    first = min(line.booked_on for line in lines) - widest  # the due dates looked at
+    last = max(line.booked_on for line in lines) + widest
+    shift = timedelta(days=schedule_rules.SHIFT_MAX)
+    stored = {
+        (r[0], r[1]): r[2]
+        for r in db.session.execute(
+            select(
+                ScheduleOccurrence.schedule_id,
+                ScheduleOccurrence.occurs_on,
+                ScheduleOccurrence.status,
+            )
+            .join(Schedule, Schedule.id == ScheduleOccurrence.schedule_id)
+            .where(
+                Schedule.account_id == account_id,
+                Schedule.active.is_(True),
+                ScheduleOccurrence.occurs_on.between(first - shift, last + shift),
+            )
+        )
+    }
+    span: dict[int, list[tuple[date, date]]] = {}  # schedule -> open (due_on, occurs_on)
+
+    def open_ones(c: Candidate) -> list[tuple[date, date]]:
+        if c.id not in span:
+            span[c.id] = [
+                (due, on)
+                for on, due in schedule_rules.of(c).due_between(first, last)
+                if stored.get((c.id, on), "open") == "open"
+            ]
+        return span[c.id]
+
+    taken: set[tuple[int, date]] = set()
+    for n, line in enumerate(lines):
+        amount = int(line.amount_cents)
+        best: tuple[date, int, date, int] | None = None
+        for c in [*exact.get(amount, ()), *(c for c in loose if amount_fits(c, amount))]:
+            if not _line_text_fits(c, line):
+                continue
+            near = open_ones(c)
+            window = timedelta(days=c.window_days)
+            for k in range(bisect_left(near, (line.booked_on - window, date.min)), len(near)):
+                due, on = near[k]
+                if due > line.booked_on + window:
+                    break
+                if (c.id, on) in taken:
+                    continue
+                if best is None or (due, c.id) < (best[0], best[1]):
+                    best = (due, int(c.id), on, int(c.counter_account_id))
+                break
+        if best is not None:
+            taken.add((best[1], best[2]))
+            out[n] = LineOccurrence(best[1], best[2], best[3])
+    return out

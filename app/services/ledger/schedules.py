@@ -21,6 +21,7 @@ posted before the answer.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from itertools import islice
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
@@ -54,6 +55,7 @@ FIELDS = (
     "active",
 )
 _READ_ONLY = ("id", "created_at", "next_due_on")  # sent back unchanged by a client: ignored
+PREVIEW_COUNT = 5  # dates a preview shows (the schedule form's "next five dates")
 NEXT_DUE_SCAN = 10_000  # rule dates looked at for next_due_on at most
 
 
@@ -153,6 +155,28 @@ def list_schedules() -> list[dict]:
 
 def get_schedule(schedule_id: int) -> dict:
     return served(row(schedule_id))
+
+
+def preview(args) -> dict:
+    """GET /schedules/preview: the first PREVIEW_COUNT occurrences a rule would give,
+    `{dates: [{occurs_on, due_on}]}` by occurs_on, counted from `starts_on` (default
+    today) with the `weekend` rule (default none); nothing is stored. The rule, the date
+    and the weekend rule are checked as a schedule's are (400 naming the field)."""
+    text = args.get("rrule")
+    starts_on = validate.optional_date("starts_on", args.get("starts_on")) or clock.today()
+    weekend = args.get("weekend", "none")
+    if weekend not in WEEKENDS:
+        raise BadRequestError("'weekend' must be one of: " + ", ".join(WEEKENDS))
+    if text is not None and not text.strip():
+        text = None  # an empty rule is a missing one: "'rrule' is required"
+    rule = Recurrence(text.strip() if text else text, starts_on, weekend)
+    days = islice(rule.dates(starts_on, date(validate.LAST_YEAR, 12, 31)), PREVIEW_COUNT)
+    return {
+        "dates": [
+            {"occurs_on": d.isoformat(), "due_on": schedule_rules.due_on(d, weekend).isoformat()}
+            for d in days
+        ]
+    }
 
 
 # --- checking ----------------------------------------------------------------------------

@@ -88,8 +88,14 @@ export function bulkWords({ post, match }) {
 }
 
 // Where a suggestion comes from, in words: "by the rule “Grocer”", "as filed before".
-export function suggestionWords(suggestion, rules) {
+export function suggestionWords(suggestion, rules, schedules = new Map()) {
   if (!suggestion) return "";
+  if (suggestion.source === "schedule") {
+    // The expected item the line meets (docs/schedules.md, "Statement lines").
+    const schedule = schedules.get(suggestion.schedule_id);
+    const what = schedule ? `“${schedule.name}”` : "a schedule";
+    return `as expected: ${what} of ${suggestion.occurs_on}`;
+  }
   if (suggestion.source === "rule") {
     const rule = rules.get(suggestion.rule_id);
     return rule ? `by the rule “${rule.name}”` : "by a rule";

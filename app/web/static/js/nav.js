@@ -8,6 +8,7 @@ export const VIEWS = [
   ["/", "Books", "books"],
   ["/accounts", "Accounts", "accounts"],
   ["/register", "Register", "register"],
+  ["/expected", "Expected", "expected"],
   ["/reports", "Reports", "reports"],
   ["/budgets", "Budgets", "budgets"],
   ["/import", "Import", "import"],

@@ -20,7 +20,7 @@ const FORMATS = { ofx: "OFX", "camt.053": "camt.053", mt940: "MT940" };
 
 const state = {
   style: "personal", accounts: null, accountId: null,
-  statement: null, statements: [], rules: new Map(),
+  statement: null, statements: [], rules: new Map(), schedules: new Map(),
   choices: new Map(), // line_id → account id the person picked (0: none)
   offered: new Set(), // account ids the line pickers offer
   candidates: new Map(), // transaction id → register item (found / already imported lines)
@@ -43,7 +43,7 @@ function remember() {
 
 function statusDetail(line) {
   if (line.status === "new") {
-    return line.suggestion ? `Suggested ${suggestionWords(line.suggestion, state.rules)}.` : "Nothing suggested: choose the account.";
+    return line.suggestion ? `Suggested ${suggestionWords(line.suggestion, state.rules, state.schedules)}.` : "Nothing suggested: choose the account.";
   }
   if (line.status === "match" || line.status === "duplicate") {
     const item = state.candidates.get(line.transaction_id);
@@ -503,9 +503,12 @@ async function main() {
   renderNav("statements", me.email);
   clearMessagesOnAction(document.querySelector("main"));
   state.style = await loadStyle();
-  const [accounts, rules] = await Promise.all([loadAccounts(), orSignIn(api("/rules"))]);
+  const [accounts, rules, schedules] = await Promise.all([
+    loadAccounts(), orSignIn(api("/rules")), orSignIn(api("/schedules")),
+  ]);
   state.accounts = accounts;
   state.rules = new Map(rules.map((rule) => [rule.id, rule]));
+  state.schedules = new Map(schedules.map((schedule) => [schedule.id, schedule]));
   const banks = accounts.open.filter((a) => a.kind === "asset" || a.kind === "liability");
   const params = new URLSearchParams(window.location.search);
   let wanted = Number(params.get("account")) || null;
