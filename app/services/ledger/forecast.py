@@ -82,11 +82,15 @@ def forecast(args) -> dict:
     today = clock.today()
     last = _to(args.get("to"), today)
     sign = reports.sign_for(account.kind)
-    rows = db.session.connection().execute(
-        select(*_COLUMNS)
-        .where(Schedule.account_id == account.id, Schedule.active.is_(True))
-        .order_by(Schedule.id)
-    ).all()
+    rows = (
+        db.session.connection()
+        .execute(
+            select(*_COLUMNS)
+            .where(Schedule.account_id == account.id, Schedule.active.is_(True))
+            .order_by(Schedule.id)
+        )
+        .all()
+    )
     stored: dict[int, set[date]] = {}  # schedule -> its occurrences that are not open
     if rows:
         latest = last + timedelta(SHIFT_MAX)
