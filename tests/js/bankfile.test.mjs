@@ -84,6 +84,8 @@ test("where a suggestion comes from", () => {
   assert.equal(suggestionWords(rule(5), rules), "by the rule “Grocer → Food”");
   assert.equal(suggestionWords({ account_id: 5, source: "rule", rule_id: 8 }, rules), "by a rule");
   assert.equal(suggestionWords({ account_id: 5, source: "history", rule_id: null }, rules), "as filed before");
+  const expected = { account_id: 5, source: "schedule", rule_id: null, schedule_id: 3, occurs_on: "2026-11-01" };
+  assert.equal(suggestionWords(expected, rules), "as expected on 2026-11-01");
   assert.equal(suggestionWords(null, rules), "");
 });
 

@@ -87,9 +87,11 @@ export function bulkWords({ post, match }) {
   return "Nothing suggested to post";
 }
 
-// Where a suggestion comes from, in words: "by the rule “Grocer”", "as filed before".
+// Where a suggestion comes from, in words: "as expected on 2026-11-01" (a schedule's
+// occurrence, which posting the line meets), "by the rule “Grocer”", "as filed before".
 export function suggestionWords(suggestion, rules) {
   if (!suggestion) return "";
+  if (suggestion.source === "schedule") return `as expected on ${suggestion.occurs_on}`;
   if (suggestion.source === "rule") {
     const rule = rules.get(suggestion.rule_id);
     return rule ? `by the rule “${rule.name}”` : "by a rule";
