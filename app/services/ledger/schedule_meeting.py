@@ -7,8 +7,8 @@ else. Of the occurrences it could meet it meets the one with the earliest `due_o
 then the lowest schedule id.
 
 - a new transaction (transactions.record_transaction): `candidates` (one indexed query:
-  the active schedules on one of its accounts; none, the usual case, costs nothing
-  more) and `meet_new`;
+  the active schedules on two of its accounts whose amount could fit; none, the usual
+  case, costs nothing more) and `meet_new`;
 - a schedule created or changed: `meet_existing`, its open occurrences due today or
   earlier met, earliest first, by the oldest qualifying transaction that meets nothing;
 - a transaction deleted: `release` opens again what it met (the service may post it)
@@ -25,7 +25,7 @@ from bisect import bisect_left
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from sqlalchemy import and_, bindparam, delete, exists, select, update
+from sqlalchemy import BigInteger, Numeric, and_, bindparam, cast, delete, exists, select, update
 
 from ... import store
 from ...extensions import db
@@ -63,24 +63,38 @@ _COLUMNS = (
     Schedule.starts_on,
     Schedule.weekend,
 )
+# Compared as NUMERIC: amount_cents +/- tolerance_cents may leave 64 bits (PostgreSQL
+# would refuse the bigint sum; SQLite turns it into a REAL, which compares as well).
+_LOWEST = cast(Schedule.amount_cents, Numeric) - cast(Schedule.tolerance_cents, Numeric)
+_HIGHEST = cast(Schedule.amount_cents, Numeric) + cast(Schedule.tolerance_cents, Numeric)
 _CANDIDATES = select(*_COLUMNS).where(
     Schedule.active.is_(True),
     Schedule.account_id.in_(bindparam("accounts", expanding=True)),
+    Schedule.counter_account_id.in_(bindparam("counters", expanding=True)),
+    bindparam("high", type_=BigInteger) >= _LOWEST,
+    bindparam("low", type_=BigInteger) <= _HIGHEST,
 )
 
 
-def candidates(account_ids) -> list[Candidate]:
-    """The active schedules whose account_id is one of the posting's accounts (one
-    indexed query; on PostgreSQL run as a read of its own when the posting is the
-    unit's sole write, so the posting's own statement still is)."""
+def candidates(entries) -> list[Candidate]:
+    """The active schedules the posting (its (account_id, amount_cents) entries) may
+    meet: account_id and counter_account_id both among its accounts, the amount within
+    tolerance of one between its least and its greatest amount (fits() then checks each
+    exactly). One indexed query, which finds nothing for a posting no schedule could
+    meet (with 1,000 dues schedules on the bank, a grocery bill reads no schedule); on
+    PostgreSQL run as a read of its own when the posting is the unit's sole write, so the
+    posting's own statement still is."""
     # An id beyond the INTEGER column names no schedule's account (and PostgreSQL would
     # refuse to compare it): the posting refuses it in its own words.
-    ids = sorted({a for a in account_ids if validate.id_in_range(a)})
-    if not ids:
+    parsed = list(entries)
+    ids = sorted({a for a, _ in parsed if validate.id_in_range(a)})
+    if len(ids) < 2:
         return []
+    amounts = [int(c) for _, c in parsed]
+    params = {"accounts": ids, "counters": ids, "low": min(amounts), "high": max(amounts)}
     connection = db.session.connection()
     with store.on_its_own(connection, when=store.is_sole_write()):
-        rows = connection.execute(_CANDIDATES, {"accounts": ids}).all()
+        rows = connection.execute(_CANDIDATES, params).all()
     return [Candidate._make(r) for r in rows]
 
 
@@ -121,7 +135,7 @@ def open_near(c, day: date) -> list[tuple[date, date]]:
     """(due_on, occurs_on) of the schedule's open occurrences due within window_days of
     `day`, earliest first."""
     window = timedelta(days=c.window_days)
-    found = list(schedule_rules.of(c).due_between(day - window, day + window))
+    found = schedule_rules.due_in(c, day - window, day + window)
     if not found:
         return []
     kept = _stored(c.id, found[0][0], found[-1][0])
@@ -394,7 +408,7 @@ def for_lines(account_id: int, lines: list[BankLine]) -> list[LineOccurrence | N
         if c.id not in span:
             span[c.id] = [
                 (due, on)
-                for on, due in schedule_rules.of(c).due_between(first, last)
+                for on, due in schedule_rules.due_in(c, first, last)
                 if stored.get((c.id, on), "open") == "open"
             ]
         return span[c.id]

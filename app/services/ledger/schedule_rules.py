@@ -12,8 +12,10 @@ the weekend rule.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta
+from functools import lru_cache
+from itertools import islice
 
 from dateutil import rrule as du
 
@@ -190,6 +192,40 @@ class Recurrence:
         return next(self.dates(day, day), None) == day
 
 
+# Speed (docs/schedules.md, "Speed"): dateutil builds and walks a rule slowly (some
+# 200 µs a schedule for a year), and schedules share rules (the dues of many members:
+# one rule, one start). The rules are kept by their text, start and weekend rule, and
+# the occurrences of a window by the same and the window, at most CACHED_DATES of them
+# (a longer window is computed each time), so the memory held stays bounded (at most
+# RULES_KEPT rules and WINDOWS_KEPT windows of at most CACHED_DATES dates).
+RULES_KEPT = 1024
+WINDOWS_KEPT = 512
+CACHED_DATES = 400
+
+
+@lru_cache(maxsize=RULES_KEPT)
+def _rule(text: str, starts_on: date, weekend: str) -> Recurrence:
+    return Recurrence(text, starts_on, weekend)
+
+
+@lru_cache(maxsize=WINDOWS_KEPT)
+def _window(
+    text: str, starts_on: date, weekend: str, first: date, last: date
+) -> tuple[tuple[date, date], ...] | None:
+    dates = _rule(text, starts_on, weekend).due_between(first, last)
+    found = tuple(islice(dates, CACHED_DATES + 1))
+    return found if len(found) <= CACHED_DATES else None
+
+
 def of(row) -> Recurrence:
     """A stored schedule's rule (any object with rrule, starts_on and weekend)."""
-    return Recurrence(row.rrule, row.starts_on, row.weekend)
+    return _rule(row.rrule, row.starts_on, row.weekend)
+
+
+def due_in(row, first: date, last: date) -> Sequence[tuple[date, date]]:
+    """(occurs_on, due_on) of every occurrence of a stored schedule's rule whose due_on
+    is within first..last, in order (Recurrence.due_between, kept for the next call)."""
+    kept = _window(row.rrule, row.starts_on, row.weekend, first, last)
+    if kept is not None:
+        return kept
+    return list(of(row).due_between(first, last))

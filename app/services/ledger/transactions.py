@@ -139,7 +139,7 @@ def record_transaction(
         kept = reconciliation.kept_in_correction(original_id, original.occurred_on, day, parsed)
     # The schedules it may meet (docs/schedules.md, "Meeting"): one indexed query, none
     # found in books without schedules; a schedule's own posting meets nothing.
-    found = [] if schedule is not None else schedule_meeting.candidates(a for a, _ in parsed)
+    found = [] if schedule is not None else schedule_meeting.candidates(parsed)
     tx_id = _post(day, description, parsed, created_by, action, links, kept, alone=not found)
     held = schedule_meeting.held_by(original_id) if original_id is not None and found else []
     if original is not None:
