@@ -39,6 +39,7 @@ PAGES = {
     "/year-end": "year-end.html",
     "/budgets": "budgets.html",
     "/statements": "statements.html",
+    "/rules": "rules.html",
 }
 
 # Served types, fixed here rather than guessed from the host's mime.types:

@@ -8,20 +8,24 @@ import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
 import { saveBlob } from "../download.js";
+import { CsvError, parseSigned } from "../csv.js";
 import {
-  ACCEPT, bulkActions, bulkWords, candidateWindow, candidateWords, changedLines, chosenAccount,
-  differenceWords, doneWords, periodWords, previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine,
-  STATUS, statusWord, suggestionWords, summaryWords,
+  ACCEPT, bulkActions, bulkWords, candidateLine, candidateWindow, candidateWords, changedLines, chosenAccount,
+  conditionWords, defaultDescription, differenceWords, doneWords, heldLines, heldWords, openingCheck, periodWords,
+  previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine, STATUS, statusWord, suggestedDetail,
+  summaryWords, TEXT_CONDITIONS, UNDOABLE,
 } from "../bankfile.js";
 
 const LINES_PAGE = 100; // lines drawn at a time: a 1,000-line file stays quick on a phone
 const AUDIT_PAGES = 4; // the account's reconciliations are looked for in the newest 2,000
 const FORMATS = { ofx: "OFX", "camt.053": "camt.053", mt940: "MT940" };
+const LAST_ACCOUNT = "ledger.statements.account"; // the account the page opens next time
 
 const state = {
   style: "personal", accounts: null, accountId: null,
-  statement: null, statements: [], rules: new Map(),
+  statement: null, statements: [], rules: new Map(), schedules: new Map(),
   choices: new Map(), // line_id → account id the person picked (0: none)
+  descriptions: new Map(), // line_id → the description typed for its posting ("" : the default)
   offered: new Set(), // account ids the line pickers offer
   candidates: new Map(), // transaction id → register item (found / already imported lines)
   picker: null, // a <select> of the offered accounts, cloned for each line
@@ -32,6 +36,11 @@ const message = () => byId("statement-message");
 const account = () => state.accounts.byId.get(state.accountId);
 
 function remember() {
+  try {
+    window.localStorage.setItem(LAST_ACCOUNT, String(state.accountId));
+  } catch {
+    // storage off (a private window): the address still carries the account
+  }
   const url = new URL(window.location.href);
   url.searchParams.set("account", String(state.accountId));
   if (state.statement) url.searchParams.set("statement", String(state.statement.id));
@@ -42,12 +51,12 @@ function remember() {
 // ---- one line ----
 
 function statusDetail(line) {
-  if (line.status === "new") {
-    return line.suggestion ? `Suggested ${suggestionWords(line.suggestion, state.rules)}.` : "Nothing suggested: choose the account.";
-  }
+  if (line.status === "new") return suggestedDetail(line.suggestion, state.rules, state.schedules);
   if (line.status === "match" || line.status === "duplicate") {
     const item = state.candidates.get(line.transaction_id);
-    const what = item ? candidateWords(item) : `transaction ${line.transaction_id}`;
+    const first = line.candidates?.find((c) => c.transaction_id === line.transaction_id);
+    const what = item ? candidateWords(item)
+      : first ? candidateWords({ ...first, amount_cents: line.amount_cents }) : `transaction ${line.transaction_id}`;
     return line.status === "match" ? `In the books as ${what}` : `Already in the books as ${what}`;
   }
   return STATUS[line.status]?.means ?? "";
@@ -75,11 +84,11 @@ function lineActions(line, node) {
       const accountId = chosenAccount(line, state.choices, state.offered);
       if (accountId === null) return say(message(), "Choose the account this line goes to.", "error", select);
       busy(post, async () => {
-        if (await act([{ line_id: line.line_id, action: "post", account_id: accountId }])) focusAfter(line.line_id);
+        if (await act([posting(line, accountId)])) focusAfter(line.line_id);
       });
     });
     const ignore = ignoreButton(line);
-    const parts = [select, post, ignore];
+    const parts = [select, describe(line), post, ignore];
     if (line.payee && line.payee.trim()) {
       const always = h("button", { type: "button", class: "secondary act-rule", "aria-label": `Always file this payee here: ${line.payee.trim()}` }, "Always file this payee here");
       always.addEventListener("click", () => openRule(line, node, select));
@@ -94,7 +103,49 @@ function lineActions(line, node) {
     }));
     return h("div", { class: "do" }, match, ignoreButton(line));
   }
+  if (UNDOABLE.has(line.status)) {
+    const undo = h("button", { type: "button", class: "secondary act-undo", "aria-label": `Undo ${about(line)}` }, "Undo");
+    undo.addEventListener("click", () => busy(undo, async () => {
+      await act([{ line_id: line.line_id, action: "undo" }]);
+    }));
+    return h("div", { class: "do" }, undo);
+  }
   return null;
+}
+
+// The line's post action, with its typed description (none typed: the server's
+// default, the payee and the memo joined).
+function posting(line, accountId) {
+  const description = (state.descriptions.get(line.line_id) ?? "").trim();
+  return { line_id: line.line_id, action: "post", account_id: accountId, ...(description ? { description } : {}) };
+}
+
+function describe(line) {
+  const input = h("input", {
+    type: "text", class: "line-desc", maxlength: "2000", placeholder: defaultDescription(line),
+    "aria-label": `Description for ${about(line)} (empty: ${defaultDescription(line)})`,
+  });
+  input.value = state.descriptions.get(line.line_id) ?? "";
+  input.addEventListener("input", () => state.descriptions.set(line.line_id, input.value));
+  return input;
+}
+
+// A waiting line's candidates (entries in the books it might be), each with a
+// one-tap Match; a line found in the books lists the others it might be instead.
+function candidatesNode(line) {
+  if (line.status !== "new" && line.status !== "match") return null;
+  const list = (line.candidates ?? []).filter((c) => line.status === "new" || c.transaction_id !== line.transaction_id);
+  if (list.length === 0) return null;
+  const said = line.status === "new" ? "Might already be in the books as:" : "Or another entry:";
+  return h("div", { class: "maybe" },
+    h("p", { class: "maybe-head" }, said),
+    h("ul", {}, list.map((c) => {
+      const match = h("button", { type: "button", class: "secondary act-match-candidate", "data-transaction": c.transaction_id, "aria-label": `Match ${about(line)} to ${c.description}, ${c.occurred_on}` }, "Match");
+      match.addEventListener("click", () => busy(match, async () => {
+        if (await act([{ line_id: line.line_id, action: "match", transaction_id: c.transaction_id }])) focusAfter(line.line_id);
+      }));
+      return h("li", { "data-transaction": c.transaction_id }, h("span", { class: "cand" }, ...keepDates(candidateLine(c))), match);
+    })));
 }
 
 function ignoreButton(line) {
@@ -118,6 +169,8 @@ function lineNode(line) {
       h("span", { class: `badge status status-${line.status}` }, statusWord(line.status)), " ",
       h("span", { class: "detail" }, statusDetail(line))),
   );
+  const maybe = candidatesNode(line);
+  if (maybe) node.append(maybe);
   const actions = lineActions(line, node);
   if (actions) node.append(actions);
   return node;
@@ -131,15 +184,67 @@ function openRule(line, node, select) {
   const accountId = chosenAccount(line, state.choices, state.offered);
   if (accountId === null) return say(message(), "Choose the account first: the rule files this payee there.", "error", select);
   const counter = state.accounts.byId.get(accountId);
-  const body = ruleFromLine(line, state.accountId, counter);
+  const kinds = Object.entries(TEXT_CONDITIONS).filter(([key]) => key !== "memo_contains" || (line.memo ?? "").trim());
+  const kind = h("select", { class: "rule-kind", "aria-label": "What the rule looks at" },
+    kinds.map(([key, said]) => h("option", { value: key }, said[0].toUpperCase() + said.slice(1))));
+  const text = h("input", { type: "text", class: "rule-text", "aria-label": "The words it looks for", maxlength: "200" });
+  text.value = (line.payee ?? "").trim().replace(/\s+/g, " ");
+  kind.addEventListener("change", () => {
+    text.value = ((kind.value === "memo_contains" ? line.memo : line.payee) ?? "").trim().replace(/\s+/g, " ");
+  });
+  const min = h("input", { type: "text", class: "rule-min", inputmode: "decimal", "aria-label": "Amount from (optional)", placeholder: "from (optional)" });
+  const max = h("input", { type: "text", class: "rule-max", inputmode: "decimal", "aria-label": "Amount to (optional)", placeholder: "to (optional)" });
+  const said = h("p", { class: "rule-said" });
   const found = h("p", { class: "hint", role: "status" }, "Looking for the lines it would file…");
   const list = h("ul", { class: "preview" });
+  const again = h("button", { type: "button", class: "secondary act-preview" }, "Preview");
   const make = h("button", { type: "button", class: "act-make-rule", disabled: true }, "Make the rule");
   const cancel = h("button", { type: "button", class: "secondary" }, "Cancel");
   const panel = h("div", { class: "rule-panel" },
-    h("p", {}, `From now on, lines from “${body.conditions.payee_is}” in ${account().name} are suggested for ${counter.name}.`),
-    found, list, h("div", { class: "actions" }, make, cancel));
+    h("div", { class: "rule-fields" }, kind, text,
+      h("span", { class: "rule-range" }, "Amount ", min, " to ", max)),
+    said, found, list, h("div", { class: "actions" }, again, make, cancel));
   node.append(panel);
+  let body = null;
+  const amount = (input) => {
+    try {
+      return { cents: parseSigned(input.value) };
+    } catch (err) {
+      if (err instanceof CsvError) return { error: err.message };
+      throw err;
+    }
+  };
+  const preview = async () => {
+    make.disabled = true;
+    const low = amount(min);
+    const high = amount(max);
+    if (low.error || high.error) {
+      found.textContent = "";
+      return say(message(), low.error ?? high.error, "error", low.error ? min : max);
+    }
+    body = ruleFromLine(line, state.accountId, counter, { kind: kind.value, text: text.value, min_cents: low.cents, max_cents: high.cents });
+    if (!body) {
+      found.textContent = "";
+      return say(message(), "Give the rule something to match: words or an amount.", "error", text);
+    }
+    said.textContent = `From now on, lines in ${account().name} whose ${conditionWords(body.conditions)} are suggested for ${counter.name}.`;
+    found.textContent = "Looking for the lines it would file…";
+    list.replaceChildren();
+    try {
+      const answer = await orSignIn(api("/rules/preview", { method: "POST", json: body }));
+      const matches = answer.matches ?? [];
+      found.textContent = previewWords(matches, state.statement.id);
+      list.replaceChildren(...matches.slice(0, 10).map((m) => h("li", {}, ...keepDates(`${m.booked_on} · ${m.payee ?? ""} · ${formatCents(m.amount_cents)}`))));
+      if (matches.length > 10) list.append(h("li", { class: "hint" }, `and ${matches.length - 10} more`));
+      make.disabled = false;
+      make.focus();
+    } catch (err) {
+      found.textContent = "";
+      say(message(), err.message);
+    }
+  };
+  for (const field of [kind, text, min, max]) field.addEventListener("change", () => preview());
+  again.addEventListener("click", () => busy(again, preview));
   cancel.addEventListener("click", () => panel.remove());
   make.addEventListener("click", () => busy(make, async () => {
     try {
@@ -153,17 +258,7 @@ function openRule(line, node, select) {
       say(message(), err.message);
     }
   }));
-  orSignIn(api("/rules/preview", { method: "POST", json: body })).then((answer) => {
-    const matches = answer.matches ?? [];
-    found.textContent = previewWords(matches, state.statement.id);
-    list.replaceChildren(...matches.slice(0, 10).map((m) => h("li", {}, `${m.booked_on} · ${m.payee ?? ""} · ${formatCents(m.amount_cents)}`)));
-    if (matches.length > 10) list.append(h("li", { class: "hint" }, `and ${matches.length - 10} more`));
-    make.disabled = false;
-    make.focus();
-  }).catch((err) => {
-    panel.remove();
-    say(message(), err.message);
-  });
+  preview();
 }
 
 // ---- the statement ----
@@ -198,6 +293,13 @@ function renderFacts() {
     s.closing_balance_cents !== null ? `closing balance ${formatCents(s.closing_balance_cents)}${s.closing_balance_on ? ` on ${s.closing_balance_on}` : ""}` : "no closing balance",
   ].filter(Boolean);
   byId("statement-facts").textContent = `${facts.join(", ")}.`;
+  // The statement's opening balance against the account's last reconciliation before it.
+  const check = openingCheck(s, state.reconciliations, state.accountId, account().kind);
+  const opening = byId("statement-opening");
+  opening.hidden = !check;
+  opening.textContent = check ? check.words : "";
+  opening.dataset.agree = check ? String(check.agree) : "";
+  opening.className = `facts opening${check?.agree === false ? " message error" : ""}`;
 }
 
 function renderLines() {
@@ -296,6 +398,7 @@ async function loadCandidates() {
 async function openStatement(id) {
   say(message(), "");
   state.choices = new Map();
+  state.descriptions = new Map();
   state.statement = null;
   apply(await orSignIn(api(`/statements/${id}`)));
   remember();
@@ -307,9 +410,12 @@ async function openStatement(id) {
 byId("post-suggested").addEventListener("click", async (event) => {
   const bulk = bulkActions(state.statement.lines, state.choices, state.offered);
   if (bulk.lines.length === 0) return;
+  // A description typed on a line goes with its posting.
+  const lines = bulk.lines.map((one) => (one.action === "post" ? posting({ line_id: one.line_id }, one.account_id) : one));
   await busy(event.currentTarget, async () => {
-    if (await act(bulk.lines)) {
-      say(message(), doneWords(bulk.post, bulk.match), "info");
+    if (await act(lines)) {
+      const held = heldWords(heldLines(state.statement.lines));
+      say(message(), `${doneWords(bulk.post, bulk.match)}${held ? ` ${held}` : ""}`, "info");
     }
   });
   renderHead();
@@ -369,6 +475,7 @@ async function upload(file, bankAccount = "") {
     byId("upload-again").hidden = true;
     byId("stmt-file").value = "";
     state.choices = new Map();
+    state.descriptions = new Map();
     state.statement = null;
     apply(statement);
     remember();
@@ -484,6 +591,10 @@ async function openAccount(id, statementId = null) {
   state.offered = new Set(others.map((a) => a.id));
   state.picker = h("select", { class: "line-account" }, accountOptions(others, { style: state.style, empty: "Choose an account…" }));
   byId("stmt-title").textContent = `Bank statements: ${account().name}`;
+  const back = byId("stmt-register");
+  back.href = `/register?account=${id}`;
+  back.textContent = `${account().name}'s register`;
+  back.hidden = false;
   byId("upload-section").hidden = false;
   renderStatement();
   remember();
@@ -503,12 +614,27 @@ async function main() {
   renderNav("statements", me.email);
   clearMessagesOnAction(document.querySelector("main"));
   state.style = await loadStyle();
-  const [accounts, rules] = await Promise.all([loadAccounts(), orSignIn(api("/rules"))]);
+  const [accounts, rules, schedules] = await Promise.all([
+    loadAccounts(), orSignIn(api("/rules")),
+    // The schedules name the expected items a line meets; without them a line says less.
+    orSignIn(api("/schedules")).catch(() => []),
+  ]);
   state.accounts = accounts;
   state.rules = new Map(rules.map((rule) => [rule.id, rule]));
+  state.schedules = new Map((Array.isArray(schedules) ? schedules : []).map((one) => [one.id, one]));
   const banks = accounts.open.filter((a) => a.kind === "asset" || a.kind === "liability");
   const params = new URLSearchParams(window.location.search);
+  // The account in the address, else the one the page had open last time (its menu
+  // link has none), else the only bank or card account.
   let wanted = Number(params.get("account")) || null;
+  if (!wanted) {
+    try {
+      const last = Number(window.localStorage.getItem(LAST_ACCOUNT));
+      if (banks.some((a) => a.id === last)) wanted = last;
+    } catch {
+      // storage off: no memory
+    }
+  }
   if (!wanted && banks.length === 1) wanted = banks[0].id;
   byId("stmt-account").replaceChildren(...accountOptions(banks, { kinds: ["asset", "liability"], chosen: wanted, style: state.style }));
   if (wanted && banks.some((a) => a.id === wanted)) {
