@@ -26,7 +26,7 @@ import pytest
 
 from app import store
 from tests.web.bank_files import PAYEES, ofx, statement_lines
-from tests.web.pages import all_big_enough, fits, go, shot, sign_in
+from tests.web.pages import Clicks, all_big_enough, fits, go, reconciliations, shot, sign_in
 from tests.web.web_support import expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
@@ -107,42 +107,6 @@ def reconciled(page, at: str) -> None:
         r"^This statement is reconciled: the account's entries up to \d{4}-\d\d-\d\d are "
         r"locked and agree with its closing balance\. There is nothing left to do here\.$",
     )
-
-
-def reconciliations(live, account_id) -> list[tuple[str, int]]:
-    """The account's reconciliations as stored: (statement date, closing balance)."""
-    from sqlalchemy import select
-
-    from app.extensions import db
-    from app.models import Reconciliation
-
-    with live.app.app_context():
-        rows = db.session.execute(
-            select(Reconciliation.statement_date, Reconciliation.closing_balance_cents)
-            .where(Reconciliation.account_id == account_id)
-            .order_by(Reconciliation.id)
-        ).all()
-        db.session.rollback()
-    return [(str(day), cents) for day, cents in rows]
-
-
-class Clicks:
-    """Every click the treasurer makes goes through here, so the test counts them."""
-
-    def __init__(self, page):
-        self.page, self.count = page, 0
-
-    def click(self, selector):
-        self.count += 1
-        self.page.click(selector)
-
-    def choose_file(self, selector, name, data):
-        self.count += 1
-        with self.page.expect_file_chooser() as chooser:
-            self.page.click(selector)
-        chooser.value.set_files(
-            {"name": name, "mimeType": "application/octet-stream", "buffer": data}
-        )
 
 
 def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live, size):

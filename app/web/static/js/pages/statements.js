@@ -33,6 +33,12 @@ const state = {
   reconciliations: [], // the account's entries.reconciled events (a statement's done or not)
 };
 const message = () => byId("statement-message");
+
+// say() with each date kept on one line (a phone broke 2026-11-30 at its hyphen).
+function tell(el, text, kind = "error", field = null) {
+  say(el, text, kind, field);
+  if (text) el.replaceChildren(...keepDates(text));
+}
 const account = () => state.accounts.byId.get(state.accountId);
 
 function remember() {
@@ -82,7 +88,7 @@ function lineActions(line, node) {
     const post = h("button", { type: "button", class: "act-post", "aria-label": `Post ${about(line)}` }, "Post");
     post.addEventListener("click", () => {
       const accountId = chosenAccount(line, state.choices, state.offered);
-      if (accountId === null) return say(message(), "Choose the account this line goes to.", "error", select);
+      if (accountId === null) return tell(message(), "Choose the account this line goes to.", "error", select);
       busy(post, async () => {
         if (await act([posting(line, accountId)])) focusAfter(line.line_id);
       });
@@ -167,7 +173,7 @@ function lineNode(line) {
     h("span", { class: `amt num${line.amount_cents > 0 ? " amount-pos" : ""}` }, formatCents(line.amount_cents)),
     h("span", { class: "state" },
       h("span", { class: `badge status status-${line.status}` }, statusWord(line.status)), " ",
-      h("span", { class: "detail" }, statusDetail(line))),
+      h("span", { class: "detail" }, ...keepDates(statusDetail(line)))),
   );
   const maybe = candidatesNode(line);
   if (maybe) node.append(maybe);
@@ -179,10 +185,10 @@ function lineNode(line) {
 // ---- "always file this payee here" ----
 
 function openRule(line, node, select) {
-  say(message(), "");
+  tell(message(), "");
   node.querySelector(".rule-panel")?.remove();
   const accountId = chosenAccount(line, state.choices, state.offered);
-  if (accountId === null) return say(message(), "Choose the account first: the rule files this payee there.", "error", select);
+  if (accountId === null) return tell(message(), "Choose the account first: the rule files this payee there.", "error", select);
   const counter = state.accounts.byId.get(accountId);
   const kinds = Object.entries(TEXT_CONDITIONS).filter(([key]) => key !== "memo_contains" || (line.memo ?? "").trim());
   const kind = h("select", { class: "rule-kind", "aria-label": "What the rule looks at" },
@@ -206,6 +212,7 @@ function openRule(line, node, select) {
     said, found, list, h("div", { class: "actions" }, again, make, cancel));
   node.append(panel);
   let body = null;
+  let asked = 0; // the newest preview asked: an older answer arriving late is dropped
   const amount = (input) => {
     try {
       return { cents: parseSigned(input.value) };
@@ -220,18 +227,20 @@ function openRule(line, node, select) {
     const high = amount(max);
     if (low.error || high.error) {
       found.textContent = "";
-      return say(message(), low.error ?? high.error, "error", low.error ? min : max);
+      return tell(message(), low.error ?? high.error, "error", low.error ? min : max);
     }
     body = ruleFromLine(line, state.accountId, counter, { kind: kind.value, text: text.value, min_cents: low.cents, max_cents: high.cents });
     if (!body) {
       found.textContent = "";
-      return say(message(), "Give the rule something to match: words or an amount.", "error", text);
+      return tell(message(), "Give the rule something to match: words or an amount.", "error", text);
     }
     said.textContent = `From now on, lines in ${account().name} whose ${conditionWords(body.conditions)} are suggested for ${counter.name}.`;
     found.textContent = "Looking for the lines it would file…";
     list.replaceChildren();
+    const mine = ++asked;
     try {
       const answer = await orSignIn(api("/rules/preview", { method: "POST", json: body }));
+      if (mine !== asked) return;
       const matches = answer.matches ?? [];
       found.textContent = previewWords(matches, state.statement.id);
       list.replaceChildren(...matches.slice(0, 10).map((m) => h("li", {}, ...keepDates(`${m.booked_on} · ${m.payee ?? ""} · ${formatCents(m.amount_cents)}`))));
@@ -239,8 +248,9 @@ function openRule(line, node, select) {
       make.disabled = false;
       make.focus();
     } catch (err) {
+      if (mine !== asked) return;
       found.textContent = "";
-      say(message(), err.message);
+      tell(message(), err.message);
     }
   };
   for (const field of [kind, text, min, max]) field.addEventListener("change", () => preview());
@@ -253,9 +263,9 @@ function openRule(line, node, select) {
       panel.remove();
       await reloadStatement();
       const now = state.statement.lines.filter((l) => l.status === "new" && l.suggestion?.rule_id === rule.id).length;
-      say(message(), `Made the rule “${rule.name}”: ${now} waiting line${now === 1 ? "" : "s"} of this statement now suggested for ${counter.name}.`, "info");
+      tell(message(), `Made the rule “${rule.name}”: ${now} waiting line${now === 1 ? "" : "s"} of this statement now suggested for ${counter.name}.`, "info");
     } catch (err) {
-      say(message(), err.message);
+      tell(message(), err.message);
     }
   }));
   preview();
@@ -275,10 +285,10 @@ function renderHead() {
   const rec = byId("reconcile");
   const at = s.closing_balance_on && s.closing_balance_cents !== null
     ? ` to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}` : "";
-  rec.textContent = `${ready.done ? "Reconciled" : "Reconcile"}${at}`;
+  rec.replaceChildren(...keepDates(`${ready.done ? "Reconciled" : "Reconcile"}${at}`));
   rec.disabled = !ready.ready;
   byId("statement-section").dataset.reconciled = String(ready.done);
-  byId("reconcile-hint").textContent = ready.reason;
+  byId("reconcile-hint").replaceChildren(...keepDates(ready.reason));
 }
 
 function renderFacts() {
@@ -292,12 +302,12 @@ function renderFacts() {
     s.opening_balance_cents !== null ? `opening balance ${formatCents(s.opening_balance_cents)}` : null,
     s.closing_balance_cents !== null ? `closing balance ${formatCents(s.closing_balance_cents)}${s.closing_balance_on ? ` on ${s.closing_balance_on}` : ""}` : "no closing balance",
   ].filter(Boolean);
-  byId("statement-facts").textContent = `${facts.join(", ")}.`;
+  byId("statement-facts").replaceChildren(...keepDates(`${facts.join(", ")}.`));
   // The statement's opening balance against the account's last reconciliation before it.
   const check = openingCheck(s, state.reconciliations, state.accountId, account().kind);
   const opening = byId("statement-opening");
   opening.hidden = !check;
-  opening.textContent = check ? check.words : "";
+  opening.replaceChildren(...keepDates(check ? check.words : ""));
   opening.dataset.agree = check ? String(check.agree) : "";
   opening.className = `facts opening${check?.agree === false ? " message error" : ""}`;
 }
@@ -357,13 +367,13 @@ function focusAfter(lineId) {
 }
 
 async function act(lines) {
-  say(message(), "");
+  tell(message(), "");
   try {
     apply(await orSignIn(api(`/statements/${state.statement.id}/lines`, { method: "POST", json: { lines } })));
     await loadCandidates();
     return true;
   } catch (err) {
-    say(message(), err.message);
+    tell(message(), err.message);
     return false;
   }
 }
@@ -391,12 +401,12 @@ async function loadCandidates() {
   for (const line of s.lines) {
     if ((line.status !== "match" && line.status !== "duplicate") || !state.nodes.has(line.line_id)) continue;
     const detail = state.nodes.get(line.line_id).querySelector(".detail");
-    if (detail) detail.textContent = statusDetail(line);
+    if (detail) detail.replaceChildren(...keepDates(statusDetail(line)));
   }
 }
 
 async function openStatement(id) {
-  say(message(), "");
+  tell(message(), "");
   state.choices = new Map();
   state.descriptions = new Map();
   state.statement = null;
@@ -415,7 +425,7 @@ byId("post-suggested").addEventListener("click", async (event) => {
   await busy(event.currentTarget, async () => {
     if (await act(lines)) {
       const held = heldWords(heldLines(state.statement.lines));
-      say(message(), `${doneWords(bulk.post, bulk.match)}${held ? ` ${held}` : ""}`, "info");
+      tell(message(), `${doneWords(bulk.post, bulk.match)}${held ? ` ${held}` : ""}`, "info");
     }
   });
   renderHead();
@@ -423,7 +433,7 @@ byId("post-suggested").addEventListener("click", async (event) => {
 
 byId("reconcile").addEventListener("click", async (event) => {
   const s = state.statement;
-  say(message(), "");
+  tell(message(), "");
   await busy(event.currentTarget, async () => {
     try {
       const done = await orSignIn(api(`/statements/${s.id}/reconcile`, { method: "POST" }));
@@ -432,14 +442,14 @@ byId("reconcile").addEventListener("click", async (event) => {
       renderList();
       // A card's statement shows its debt negative; the register counts it positive (the answer's figure).
       const books = done.closing_balance_cents !== s.closing_balance_cents ? ` on the statement, a balance of ${formatCents(done.closing_balance_cents)} in the books` : "";
-      say(message(), `Reconciled ${account().name} to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}${books}${Number.isSafeInteger(n) ? `: ${n} entr${n === 1 ? "y" : "ies"} now locked` : ""}.`, "info");
+      tell(message(), `Reconciled ${account().name} to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}${books}${Number.isSafeInteger(n) ? `: ${n} entr${n === 1 ? "y" : "ies"} now locked` : ""}.`, "info");
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && Number.isSafeInteger(err.body?.difference_cents)) {
-        say(message(), differenceWords(s, account().name, err.body.difference_cents));
+        tell(message(), differenceWords(s, account().name, err.body.difference_cents));
         const closing = registerClosing(s, account().kind);
         message().append(" ", h("a", { href: `/register?account=${state.accountId}&statement_date=${s.closing_balance_on}&closing=${closing}`, class: "account-link" }, "Open the register"));
       } else {
-        say(message(), err.message);
+        tell(message(), err.message);
       }
     }
   });
@@ -464,7 +474,7 @@ byId("lines-more").addEventListener("click", () => {
 
 async function upload(file, bankAccount = "") {
   const out = byId("upload-message");
-  say(out, "");
+  tell(out, "");
   const form = new FormData();
   form.append("file", file, file.name || "statement");
   if (bankAccount) form.append("bank_account", bankAccount);
@@ -480,7 +490,7 @@ async function upload(file, bankAccount = "") {
     apply(statement);
     remember();
     await loadList();
-    say(out, `Read ${statement.lines.length} line${statement.lines.length === 1 ? "" : "s"} from ${file.name || "the file"}.`, "info");
+    tell(out, `Read ${statement.lines.length} line${statement.lines.length === 1 ? "" : "s"} from ${file.name || "the file"}.`, "info");
     await loadCandidates();
   } catch (err) {
     if (err instanceof ApiError && err.status === 400 && Array.isArray(err.body?.bank_accounts)) {
@@ -488,9 +498,9 @@ async function upload(file, bankAccount = "") {
       byId("bank-account").replaceChildren(...err.body.bank_accounts.map((id) => h("option", { value: id }, id)));
       byId("bank-account-label").hidden = false;
       byId("upload-again").hidden = false;
-      say(out, `This file holds statements of ${err.body.bank_accounts.length} bank accounts: choose the one that is ${account().name}.`, "error", byId("bank-account"));
+      tell(out, `This file holds statements of ${err.body.bank_accounts.length} bank accounts: choose the one that is ${account().name}.`, "error", byId("bank-account"));
     } else {
-      say(out, err.message, "error", byId("stmt-file"));
+      tell(out, err.message, "error", byId("stmt-file"));
     }
   }
 }
@@ -512,7 +522,7 @@ function statementItem(s) {
   const open = h("a", { href: `/statements?account=${state.accountId}&statement=${s.id}`, class: "account-link open-statement", "aria-current": state.statement?.id === s.id ? "true" : false }, period);
   open.addEventListener("click", (event) => {
     event.preventDefault();
-    openStatement(s.id).catch((err) => say(byId("list-message"), err.message));
+    openStatement(s.id).catch((err) => tell(byId("list-message"), err.message));
   });
   const done = reconciliationOf(state.reconciliations, state.accountId, s, account().kind);
   const facts = [FORMATS[s.format] ?? s.format, s.bank_account, s.closing_balance_cents !== null ? `closing ${formatCents(s.closing_balance_cents)}` : null, done ? "reconciled" : null].filter(Boolean).join(", ");
@@ -522,7 +532,7 @@ function statementItem(s) {
       const response = await orSignIn(api(`/statements/${s.id}/file`, { raw: true }));
       saveBlob(await response.blob(), `statement-${s.id}.${s.format === "camt.053" ? "xml" : s.format === "ofx" ? "ofx" : "sta"}`);
     } catch (err) {
-      say(byId("list-message"), err.message);
+      tell(byId("list-message"), err.message);
     }
   }));
   const actions = h("span", { class: "row-actions" });
@@ -541,9 +551,9 @@ function statementItem(s) {
           remember();
         }
         await loadList();
-        say(byId("list-message"), "Deleted the statement; what it posted or matched stays in the books.", "info");
+        tell(byId("list-message"), "Deleted the statement; what it posted or matched stays in the books.", "info");
       } catch (err) {
-        say(byId("list-message"), err.message);
+        tell(byId("list-message"), err.message);
       }
     }));
     actions.replaceChildren(h("span", { class: "confirm" }, "Delete this statement? Its postings stay."), yes, keep);
@@ -586,7 +596,7 @@ async function openAccount(id, statementId = null) {
   state.statement = null;
   state.candidates = new Map();
   state.reconciliations = [];
-  say(byId("message"), "");
+  tell(byId("message"), "");
   const others = state.accounts.open.filter((a) => a.id !== id);
   state.offered = new Set(others.map((a) => a.id));
   state.picker = h("select", { class: "line-account" }, accountOptions(others, { style: state.style, empty: "Choose an account…" }));
@@ -606,7 +616,7 @@ async function openAccount(id, statementId = null) {
 
 byId("stmt-account").addEventListener("change", (event) => {
   const id = Number(event.currentTarget.value);
-  if (id) openAccount(id).catch((err) => say(byId("message"), err.message));
+  if (id) openAccount(id).catch((err) => tell(byId("message"), err.message));
 });
 
 async function main() {
@@ -641,12 +651,12 @@ async function main() {
     try {
       await openAccount(wanted, Number(params.get("statement")) || null);
     } catch (err) {
-      say(byId("message"), err instanceof ApiError && err.status === 404 ? "That statement does not exist (any more)." : err.message);
+      tell(byId("message"), err instanceof ApiError && err.status === 404 ? "That statement does not exist (any more)." : err.message);
     }
   } else if (banks.length === 0) {
-    say(byId("message"), "No bank or card account yet: create one (an asset or a liability) under Accounts first.", "info");
+    tell(byId("message"), "No bank or card account yet: create one (an asset or a liability) under Accounts first.", "info");
   }
   document.body.dataset.ready = "true";
 }
 
-main().catch((err) => say(byId("message"), err.message));
+main().catch((err) => tell(byId("message"), err.message));
