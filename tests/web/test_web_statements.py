@@ -26,7 +26,7 @@ import pytest
 
 from app import store
 from tests.web.bank_files import PAYEES, ofx, statement_lines
-from tests.web.pages import Clicks, all_big_enough, fits, go, reconciliations, shot, sign_in
+from tests.web.pages import Clicks, all_big_enough, fits, go, reconciliations, sign_in
 from tests.web.web_support import expect, expect_text
 
 pytestmark = pytest.mark.slow  # not in the quick loop (README, Test it)
@@ -144,8 +144,6 @@ def test_forty_known_lines_filed_and_reconciled_in_a_few_clicks(treasurer, live,
     assert page.locator("#reconcile").is_disabled()
     expect_text(page, "#reconcile-hint", r"^40 lines are still waiting")
     fits(page)
-    page.evaluate("document.getElementById('statement-section').scrollIntoView()")
-    shot(page, "statements", size)
 
     clicks.click("#post-suggested")
     expect_text(page, "#statement-counts", r"^40 lines: 40 posted\.$")

@@ -390,6 +390,7 @@ def test_the_rules_page(treasurer, live, size):
     expect(page.locator("#form-preview-list li")).to_have_text(
         [re.compile(r"^2026-11-24 · K JONES · 15\.00 \(statement \d+, line 3\)$")]
     )
+    dates_unbroken(page)
     page.fill("#rule-min", "30")
     page.click("#rule-save")
     expect_text(page, "#message", r"^The amount's “from” is above its “to”")
