@@ -95,8 +95,9 @@ function lineActions(line, node) {
     });
     const ignore = ignoreButton(line);
     const parts = [select, describe(line), post, ignore];
-    if (line.payee && line.payee.trim()) {
-      const always = h("button", { type: "button", class: "secondary act-rule", "aria-label": `Always file this payee here: ${line.payee.trim()}` }, "Always file this payee here");
+    const who = (line.payee ?? "").trim() || (line.memo ?? "").trim(); // a rule needs words to match
+    if (who) {
+      const always = h("button", { type: "button", class: "secondary act-rule", "aria-label": `Always file this payee here: ${who}` }, "Always file this payee here");
       always.addEventListener("click", () => openRule(line, node, select));
       parts.push(always);
     }
@@ -190,14 +191,17 @@ function openRule(line, node, select) {
   const accountId = chosenAccount(line, state.choices, state.offered);
   if (accountId === null) return tell(message(), "Choose the account first: the rule files this payee there.", "error", select);
   const counter = state.accounts.byId.get(accountId);
-  const kinds = Object.entries(TEXT_CONDITIONS).filter(([key]) => key !== "memo_contains" || (line.memo ?? "").trim());
+  // Payee conditions for a line with a payee, memo contains for one with a memo.
+  const kinds = Object.entries(TEXT_CONDITIONS)
+    .filter(([key]) => ((key === "memo_contains" ? line.memo : line.payee) ?? "").trim());
   const kind = h("select", { class: "rule-kind", "aria-label": "What the rule looks at" },
     kinds.map(([key, said]) => h("option", { value: key }, said[0].toUpperCase() + said.slice(1))));
   const text = h("input", { type: "text", class: "rule-text", "aria-label": "The words it looks for", maxlength: "200" });
-  text.value = (line.payee ?? "").trim().replace(/\s+/g, " ");
-  kind.addEventListener("change", () => {
+  const fill = () => {
     text.value = ((kind.value === "memo_contains" ? line.memo : line.payee) ?? "").trim().replace(/\s+/g, " ");
-  });
+  };
+  fill();
+  kind.addEventListener("change", fill);
   const min = h("input", { type: "text", class: "rule-min", inputmode: "decimal", "aria-label": "Amount from (optional)", placeholder: "from (optional)" });
   const max = h("input", { type: "text", class: "rule-max", inputmode: "decimal", "aria-label": "Amount to (optional)", placeholder: "to (optional)" });
   const said = h("p", { class: "rule-said" });
