@@ -40,6 +40,7 @@ PAGES = {
     "/budgets": "budgets.html",
     "/statements": "statements.html",
     "/rules": "rules.html",
+    "/annual-report": "annual-report.html",
 }
 
 # Served types, fixed here rather than guessed from the host's mime.types:

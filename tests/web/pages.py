@@ -69,11 +69,16 @@ def dates_unbroken(page):
 
 
 def shot(page, name, size):
+    """The viewport as docs/screenshot-NAME[-phone].png (or under build/screenshots/)."""
+    page.screenshot(path=str(shot_path(name, size)))
+
+
+def shot_path(name, size) -> Path:
     target = os.environ.get("LEDGER_SCREENSHOTS")
     folder = ROOT / "docs" if target == "docs" else ROOT / "build" / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     suffix = "" if size == "desktop" else "-phone"
-    page.screenshot(path=str(folder / f"screenshot-{name}{suffix}.png"))
+    return folder / f"screenshot-{name}{suffix}.png"
 
 
 def seed(live):
