@@ -39,6 +39,7 @@ PAGES = {
     "/year-end": "year-end.html",
     "/budgets": "budgets.html",
     "/statements": "statements.html",
+    "/rules": "rules.html",
     "/annual-report": "annual-report.html",
     "/expected": "expected.html",
 }

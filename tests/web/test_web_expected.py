@@ -371,7 +371,7 @@ def test_the_statement_page_names_the_expected_item_a_line_meets(treasurer, live
     )
     first = page.locator("#lines > li").first
     expect(first.locator(".detail")).to_have_text(
-        f"Suggested as expected: “Dues: Ivo Jones” of {due.isoformat()}."
+        f"Expected: Dues: Ivo Jones due {due.isoformat()}."
     )
     assert first.locator("select").input_value() == str(ids["Dues"])
     fits(page)

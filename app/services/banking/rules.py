@@ -57,6 +57,7 @@ from .. import clock
 from ..errors import BadRequestError, ConflictError, NotFoundError
 from ..ledger import accounts, audit, schedule_meeting, transactions, validate
 from ..ledger.audit import canonical
+from . import status
 
 TEXT_KEYS = ("payee_is", "payee_contains", "memo_contains")
 CENT_KEYS = ("min_cents", "max_cents")
@@ -500,8 +501,12 @@ def history(statement_id: int, account_id: int) -> dict[str, int]:
     for the payees of the statement's new lines; one query however many lines and
     payees."""
     mine = aliased(StatementLine)
+    # The waiting lines as stored: every line a read serves as `new` is among them
+    # (status.decide; a stored `match` may read as `new` since).
     wanted = select(mine.payee_key).where(
-        mine.statement_id == statement_id, mine.status == "new", mine.payee_key.is_not(None)
+        mine.statement_id == statement_id,
+        mine.status.in_(status.WAITING),
+        mine.payee_key.is_not(None),
     )
     taught = (
         select(
@@ -687,7 +692,7 @@ def preview(body: dict) -> dict:
             StatementLine.memo,
         )
         .join(Statement, Statement.id == StatementLine.statement_id)
-        .where(StatementLine.status == "new")
+        .where(StatementLine.status.in_(status.WAITING))
         .order_by(StatementLine.statement_id.desc(), StatementLine.line_id.desc())
         .limit(PREVIEW_LINES_MAX + 1)
     )
@@ -704,6 +709,22 @@ def preview(body: dict) -> dict:
         memo = text_key(row.memo) if tried.memo_contains is not None else None
         if tried.holds(payee, memo, int(row.amount_cents)):
             by_account.setdefault(int(row.account_id), []).append((row, payee))
+    # Only the lines a read serves as `new` now (status.decide, once per statement
+    # holding a line the rule takes): a stored `new` line since found in the books or
+    # booked from another statement is no longer new, a stored `match` whose entry
+    # changed is.
+    for account_id, found in list(by_account.items()):
+        now = {
+            statement_id: status.new_now(account_id, statement_id)
+            for statement_id in {int(row.statement_id) for row, _ in found}
+        }
+        kept = [
+            (row, payee) for row, payee in found if int(row.line_id) in now[int(row.statement_id)]
+        ]
+        if kept:
+            by_account[account_id] = kept
+        else:
+            del by_account[account_id]
     # It would be the suggestion unless a stored rule comes first (a new rule's id is
     # above every stored one's: a stored rule of equal priority comes first).
     stored = [r for r in _active_rules() if r.priority <= rule["priority"]] if by_account else []

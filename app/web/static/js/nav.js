@@ -13,6 +13,7 @@ export const VIEWS = [
   ["/budgets", "Budgets", "budgets"],
   ["/import", "Import", "import"],
   ["/statements", "Statements", "statements"],
+  ["/rules", "Rules", "rules"],
   ["/history", "History", "history"],
   ["/year-end", "Year end", "year-end"],
   ["/security", "Security", "security"],
