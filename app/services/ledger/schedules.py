@@ -187,7 +187,7 @@ def preview(args) -> dict:
         raise BadRequestError("'weekend' must be one of: " + ", ".join(WEEKENDS))
     if text is not None and not text.strip():
         text = None  # an empty rule is a missing one: "'rrule' is required"
-    rule = Recurrence(text.strip() if text else text, starts_on, weekend)
+    rule = schedule_rules.checked(text.strip() if text else text, starts_on, weekend)
     days = islice(rule.dates(starts_on, date(validate.LAST_YEAR, 12, 31)), PREVIEW_COUNT)
     return {
         "dates": [
@@ -262,7 +262,7 @@ def _checked(body, current: dict | None = None) -> dict:
     if not isinstance(values["rrule"], str):
         raise BadRequestError("'rrule' must be a string: an RFC 5545 rule")
     out["rrule"] = values["rrule"].strip()
-    Recurrence(out["rrule"], out["starts_on"])  # checks the rule (400 naming rrule)
+    schedule_rules.checked(out["rrule"], out["starts_on"])  # 400 naming rrule
     if values["weekend"] not in WEEKENDS:
         raise BadRequestError("'weekend' must be one of: " + ", ".join(WEEKENDS))
     out["weekend"] = values["weekend"]

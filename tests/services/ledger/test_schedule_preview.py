@@ -95,6 +95,7 @@ def test_a_rule_that_ends_gives_fewer(api):
         ({"rrule": "FREQ=MONTHLY;FREQ=MONTHLY"}, "rrule"),
         ({"rrule": "DTSTART=20260101;FREQ=MONTHLY"}, "rrule"),
         ({"rrule": "FREQ=WEEKLY;BYDAY=-1FR"}, "rrule"),
+        ({"rrule": "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"}, "rrule"),  # gives no date
         ({"rrule": "FREQ=MONTHLY;" + "BYMONTHDAY=1," * 50}, "rrule"),
         ({"rrule": "FREQ=MONTHLY", "starts_on": "2026-02-30"}, "starts_on"),
         ({"rrule": "FREQ=MONTHLY", "starts_on": "1899-12-31"}, "starts_on"),
