@@ -44,7 +44,7 @@ def _bounded_dateutil() -> None:
     bounded = types.ModuleType("datetime")
     bounded.__dict__.update(vars(_datetime_module))
     bounded.MAXYEAR = HORIZON_YEAR  # type: ignore[attr-defined]
-    du.datetime = bounded  # type: ignore[attr-defined]
+    du.datetime = bounded
 
 
 _bounded_dateutil()
