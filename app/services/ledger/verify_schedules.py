@@ -33,22 +33,7 @@ from ...extensions import db
 from ...models import Schedule, ScheduleOccurrence
 from . import accounts, schedule_meeting, schedule_rules, schedules
 
-SCHEDULE_KEYS = (
-    "id",
-    "name",
-    "account_id",
-    "counter_account_id",
-    "amount_cents",
-    "rrule",
-    "starts_on",
-    "weekend",
-    "match_text",
-    "tolerance_cents",
-    "window_days",
-    "mode",
-    "post_from",
-    "active",
-)
+SCHEDULE_KEYS = ("id", *schedules.FIELDS)
 Key = tuple[int, str]  # (schedule_id, occurs_on as ISO text)
 
 

@@ -5,18 +5,11 @@
 // touches another. Every period (or share) is a focusable element: hovering, tapping
 // or focusing it writes its figures in the read-out line above the chart. Each chart
 // comes with its table of the same figures (chartTable), for reading aloud and copying.
-import { h } from "./dom.js";
+import { h, svg } from "./dom.js";
 import { formatCents } from "./money.js";
 import { labelStep, niceTicks, shortAmount } from "./trends.js";
 
-const NS = "http://www.w3.org/2000/svg";
 const CHAR = 7; // an upper bound of one character's width at the charts' 11-12 px
-const svg = (tag, attrs, text) => {
-  const el = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (text !== undefined) el.textContent = text;
-  return el;
-};
 
 // Draw with draw(width) into target now and whenever target's width changes.
 const observers = new WeakMap();

@@ -3,16 +3,10 @@
 // zero line when the balance crosses it, and the lowest point marked. The figures are
 // GET /reports/forecast's, drawn as given; the table beside it (forecastRows) holds the
 // same figures for reading aloud and copying. SVG in the house style of chart.js.
+import { svg } from "./dom.js";
 import { formatCents } from "./money.js";
 import { daysBetween } from "./schedule-words.js";
 
-const NS = "http://www.w3.org/2000/svg";
-const svg = (tag, attrs, text) => {
-  const el = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (text !== undefined) el.textContent = text;
-  return el;
-};
 
 // The balance after each item: [{day, on, balance_cents}], starting with today's
 // balance at day 0. An overdue or due item is counted today (the API's rule): its day is
