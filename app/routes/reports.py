@@ -1,9 +1,10 @@
 """HTTP adapters for the reports (all built on services.reports.account_sums): balances,
-income statement and balance sheet (each with `compare`), and the series."""
+income statement and balance sheet (each with `compare`), the series, and an account's
+forecast over its schedules (services/ledger/forecast.py)."""
 
 from flask import Blueprint, jsonify, request
 
-from ..services.ledger import budget_actuals, comparisons, reports, trends, validate
+from ..services.ledger import budget_actuals, comparisons, forecast, reports, trends, validate
 
 bp = Blueprint("reports", __name__, url_prefix="/reports")
 
@@ -39,3 +40,8 @@ def balance_sheet():
 def series():
     args = request.args
     return jsonify(trends.series(args.get("from"), args.get("to"), args.get("interval")))
+
+
+@bp.get("/forecast")
+def forecast_report():
+    return jsonify(forecast.forecast(request.args))

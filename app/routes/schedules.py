@@ -47,3 +47,8 @@ def act_on_occurrence(schedule_id: int, occurs_on: str):
     return jsonify(
         schedule_occurrences.act(schedule_id, occurs_on, json_body(), principal().user_id)
     )
+
+
+@bp.get("/schedules/preview")
+def preview_schedule():
+    return jsonify(schedules.preview(request.args))

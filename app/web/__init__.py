@@ -42,6 +42,9 @@ PAGES = {
     "/year-end": "year-end.html",
     "/budgets": "budgets.html",
     "/statements": "statements.html",
+    "/rules": "rules.html",
+    "/annual-report": "annual-report.html",
+    "/expected": "expected.html",
 }
 
 # Served types, fixed here rather than guessed from the host's mime.types:

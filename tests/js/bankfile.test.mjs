@@ -5,9 +5,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  ACCEPT, bulkActions, bulkWords, candidateWindow, candidateWords, changedLines, chosenAccount,
-  differenceWords, doneWords, periodWords, previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine,
-  statusWord, suggestionWords, summaryWords, waitingCount,
+  ACCEPT, bulkActions, bulkWords, candidateLine, candidateWindow, candidateWords, changedLines, chosenAccount,
+  conditionWords, defaultDescription, differenceWords, doneWords, heldLines, heldWords, openingCheck, periodWords,
+  previewWords, rangeWords, reconcileState, reconciliationOf, registerClosing, ruleFormBody, ruleFromLine, ruleWords,
+  statusWord, suggestedDetail, suggestionWords, summaryWords, UNDOABLE, waitingCount,
 } from "../../app/web/static/js/bankfile.js";
 
 const line = (line_id, status, extra = {}) => ({
@@ -85,6 +86,11 @@ test("where a suggestion comes from", () => {
   assert.equal(suggestionWords({ account_id: 5, source: "rule", rule_id: 8 }, rules), "by a rule");
   assert.equal(suggestionWords({ account_id: 5, source: "history", rule_id: null }, rules), "as filed before");
   assert.equal(suggestionWords(null, rules), "");
+  // A schedule's expected item the line meets, named (issue 45).
+  const schedules = new Map([[3, { id: 3, name: "Dues: Ann Baker" }]]);
+  const expected = { account_id: 5, source: "schedule", rule_id: null, schedule_id: 3, occurs_on: "2026-11-24" };
+  assert.equal(suggestionWords(expected, rules, schedules), "as the expected “Dues: Ann Baker” due 2026-11-24");
+  assert.equal(suggestionWords({ ...expected, schedule_id: 4 }, rules, schedules), "as an expected item due 2026-11-24");
 });
 
 test("always file this payee here: payee_is, limited to the statement's account", () => {
@@ -182,4 +188,106 @@ test("what posting every suggested line did: each count with its own noun", () =
   assert.equal(doneWords(2, 0), "Done: posted 2 lines.");
   assert.equal(doneWords(0, 1), "Done: matched 1 line.");
   assert.equal(doneWords(0, 4), "Done: matched 4 lines.");
+});
+
+test("a schedule's suggestion names the expected item it meets", () => {
+  const schedules = new Map([[3, { id: 3, name: "Hall rent" }]]);
+  const due = { account_id: 5, source: "schedule", rule_id: null, schedule_id: 3, occurs_on: "2026-03-01" };
+  assert.equal(suggestedDetail(due, new Map(), schedules), "Expected: Hall rent due 2026-03-01.");
+  assert.equal(suggestionWords(due, new Map(), schedules), "as the expected “Hall rent” due 2026-03-01");
+  // A schedule the page does not know (deleted since, or not readable): still said.
+  assert.equal(suggestedDetail({ ...due, schedule_id: 9 }, new Map(), schedules), "Expected: a scheduled item due 2026-03-01.");
+  assert.equal(suggestedDetail({ ...due, occurs_on: undefined }, new Map()), "Expected: a scheduled item.");
+  assert.equal(suggestedDetail(rule(5), new Map([[7, { id: 7, name: "Grocer" }]])), "Suggested by the rule “Grocer”.");
+  assert.equal(suggestedDetail(null, new Map()), "Nothing suggested: choose the account.");
+});
+
+test("a line's candidates, and what the one-click action leaves and why", () => {
+  assert.equal(candidateLine({ occurred_on: "2026-10-28", description: "Cheque 101", shared_words: 0 }), "2026-10-28 · Cheque 101 (no word in common)");
+  assert.equal(candidateLine({ occurred_on: "2026-10-28", description: "Cheque 101", shared_words: 1 }), "2026-10-28 · Cheque 101 (1 word in common)");
+  assert.equal(candidateLine({ occurred_on: "2026-10-28", description: "Cheque 101", shared_words: 2 }), "2026-10-28 · Cheque 101 (2 words in common)");
+  const garcia = { transaction_id: 40, occurred_on: "2026-11-23", description: "Subs L Garcia", shared_words: 0 };
+  const patel = { transaction_id: 41, occurred_on: "2026-11-02", description: "Subs A Patel", shared_words: 0 };
+  const lines = [
+    line(1, "new", { payee: "K JONES", amount_cents: 1500, candidates: [garcia, patel] }),
+    line(2, "new", { candidates: [] }),
+    line(3, "match", { candidates: [garcia] }), // found: the one-click matches it
+    line(4, "posted", { candidates: [] }),
+  ];
+  const held = heldLines(lines);
+  assert.deepEqual(held.map((one) => one.line.line_id), [1]);
+  assert.equal(heldWords(held), "Not posted, as it might already be in the books: line 1 (K JONES, 15.00) might be Subs L Garcia of 2026-11-23 or Subs A Patel of 2026-11-02. Match or post it on the line.");
+  assert.equal(heldWords([]), "");
+  assert.match(heldWords(heldLines([lines[0], { ...lines[0], line_id: 5 }])), /^Not posted, as they might .*; line 5 .* Match or post each on the line\.$/);
+});
+
+test("undo, and the description a posting gets when none is typed", () => {
+  assert.deepEqual(["new", "match", "duplicate", "posted", "matched", "ignored"].filter((s) => UNDOABLE.has(s)), ["posted", "matched", "ignored"]);
+  assert.equal(defaultDescription({ payee: "Corner Shop", memo: "card 1234" }), "Corner Shop · card 1234");
+  assert.equal(defaultDescription({ payee: " Corner Shop ", memo: null }), "Corner Shop");
+  assert.equal(defaultDescription({ payee: null, memo: "card 1234" }), "card 1234");
+  assert.equal(defaultDescription({ payee: "", memo: " " }), "Bank statement");
+});
+
+test("the opening balance against the last reconciliation before the statement", () => {
+  const rec = (day, cents, account_id = 4) => ({ action: "entries.reconciled", object: { account_id, statement_date: day, closing_balance_cents: cents } });
+  const statement = { opening_balance_cents: 100000, period_from: null, closing_balance_on: "2026-11-30" };
+  const events = [rec("2026-09-30", 90000), rec("2026-10-31", 100000), rec("2026-10-31", 5, 9)];
+  assert.deepEqual(openingCheck(statement, events, 4, "asset"), { agree: true, words: "The opening balance 1,000.00 agrees with the last reconciliation (2026-10-31)." });
+  // This statement's own reconciliation (its closing date) is no "last one before".
+  assert.equal(openingCheck(statement, [...events, rec("2026-11-30", 73780)], 4, "asset").agree, true);
+  const off = openingCheck({ ...statement, opening_balance_cents: 99001 }, events, 4, "asset");
+  assert.equal(off.agree, false);
+  assert.equal(off.words, "The opening balance 990.01 differs from the last reconciliation (2026-10-31, closing 1,000.00) by -9.99: a statement may be missing, or an entry up to then changed.");
+  // With a period: reconciliations before its first day.
+  assert.equal(openingCheck({ ...statement, period_from: "2026-10-01" }, events, 4, "asset").words,
+    "The opening balance 1,000.00 differs from the last reconciliation (2026-09-30, closing 900.00) by 100.00: a statement may be missing, or an entry up to then changed.");
+  // A card: the bank's -500.00 is the register's 500.00 owed.
+  assert.equal(openingCheck({ ...statement, opening_balance_cents: -50000 }, [rec("2026-10-31", 50000)], 4, "liability").agree, true);
+  assert.equal(openingCheck(statement, [], 4, "asset").agree, null);
+  assert.equal(openingCheck({ ...statement, opening_balance_cents: null }, events, 4, "asset"), null);
+});
+
+test("always file this payee here: payee contains, memo contains, an amount range", () => {
+  const grocer = line(1, "new", { payee: "Corner  Grocer", memo: "card 1234", amount_cents: -2345 });
+  const food = { id: 5, name: "Food" };
+  assert.deepEqual(ruleFromLine(grocer, 3, food, { kind: "payee_contains", text: " corner ", min_cents: -5000, max_cents: -1 }), {
+    name: "corner → Food", counter_account_id: 5, account_id: 3, conditions: { payee_contains: "corner", min_cents: -5000, max_cents: -1 },
+  });
+  assert.deepEqual(ruleFromLine(grocer, 3, food, { kind: "memo_contains" }).conditions, { memo_contains: "card 1234" });
+  assert.deepEqual(ruleFromLine(grocer, 3, food, { kind: "payee_is", text: "", max_cents: -5000 }), {
+    name: "amount at most -50.00 → Food", counter_account_id: 5, account_id: 3, conditions: { max_cents: -5000 },
+  });
+  assert.equal(ruleFromLine(grocer, 3, food, { kind: "payee_is", text: " ", min_cents: null }), null);
+});
+
+test("a rule in words", () => {
+  assert.equal(rangeWords({ min_cents: -5000, max_cents: -1 }), "amount from -50.00 to -0.01");
+  assert.equal(rangeWords({ min_cents: 1500, max_cents: 1500 }), "amount exactly 15.00");
+  assert.equal(rangeWords({ min_cents: 0 }), "amount at least 0.00");
+  assert.equal(rangeWords({ max_cents: -5000 }), "amount at most -50.00");
+  assert.equal(rangeWords({ payee_is: "x" }), "");
+  assert.equal(conditionWords({ payee_is: "Shell", memo_contains: "fuel", min_cents: -5000 }), "payee is “Shell” and memo contains “fuel” and amount at least -50.00");
+  const accounts = new Map([[3, { id: 3, name: "Bank" }], [5, { id: 5, name: "Fuel" }]]);
+  const rule = { name: "Fuel", priority: 100, account_id: 3, counter_account_id: 5, description: null, active: true, conditions: { payee_contains: "shell" } };
+  assert.equal(ruleWords(rule, accounts), "Lines whose payee contains “shell”, in Bank, go to Fuel; priority 100.");
+  assert.equal(ruleWords({ ...rule, account_id: null, description: "Fuel", active: false, priority: 5 }, accounts),
+    "Lines whose payee contains “shell”, in any account, go to Fuel (described “Fuel”); priority 5, inactive.");
+});
+
+test("the rules page's form: every condition the API takes, checked before it is sent", () => {
+  const form = { name: " Fuel ", counter_account_id: "5", account_id: "", payee_is: "", payee_contains: " shell  station ", memo_contains: "", min: "-50.00", max: "", description: "", priority: "", active: true };
+  assert.deepEqual(ruleFormBody(form), { body: {
+    name: "Fuel", counter_account_id: 5, account_id: null, conditions: { payee_contains: "shell station", min_cents: -5000 },
+    priority: 100, description: null, active: true,
+  } });
+  const all = ruleFormBody({ ...form, account_id: "3", payee_is: "Shell", memo_contains: "fuel", max: "(1.00)", description: "Fuel", priority: "7", active: false });
+  assert.deepEqual(all.body.conditions, { payee_is: "Shell", payee_contains: "shell station", memo_contains: "fuel", min_cents: -5000, max_cents: -100 });
+  assert.deepEqual([all.body.account_id, all.body.priority, all.body.description, all.body.active], [3, 7, "Fuel", false]);
+  assert.equal(ruleFormBody({ ...form, payee_contains: "", min: "" }).field, "payee_is");
+  assert.equal(ruleFormBody({ ...form, min: "12.345" }).field, "min");
+  assert.equal(ruleFormBody({ ...form, max: "-60" }).field, "min"); // from above to
+  assert.equal(ruleFormBody({ ...form, name: " " }).field, "name");
+  assert.equal(ruleFormBody({ ...form, counter_account_id: "" }).field, "counter_account_id");
+  assert.equal(ruleFormBody({ ...form, priority: "1.5" }).field, "priority");
 });

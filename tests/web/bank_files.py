@@ -32,9 +32,17 @@ def statement_lines(count: int, *, long_words: bool = False) -> list[dict]:
     return lines
 
 
-def ofx(lines: list[dict], opening: int = 500000, *, also: str | None = None) -> bytes:
-    """An OFX 1.x (SGML) statement of bank account 99887766 holding `lines`, closing at
-    opening + their sum; `also`: a second account's statement (one line) in the file."""
+def ofx(
+    lines: list[dict],
+    opening: int = 500000,
+    *,
+    also: str | None = None,
+    start: str = "20260301",
+    end: str = "20260331",
+) -> bytes:
+    """An OFX 1.x (SGML) statement of bank account 99887766 holding `lines` from `start`
+    to `end`, closing at opening + their sum on `end` (the file gives no opening
+    balance: OFX has none); `also`: a second account's statement (one line) in the file."""
 
     def money(cents: int) -> str:
         sign = "-" if cents < 0 else ""
@@ -56,9 +64,10 @@ def ofx(lines: list[dict], opening: int = 500000, *, also: str | None = None) ->
         return (
             "<STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS>\n"
             f"<STMTRS><CURDEF>EUR<BANKACCTFROM><BANKID>12345<ACCTID>{account}<ACCTTYPE>CHECKING"
-            "</BANKACCTFROM>\n<BANKTRANLIST><DTSTART>20260301<DTEND>20260331\n"
+            "</BANKACCTFROM>\n"
+            f"<BANKTRANLIST><DTSTART>{start}<DTEND>{end}\n"
             f"{body}</BANKTRANLIST>\n"
-            f"<LEDGERBAL><BALAMT>{money(closing)}<DTASOF>20260331</LEDGERBAL>\n"
+            f"<LEDGERBAL><BALAMT>{money(closing)}<DTASOF>{end}</LEDGERBAL>\n"
             "</STMTRS></STMTTRNRS>\n"
         )
 
@@ -71,3 +80,39 @@ def ofx(lines: list[dict], opening: int = 500000, *, also: str | None = None) ->
         f"<BANKMSGSRSV1>{other}{statement('99887766', lines)}</BANKMSGSRSV1>\n</OFX>\n"
     )
     return text.encode("ascii")
+
+
+def mt940(lines: list[dict], opening: int, closing_on: str) -> bytes:
+    """An MT940 statement (one message) of bank account DE89370400440532013000 holding
+    `lines` ({booked_on, amount_cents, payee, memo, bank_ref}), its opening balance
+    `opening` (:60F:, the day before the first line) and its closing one, opening + the
+    lines' sum, on `closing_on` (:62F:). Each :86: is structured: the memo in ?20, the
+    payee in ?32."""
+
+    def money(cents: int) -> str:
+        return f"{abs(cents) // 100},{abs(cents) % 100:02d}"
+
+    def day(iso: str) -> str:
+        return iso[2:4] + iso[5:7] + iso[8:10]
+
+    def balance(tag: str, cents: int, on: str) -> str:
+        return f":{tag}:{'C' if cents >= 0 else 'D'}{day(on)}EUR{money(cents)}"
+
+    closing = opening + sum(line["amount_cents"] for line in lines)
+    first = lines[0]["booked_on"]
+    out = [
+        ":20:STMT" + day(closing_on),
+        ":25:DE89370400440532013000",
+        ":28C:1/1",
+        balance("60F", opening, first),
+    ]
+    for line in lines:
+        mark = "C" if line["amount_cents"] > 0 else "D"
+        booked = day(line["booked_on"])
+        out.append(
+            f":61:{booked}{booked[2:]}{mark}{money(line['amount_cents'])}NTRFNONREF"
+            f"//{line['bank_ref']}"
+        )
+        out.append(f":86:166?00TRANSFER?20{line['memo']}?32{line['payee']}")
+    out += [balance("62F", closing, closing_on), "-"]
+    return ("\r\n".join(out) + "\r\n").encode("ascii")

@@ -69,11 +69,16 @@ def dates_unbroken(page):
 
 
 def shot(page, name, size):
+    """The viewport as docs/screenshot-NAME[-phone].png (or under build/screenshots/)."""
+    page.screenshot(path=str(shot_path(name, size)))
+
+
+def shot_path(name, size) -> Path:
     target = os.environ.get("LEDGER_SCREENSHOTS")
     folder = ROOT / "docs" if target == "docs" else ROOT / "build" / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     suffix = "" if size == "desktop" else "-phone"
-    page.screenshot(path=str(folder / f"screenshot-{name}{suffix}.png"))
+    return folder / f"screenshot-{name}{suffix}.png"
 
 
 def seed(live):
@@ -166,3 +171,62 @@ CONTROL_SIZES_JS = """() => {
 def all_big_enough(page):
     small = page.evaluate(CONTROL_SIZES_JS)
     assert small == [], f"{page.url}: controls too small to tap: {small}"
+
+
+class Clicks:
+    """Every tap the treasurer makes goes through here, so a walk counts them (and
+    docs/statements.md can say how many a month takes): a click, a file chosen, an
+    option picked, a view opened from the header (on a phone: Menu, then the view).
+    Typing into a field is counted apart (`typed`)."""
+
+    def __init__(self, page):
+        self.page, self.count, self.typed = page, 0, 0
+
+    def click(self, target):
+        self.count += 1
+        if isinstance(target, str):
+            self.page.click(target)
+        else:
+            target.click()
+
+    def choose_file(self, selector, name, data):
+        self.count += 1
+        with self.page.expect_file_chooser() as chooser:
+            self.page.click(selector)
+        chooser.value.set_files(
+            {"name": name, "mimeType": "application/octet-stream", "buffer": data}
+        )
+
+    def pick(self, select, value):
+        self.count += 1
+        select.select_option(value)
+
+    def type(self, field, text):
+        self.typed += 1
+        field.fill(text)
+
+    def view(self, label):
+        """Open a view from the header's links (behind Menu on a phone)."""
+        toggle = self.page.locator("#menu-toggle")
+        if toggle.is_visible():
+            self.click(toggle)
+        with self.page.expect_navigation():
+            self.click(self.page.locator("#nav-views a", has_text=label))
+        self.page.wait_for_selector("body[data-ready=true]")
+
+
+def reconciliations(live, account_id) -> list[tuple[str, int]]:
+    """The account's reconciliations as stored: (statement date, closing balance)."""
+    from sqlalchemy import select
+
+    from app.extensions import db
+    from app.models import Reconciliation
+
+    with live.app.app_context():
+        rows = db.session.execute(
+            select(Reconciliation.statement_date, Reconciliation.closing_balance_cents)
+            .where(Reconciliation.account_id == account_id)
+            .order_by(Reconciliation.id)
+        ).all()
+        db.session.rollback()
+    return [(str(day), cents) for day, cents in rows]

@@ -59,7 +59,7 @@ def test_the_header_stays_one_line_on_the_statements_page(treasurer, live, size)
         assert header["height"] < 48, header
         who = page.locator("#who")
         assert who.get_attribute("title") == LONG_EMAIL  # cut with … at most: whole here
-        for path in ("/", "/accounts", "/reports", "/history", "/year-end"):
+        for path in ("/", "/accounts", "/reports", "/history", "/year-end", "/rules"):
             go(page, live, path)
             assert len(page.evaluate(HEADER_JS)["all"]) == 1, path
     else:

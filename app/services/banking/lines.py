@@ -42,7 +42,7 @@ from ...extensions import db
 from ...models import Entry, StatementLine, Transaction
 from ...store import dialect
 from ..errors import BadRequestError, ConflictError, ServiceError
-from ..ledger import audit, lock, transactions, validate
+from ..ledger import audit, lock, schedule_meeting, transactions, validate
 from . import statements, status, trail
 
 ACTIONS = ("post", "match", "ignore", "undo")
@@ -315,6 +315,7 @@ def _post(request: _Request, wanted: dict) -> None:
             {"account_id": wanted["account_id"], "amount_cents": -cents},
         ],
         request.created_by,
+        meets=wanted.get("meets"),
     )
     request.posted[tx_id] = (int(line.line_id), line.bank_ref)
     request.set_line(line, "posted", tx_id)
@@ -405,6 +406,7 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
         for row, decision in zip(rows, status.decide(account_id, rows, statement_id), strict=True)
     }
     asked = _parse(body.get("lines"), lines, decided, account_id)
+    _schedule_hints(account_id, rows, decided, asked)
     refs = [
         w["line"].bank_ref for w in asked if w["action"] in ("post", "match") and w["line"].bank_ref
     ]
@@ -416,6 +418,28 @@ def act(statement_id: int, body: dict, created_by: int | None) -> dict:
             raise _on_line(int(wanted["line"].line_id), err) from None
     request.finish()
     return statements.get(statement_id)
+
+
+def _schedule_hints(account_id: int, rows, decided, asked: list[dict]) -> None:
+    """A `post` to the counter account of the schedule its line is suggested (as a read
+    suggests it: schedule_meeting.for_lines over the statement's new lines) meets that
+    occurrence (docs/schedules.md, "Statement lines"): `meets` on the asked action."""
+    posts = [w for w in asked if w["action"] == "post"]
+    if not posts:
+        return
+    waiting = [r for r in rows if decided[int(r.line_id)].status == "new"]
+    met = schedule_meeting.for_lines(
+        account_id,
+        [
+            schedule_meeting.BankLine(r.booked_on, int(r.amount_cents), r.payee, r.memo)
+            for r in waiting
+        ],
+    )
+    by_line = {int(r.line_id): m for r, m in zip(waiting, met, strict=True) if m is not None}
+    for wanted in posts:
+        found = by_line.get(int(wanted["line"].line_id))
+        if found is not None and found.counter_account_id == wanted["account_id"]:
+            wanted["meets"] = (found.schedule_id, found.occurs_on)
 
 
 def _posted_entries(account_id: int, posted: dict[int, tuple[int, str | None]]) -> list[dict]:

@@ -8,7 +8,10 @@ rule to one statement account (null: any).
 
 A `new` line's suggestion is worked out whenever a statement is read, so a new or
 changed rule applies to waiting lines at once:
-1. the first active rule, by priority then id, whose every condition holds;
+0. first of all, a schedule: the counter account of the schedule on the statement's
+   account whose open occurrence the line would meet (schedule_meeting.for_lines;
+   docs/schedules.md, "Statement lines"), with its schedule_id and occurs_on;
+1. else the first active rule, by priority then id, whose every condition holds;
 2. else history, learnt from the whole books: the other account of the newest
    two-entry transaction with an entry in the statement's account that was posted or
    matched from a line (of any statement of that account) with the same payee key;
@@ -38,6 +41,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from datetime import date
 from itertools import chain
 from typing import NamedTuple
 
@@ -51,8 +55,9 @@ from ...models import Account, Entry, Rule, Statement, StatementLine, Transactio
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, NotFoundError
-from ..ledger import accounts, audit, transactions, validate
+from ..ledger import accounts, audit, schedule_meeting, transactions, validate
 from ..ledger.audit import canonical
+from . import status
 
 TEXT_KEYS = ("payee_is", "payee_contains", "memo_contains")
 CENT_KEYS = ("min_cents", "max_cents")
@@ -496,8 +501,12 @@ def history(statement_id: int, account_id: int) -> dict[str, int]:
     for the payees of the statement's new lines; one query however many lines and
     payees."""
     mine = aliased(StatementLine)
+    # The waiting lines as stored: every line a read serves as `new` is among them
+    # (status.decide; a stored `match` may read as `new` since).
     wanted = select(mine.payee_key).where(
-        mine.statement_id == statement_id, mine.status == "new", mine.payee_key.is_not(None)
+        mine.statement_id == statement_id,
+        mine.status.in_(status.WAITING),
+        mine.payee_key.is_not(None),
     )
     taught = (
         select(
@@ -594,6 +603,9 @@ def suggest(
             waiting.append((line, payee))
     if not waiting:
         return
+    waiting = _by_schedule(account_id, waiting)
+    if not waiting:
+        return
     rules = _active_rules(account_id)
     memo_needed = any(r.memo_contains is not None for r in rules)
     firsts = first_rules(
@@ -626,6 +638,36 @@ def suggest(
             line["suggestion"] = {"account_id": known[payee], "source": "history", "rule_id": None}
 
 
+def schedule_lines(lines: Sequence[dict]) -> list[schedule_meeting.BankLine]:
+    """What meeting reads of served lines."""
+    return [
+        schedule_meeting.BankLine(
+            date.fromisoformat(line["booked_on"]), line["amount_cents"], line["payee"], line["memo"]
+        )
+        for line in lines
+    ]
+
+
+def _by_schedule(account_id: int, waiting: list[tuple[dict, str | None]]) -> list:
+    """Schedules come first (docs/schedules.md, "Statement lines"): a new line that would
+    meet an open occurrence of a schedule on the account is suggested its counter
+    account; the lines left, for the rules and the history."""
+    met = schedule_meeting.for_lines(account_id, schedule_lines([line for line, _ in waiting]))
+    left = []
+    for (line, payee), found in zip(waiting, met, strict=True):
+        if found is None:
+            left.append((line, payee))
+            continue
+        line["suggestion"] = {
+            "account_id": found.counter_account_id,
+            "source": "schedule",
+            "rule_id": None,
+            "schedule_id": found.schedule_id,
+            "occurs_on": found.occurs_on.isoformat(),
+        }
+    return left
+
+
 def preview(body: dict) -> dict:
     """POST /rules/preview: the waiting `new` lines this rule (not stored) would now be
     the suggestion for, across every statement; of the PREVIEW_LINES_MAX newest waiting
@@ -650,7 +692,7 @@ def preview(body: dict) -> dict:
             StatementLine.memo,
         )
         .join(Statement, Statement.id == StatementLine.statement_id)
-        .where(StatementLine.status == "new")
+        .where(StatementLine.status.in_(status.WAITING))
         .order_by(StatementLine.statement_id.desc(), StatementLine.line_id.desc())
         .limit(PREVIEW_LINES_MAX + 1)
     )
@@ -667,6 +709,22 @@ def preview(body: dict) -> dict:
         memo = text_key(row.memo) if tried.memo_contains is not None else None
         if tried.holds(payee, memo, int(row.amount_cents)):
             by_account.setdefault(int(row.account_id), []).append((row, payee))
+    # Only the lines a read serves as `new` now (status.decide, once per statement
+    # holding a line the rule takes): a stored `new` line since found in the books or
+    # booked from another statement is no longer new, a stored `match` whose entry
+    # changed is.
+    for account_id, found in list(by_account.items()):
+        now = {
+            statement_id: status.new_now(account_id, statement_id)
+            for statement_id in {int(row.statement_id) for row, _ in found}
+        }
+        kept = [
+            (row, payee) for row, payee in found if int(row.line_id) in now[int(row.statement_id)]
+        ]
+        if kept:
+            by_account[account_id] = kept
+        else:
+            del by_account[account_id]
     # It would be the suggestion unless a stored rule comes first (a new rule's id is
     # above every stored one's: a stored rule of equal priority comes first).
     stored = [r for r in _active_rules() if r.priority <= rule["priority"]] if by_account else []

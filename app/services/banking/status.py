@@ -562,6 +562,33 @@ def decide(account_id: int, lines: Sequence, before: int | None = None) -> list[
     return out
 
 
+WAITING = ("new", "match")  # stored statuses a read works out again
+
+_STATEMENT_LINES = (
+    select(
+        StatementLine.line_id,
+        StatementLine.booked_on,
+        StatementLine.amount_cents,
+        StatementLine.payee,
+        StatementLine.memo,
+        StatementLine.bank_ref,
+        StatementLine.status,
+        StatementLine.transaction_id,
+    )
+    .where(StatementLine.statement_id == bindparam("statement_id"))
+    .order_by(StatementLine.line_id)
+)
+
+
+def new_now(account_id: int, statement_id: int) -> set[int]:
+    """The line_ids of the statement's lines a read serves as `new` now: `decide` over
+    the whole statement, as GET /statements/{id} works them out (a line stored `new`
+    may read as `match` or `duplicate` since, one stored `match` as `new`)."""
+    rows = db.session.execute(_STATEMENT_LINES, {"statement_id": statement_id}).all()
+    decided = decide(account_id, rows, statement_id)
+    return {int(r.line_id) for r, d in zip(rows, decided, strict=True) if d.status == "new"}
+
+
 def qualifying_entry(account_id: int, tx_id: int, amount_cents: int, booked_on: date) -> int:
     """The entry of transaction `tx_id` a line of `amount_cents` booked on `booked_on`
     may be matched to (the lowest id that qualifies): one that would make it a

@@ -7,8 +7,8 @@ else. Of the occurrences it could meet it meets the one with the earliest `due_o
 then the lowest schedule id.
 
 - a new transaction (transactions.record_transaction): `candidates` (one indexed query:
-  the active schedules on one of its accounts; none, the usual case, costs nothing
-  more) and `meet_new`;
+  the active schedules on two of its accounts whose amount could fit; none, the usual
+  case, costs nothing more) and `meet_new`;
 - a schedule created or changed: `meet_existing`, its open occurrences due today or
   earlier met, earliest first, by the oldest qualifying transaction that meets nothing;
 - a transaction deleted: `release` opens again what it met (the service may post it)
@@ -21,14 +21,15 @@ Imports no transactions module: record_transaction calls in here.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from sqlalchemy import and_, bindparam, delete, exists, select, update
+from sqlalchemy import BigInteger, Numeric, and_, bindparam, cast, delete, exists, select, update
 
 from ... import store
 from ...extensions import db
-from ...models import Entry, Schedule, ScheduleOccurrence, Transaction
+from ...models import Account, Entry, Schedule, ScheduleOccurrence, Transaction
 from ...store import dialect
 from . import accounts, audit, schedule_rules, validate
 
@@ -62,24 +63,38 @@ _COLUMNS = (
     Schedule.starts_on,
     Schedule.weekend,
 )
+# Compared as NUMERIC: amount_cents +/- tolerance_cents may leave 64 bits (PostgreSQL
+# would refuse the bigint sum; SQLite turns it into a REAL, which compares as well).
+_LOWEST = cast(Schedule.amount_cents, Numeric) - cast(Schedule.tolerance_cents, Numeric)
+_HIGHEST = cast(Schedule.amount_cents, Numeric) + cast(Schedule.tolerance_cents, Numeric)
 _CANDIDATES = select(*_COLUMNS).where(
     Schedule.active.is_(True),
     Schedule.account_id.in_(bindparam("accounts", expanding=True)),
+    Schedule.counter_account_id.in_(bindparam("counters", expanding=True)),
+    bindparam("high", type_=BigInteger) >= _LOWEST,
+    bindparam("low", type_=BigInteger) <= _HIGHEST,
 )
 
 
-def candidates(account_ids) -> list[Candidate]:
-    """The active schedules whose account_id is one of the posting's accounts (one
-    indexed query; on PostgreSQL run as a read of its own when the posting is the
-    unit's sole write, so the posting's own statement still is)."""
+def candidates(entries) -> list[Candidate]:
+    """The active schedules the posting (its (account_id, amount_cents) entries) may
+    meet: account_id and counter_account_id both among its accounts, the amount within
+    tolerance of one between its least and its greatest amount (fits() then checks each
+    exactly). One indexed query, which finds nothing for a posting no schedule could
+    meet (with 1,000 dues schedules on the bank, a grocery bill reads no schedule); on
+    PostgreSQL run as a read of its own when the posting is the unit's sole write, so the
+    posting's own statement still is."""
     # An id beyond the INTEGER column names no schedule's account (and PostgreSQL would
     # refuse to compare it): the posting refuses it in its own words.
-    ids = sorted({a for a in account_ids if validate.id_in_range(a)})
-    if not ids:
+    parsed = list(entries)
+    ids = sorted({a for a, _ in parsed if validate.id_in_range(a)})
+    if len(ids) < 2:
         return []
+    amounts = [int(c) for _, c in parsed]
+    params = {"accounts": ids, "counters": ids, "low": min(amounts), "high": max(amounts)}
     connection = db.session.connection()
     with store.on_its_own(connection, when=store.is_sole_write()):
-        rows = connection.execute(_CANDIDATES, {"accounts": ids}).all()
+        rows = connection.execute(_CANDIDATES, params).all()
     return [Candidate._make(r) for r in rows]
 
 
@@ -120,7 +135,7 @@ def open_near(c, day: date) -> list[tuple[date, date]]:
     """(due_on, occurs_on) of the schedule's open occurrences due within window_days of
     `day`, earliest first."""
     window = timedelta(days=c.window_days)
-    found = list(schedule_rules.of(c).due_between(day - window, day + window))
+    found = schedule_rules.due_in(c, day - window, day + window)
     if not found:
         return []
     kept = _stored(c.id, found[0][0], found[-1][0])
@@ -163,6 +178,19 @@ def meet_new(found: list[Candidate], tx_id: int, day: date, description: str, pa
     if best is None:
         return False
     meet(best[1], best[2], tx_id)
+    return True
+
+
+def meet_named(found: list[Candidate], named: tuple[int, date], tx_id: int) -> bool:
+    """A statement line posted to its schedule's counter account meets the occurrence its
+    suggestion named (for_lines), when that is still open; whether it met it."""
+    schedule_id, occurs_on = named
+    if not any(c.id == schedule_id for c in found):
+        return False
+    kept = _stored(schedule_id, occurs_on, occurs_on)
+    if kept.get(occurs_on, "open") != "open":
+        return False
+    meet(schedule_id, occurs_on, tx_id)
     return True
 
 
@@ -292,3 +320,118 @@ def meet_existing(row, today: date) -> int:
                 met += 1
                 break
     return met
+
+
+# --- statement lines (docs/schedules.md, "Statement lines") ----------------------------
+
+
+class LineOccurrence(NamedTuple):
+    """The open occurrence a statement line would meet, and the account it goes to."""
+
+    schedule_id: int
+    occurs_on: date
+    counter_account_id: int
+
+
+class BankLine(NamedTuple):
+    """What meeting reads of a statement line."""
+
+    booked_on: date
+    amount_cents: int
+    payee: str | None
+    memo: str | None
+
+
+def _line_text_fits(c, line: BankLine) -> bool:
+    """match_text, when set, in the line's payee or its memo (compared as names are)."""
+    if c.match_text is None:
+        return True
+    wanted = accounts.name_key(c.match_text)
+    return any(t is not None and wanted in accounts.name_key(t) for t in (line.payee, line.memo))
+
+
+def for_lines(account_id: int, lines: list[BankLine]) -> list[LineOccurrence | None]:
+    """For each statement line of the account (in file order), the open occurrence of an
+    active schedule on the account that it would meet when posted to the schedule's
+    counter account: its amount fits, its booked_on is at most window_days from the
+    due_on, match_text (when set) is in its payee or memo; the earliest due_on, then the
+    lowest schedule id. A line takes an occurrence an earlier line took not: posting
+    them in order meets one each. A schedule whose counter account is archived is left
+    out (a line could not be posted there). Two queries whatever the lines' number (one
+    when the account has no active schedule)."""
+    out: list[LineOccurrence | None] = [None] * len(lines)
+    if not lines or not validate.id_in_range(account_id):
+        return out
+    rows = db.session.execute(
+        select(*_COLUMNS)
+        .join(Account, Account.id == Schedule.counter_account_id)
+        .where(
+            Schedule.active.is_(True),
+            Schedule.account_id == account_id,
+            Account.archived.is_(False),
+        )
+        .order_by(Schedule.id)
+    ).all()
+    if not rows:
+        return out
+    found = [Candidate._make(r) for r in rows]
+    exact: dict[int, list[Candidate]] = {}
+    loose: list[Candidate] = []
+    for c in found:
+        if c.tolerance_cents == 0:
+            exact.setdefault(int(c.amount_cents), []).append(c)
+        else:
+            loose.append(c)
+    widest = timedelta(days=max(c.window_days for c in found))
+    first = min(line.booked_on for line in lines) - widest  # the due dates looked at
+    last = max(line.booked_on for line in lines) + widest
+    shift = timedelta(days=schedule_rules.SHIFT_MAX)
+    stored = {
+        (r[0], r[1]): r[2]
+        for r in db.session.execute(
+            select(
+                ScheduleOccurrence.schedule_id,
+                ScheduleOccurrence.occurs_on,
+                ScheduleOccurrence.status,
+            )
+            .join(Schedule, Schedule.id == ScheduleOccurrence.schedule_id)
+            .where(
+                Schedule.account_id == account_id,
+                Schedule.active.is_(True),
+                ScheduleOccurrence.occurs_on.between(first - shift, last + shift),
+            )
+        )
+    }
+    span: dict[int, list[tuple[date, date]]] = {}  # schedule -> open (due_on, occurs_on)
+
+    def open_ones(c: Candidate) -> list[tuple[date, date]]:
+        if c.id not in span:
+            span[c.id] = [
+                (due, on)
+                for on, due in schedule_rules.due_in(c, first, last)
+                if stored.get((c.id, on), "open") == "open"
+            ]
+        return span[c.id]
+
+    taken: set[tuple[int, date]] = set()
+    for n, line in enumerate(lines):
+        amount = int(line.amount_cents)
+        best: tuple[date, int, date, int] | None = None
+        for c in [*exact.get(amount, ()), *(c for c in loose if amount_fits(c, amount))]:
+            if not _line_text_fits(c, line):
+                continue
+            near = open_ones(c)
+            window = timedelta(days=c.window_days)
+            for k in range(bisect_left(near, (line.booked_on - window, date.min)), len(near)):
+                due, on = near[k]
+                if due > line.booked_on + window:
+                    break
+                if (c.id, on) in taken:
+                    continue
+                if best is None or (due, c.id) < (best[0], best[1]):
+                    best = (due, int(c.id), on, int(c.counter_account_id))
+                break
+        if best is not None:
+            taken.add((best[1], best[2]))
+            out[n] = LineOccurrence(best[1], best[2], best[3])
+    return out

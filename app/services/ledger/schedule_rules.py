@@ -7,19 +7,47 @@ malformed value or one out of range, COUNT with UNTIL, an ordinal BYDAY outside
 MONTHLY and YEARLY, and BYSETPOS without another BY part. `Recurrence` gives the rule
 dates (`occurs_on`) in a window, whether a date is one, and each date's `due_on` after
 the weekend rule.
+
+A rule's dates are computed up to the end of HORIZON_YEAR, one year past the last year
+a date of the books may have (validate.LAST_YEAR): dateutil walks a rule period by
+period up to year 9999 looking for its next date, and a rule that gives none (BYMONTH=2
+with BYMONTHDAY=30, say) walked about three million days for each read (3 to 5 s of
+CPU). dateutil reads that end as its `datetime` module's MAXYEAR, so it is given a copy
+of that module with MAXYEAR set to HORIZON_YEAR (`_bounded_dateutil`); nothing else
+changes. A rule that gives no date up to then (or up to its UNTIL) is refused (`checked`,
+400 naming `rrule`), so a stored rule gives one, unless its UNTIL is before its start.
 """
 
 from __future__ import annotations
 
+import datetime as _datetime_module
 import re
-from collections.abc import Iterator
+import types
+from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta
+from functools import lru_cache
+from itertools import islice
 
 from dateutil import rrule as du
 
 from ..errors import BadRequestError
+from . import validate
 
 RRULE_MAX = 500
+HORIZON_YEAR = validate.LAST_YEAR + 1
+
+
+def _bounded_dateutil() -> None:
+    """dateutil.rrule stops walking a rule after `datetime.MAXYEAR`, read from its own
+    `datetime` module at each step: give it the same module with MAXYEAR at HORIZON_YEAR
+    (see the module docstring)."""
+    bounded = types.ModuleType("datetime")
+    bounded.__dict__.update(vars(_datetime_module))
+    bounded.MAXYEAR = HORIZON_YEAR  # type: ignore[attr-defined]
+    du.datetime = bounded
+
+
+_bounded_dateutil()
 _FREQS = {"DAILY": du.DAILY, "WEEKLY": du.WEEKLY, "MONTHLY": du.MONTHLY, "YEARLY": du.YEARLY}
 _DAYS = {"MO": du.MO, "TU": du.TU, "WE": du.WE, "TH": du.TH, "FR": du.FR, "SA": du.SA, "SU": du.SU}
 _PARTS = (
@@ -161,9 +189,9 @@ class Recurrence:
     def __init__(self, text: str, starts_on: date, weekend: str = "none"):
         self.weekend = weekend
         self.starts_on = starts_on
-        self._rule = du.rrule(
-            dtstart=datetime.combine(starts_on, datetime.min.time()), **parse(text)
-        )
+        parts = parse(text)
+        self.until: date | None = parts["until"].date() if "until" in parts else None
+        self._rule = du.rrule(dtstart=datetime.combine(starts_on, datetime.min.time()), **parts)
 
     def dates(self, first: date, last: date) -> Iterator[date]:
         """The rule dates from `first` to `last` (inclusive), in order."""
@@ -185,11 +213,65 @@ class Recurrence:
             if first <= due <= last:
                 yield day, due
 
+    def first(self) -> date | None:
+        """The rule's first date (on or after starts_on), or None when it gives none up
+        to the end of HORIZON_YEAR."""
+        return next(self.dates(self.starts_on, date(HORIZON_YEAR, 12, 31)), None)
+
     def gives(self, day: date) -> bool:
         """Whether `day` is one of the rule's dates (on or after starts_on)."""
         return next(self.dates(day, day), None) == day
 
 
+def checked(text: str, starts_on: date, weekend: str = "none") -> Recurrence:
+    """A rule as a schedule takes it: parsed (400 naming `rrule`) and giving at least one
+    date from starts_on up to its UNTIL or the end of HORIZON_YEAR (else 400 naming
+    `rrule`); a rule that ended before starts_on (UNTIL before it) gives none and is
+    taken, as a schedule that has ended."""
+    rule = Recurrence(text, starts_on, weekend)
+    until = rule.until
+    if rule.first() is None and (until is None or until >= starts_on):
+        raise _refuse(
+            f"gives no date from {starts_on.isoformat()} to the end of {HORIZON_YEAR}"
+            " (as a rule such as BYMONTH=2;BYMONTHDAY=30 never does)"
+        )
+    return rule
+
+
+# Speed (docs/schedules.md, "Speed"): dateutil builds and walks a rule slowly (some
+# 200 µs a schedule for a year), and schedules share rules (the dues of many members:
+# one rule, one start). The rules are kept by their text, start and weekend rule, and
+# the occurrences of a window by the same and the window, at most CACHED_DATES of them
+# (a longer window is computed each time), so the memory held stays bounded (at most
+# RULES_KEPT rules and WINDOWS_KEPT windows of at most CACHED_DATES dates).
+RULES_KEPT = 1024
+WINDOWS_KEPT = 512
+CACHED_DATES = 400
+
+
+@lru_cache(maxsize=RULES_KEPT)
+def _rule(text: str, starts_on: date, weekend: str) -> Recurrence:
+    return Recurrence(text, starts_on, weekend)
+
+
+@lru_cache(maxsize=WINDOWS_KEPT)
+def _window(
+    text: str, starts_on: date, weekend: str, first: date, last: date
+) -> tuple[tuple[date, date], ...] | None:
+    dates = _rule(text, starts_on, weekend).due_between(first, last)
+    found = tuple(islice(dates, CACHED_DATES + 1))
+    return found if len(found) <= CACHED_DATES else None
+
+
 def of(row) -> Recurrence:
     """A stored schedule's rule (any object with rrule, starts_on and weekend)."""
-    return Recurrence(row.rrule, row.starts_on, row.weekend)
+    return _rule(row.rrule, row.starts_on, row.weekend)
+
+
+def due_in(row, first: date, last: date) -> Sequence[tuple[date, date]]:
+    """(occurs_on, due_on) of every occurrence of a stored schedule's rule whose due_on
+    is within first..last, in order (Recurrence.due_between, kept for the next call)."""
+    kept = _window(row.rrule, row.starts_on, row.weekend, first, last)
+    if kept is not None:
+        return kept
+    return list(of(row).due_between(first, last))

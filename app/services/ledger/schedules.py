@@ -21,6 +21,7 @@ posted before the answer.
 from __future__ import annotations
 
 from datetime import date, timedelta
+from itertools import islice
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
@@ -54,6 +55,7 @@ FIELDS = (
     "active",
 )
 _READ_ONLY = ("id", "created_at", "next_due_on")  # sent back unchanged by a client: ignored
+PREVIEW_COUNT = 5  # dates a preview shows (the schedule form's "next five dates")
 NEXT_DUE_SCAN = 10_000  # rule dates looked at for next_due_on at most
 
 
@@ -62,7 +64,7 @@ NEXT_DUE_SCAN = 10_000  # rule dates looked at for next_due_on at most
 
 def recurrence(row) -> Recurrence:
     """The schedule's rule, counted from its starts_on, with its weekend rule."""
-    return Recurrence(row.rrule, row.starts_on, row.weekend)
+    return schedule_rules.of(row)
 
 
 def due_on_of(row, occurs_on: date) -> date:
@@ -80,13 +82,29 @@ def closed(schedule_id: int) -> dict[date, str]:
     return {r.occurs_on: r.status for r in rows}
 
 
-def next_due_on(row, today: date) -> date | None:
+def closed_from(today: date) -> dict[int, dict[date, str]]:
+    """The stored statuses of every schedule's occurrences that may be due today or
+    later (occurs_on from SHIFT_MAX days before today), by schedule: one query."""
+    rows = db.session.execute(
+        select(
+            ScheduleOccurrence.schedule_id,
+            ScheduleOccurrence.occurs_on,
+            ScheduleOccurrence.status,
+        ).where(ScheduleOccurrence.occurs_on >= today - timedelta(schedule_rules.SHIFT_MAX))
+    )
+    found: dict[int, dict[date, str]] = {}
+    for schedule_id, occurs_on, status in rows:
+        found.setdefault(schedule_id, {})[occurs_on] = status
+    return found
+
+
+def next_due_on(row, today: date, done: dict[date, str] | None = None) -> date | None:
     """The due_on of the first open occurrence due today or later; None when there is
     none (an inactive schedule, a rule that has ended) or none within NEXT_DUE_SCAN
-    rule dates."""
+    rule dates. `done`: its stored statuses (closed), when read already."""
     if not row.active:
         return None
-    done = closed(row.id)
+    done = closed(row.id) if done is None else done
     for n, (day, due) in enumerate(recurrence(row).due_between(today, date.max - timedelta(3))):
         if n >= NEXT_DUE_SCAN:
             return None
@@ -95,12 +113,13 @@ def next_due_on(row, today: date) -> date | None:
     return None
 
 
-def served(row, today: date | None = None) -> dict:
-    """A schedule as the API serves it (docs/openapi.yaml, Schedule)."""
+def served(row, today: date | None = None, done: dict[date, str] | None = None) -> dict:
+    """A schedule as the API serves it (docs/openapi.yaml, Schedule); `done` as for
+    next_due_on."""
     return {
         **stored_object(row),
         "created_at": clock.iso(row.created_at),
-        "next_due_on": _iso(next_due_on(row, today or clock.today())),
+        "next_due_on": _iso(next_due_on(row, today or clock.today(), done)),
     }
 
 
@@ -148,11 +167,34 @@ def list_schedules() -> list[dict]:
     """GET /schedules: every schedule, by name, then id."""
     today = clock.today()
     rows = db.session.execute(select(Schedule).order_by(Schedule.name, Schedule.id)).scalars()
-    return [served(r, today) for r in rows]
+    done = closed_from(today)  # one query for every schedule's next_due_on
+    return [served(r, today, done.get(r.id, {})) for r in rows]
 
 
 def get_schedule(schedule_id: int) -> dict:
     return served(row(schedule_id))
+
+
+def preview(args) -> dict:
+    """GET /schedules/preview: the first PREVIEW_COUNT occurrences a rule would give,
+    `{dates: [{occurs_on, due_on}]}` by occurs_on, counted from `starts_on` (default
+    today) with the `weekend` rule (default none); nothing is stored. The rule, the date
+    and the weekend rule are checked as a schedule's are (400 naming the field)."""
+    text = args.get("rrule")
+    starts_on = validate.optional_date("starts_on", args.get("starts_on")) or clock.today()
+    weekend = args.get("weekend", "none")
+    if weekend not in WEEKENDS:
+        raise BadRequestError("'weekend' must be one of: " + ", ".join(WEEKENDS))
+    if text is not None and not text.strip():
+        text = None  # an empty rule is a missing one: "'rrule' is required"
+    rule = schedule_rules.checked(text.strip() if text else text, starts_on, weekend)
+    days = islice(rule.dates(starts_on, date(validate.LAST_YEAR, 12, 31)), PREVIEW_COUNT)
+    return {
+        "dates": [
+            {"occurs_on": d.isoformat(), "due_on": schedule_rules.due_on(d, weekend).isoformat()}
+            for d in days
+        ]
+    }
 
 
 # --- checking ----------------------------------------------------------------------------
@@ -220,7 +262,7 @@ def _checked(body, current: dict | None = None) -> dict:
     if not isinstance(values["rrule"], str):
         raise BadRequestError("'rrule' must be a string: an RFC 5545 rule")
     out["rrule"] = values["rrule"].strip()
-    Recurrence(out["rrule"], out["starts_on"])  # checks the rule (400 naming rrule)
+    schedule_rules.checked(out["rrule"], out["starts_on"])  # 400 naming rrule
     if values["weekend"] not in WEEKENDS:
         raise BadRequestError("'weekend' must be one of: " + ", ".join(WEEKENDS))
     out["weekend"] = values["weekend"]

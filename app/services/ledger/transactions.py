@@ -13,6 +13,7 @@ either both happen or neither does.
 from __future__ import annotations
 
 import typing
+from datetime import date
 
 from sqlalchemy import (
     BigInteger,
@@ -103,6 +104,7 @@ def record_transaction(
     replaces=None,
     adjusts=None,
     schedule: dict | None = None,
+    meets: tuple[int, date] | None = None,
 ) -> int:
     """Validate and store one balanced posting with its entries; return its id.
 
@@ -114,7 +116,10 @@ def record_transaction(
     the replacement's entries that keep those marks (reconciliation.kept_in_correction).
     With `adjusts` (a transaction id) the event carries `adjusts: <id>`, the link
     History follows both ways. With `schedule` ({id, occurs_on}: a schedule's posting,
-    schedule_occurrences.py) the event carries it.
+    schedule_occurrences.py) the event carries it. With `meets` ((schedule_id,
+    occurs_on): a statement line posted as its schedule suggestion says,
+    schedule_meeting.for_lines) it meets that occurrence when it is still open, else
+    whatever it qualifies for.
     """
     original_id = parse_replaces(replaces)
     if occurred_on is None:
@@ -134,12 +139,15 @@ def record_transaction(
         kept = reconciliation.kept_in_correction(original_id, original.occurred_on, day, parsed)
     # The schedules it may meet (docs/schedules.md, "Meeting"): one indexed query, none
     # found in books without schedules; a schedule's own posting meets nothing.
-    found = [] if schedule is not None else schedule_meeting.candidates(a for a, _ in parsed)
+    found = [] if schedule is not None else schedule_meeting.candidates(parsed)
     tx_id = _post(day, description, parsed, created_by, action, links, kept, alone=not found)
     held = schedule_meeting.held_by(original_id) if original_id is not None and found else []
     if original is not None:
         replace_original(original, tx_id)
-    if found and not schedule_meeting.take_over(held, found, tx_id, day, description, parsed):
+    if found and not (
+        (meets is not None and schedule_meeting.meet_named(found, meets, tx_id))
+        or schedule_meeting.take_over(held, found, tx_id, day, description, parsed)
+    ):
         schedule_meeting.meet_new(found, tx_id, day, description, parsed)
     return tx_id
 

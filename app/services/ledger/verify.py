@@ -13,7 +13,8 @@ order by run():
 4. The budgets (verify_books.py) and the documents (verify_documents.py), then each
    of MORE_CHECKS: the bank statements with their lines, the entries' bank
    references and the reconciliations (replayed during the walk into Replay.also,
-   a banking.verify_statements.BankTrail), and the rules.
+   a banking.verify_statements.BankTrail), the rules, and the schedules with their
+   occurrences (verify_schedules.py).
 
 The first disagreement raises Disagreement naming it; otherwise run() returns the
 one-line summary.
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..banking import verify_statements
-from . import verify_documents
+from . import verify_documents, verify_schedules
 from .verify_books import (
     compare_accounts,
     compare_balance_tables,
@@ -55,7 +56,14 @@ def _rules(_state: Replay) -> str:
     return f", {count} rules" if count else ""
 
 
-MORE_CHECKS: list[Callable[[Replay], str]] = [_statements, _rules]
+def _schedules(state: Replay) -> str:
+    """The schedules and their stored occurrences against the trail
+    (verify_schedules.py), as the walk replayed them into state.schedules."""
+    count = verify_schedules.check(state.schedules, Disagreement)
+    return f", {count} schedules" if count else ""
+
+
+MORE_CHECKS: list[Callable[[Replay], str]] = [_statements, _rules, _schedules]
 
 
 def run() -> str:

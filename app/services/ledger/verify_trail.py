@@ -5,11 +5,12 @@ walked event by event and replayed into the books the events imply (Replay).
    seq (no gap) and its stored hash must equal sha256(previous hash + the event's
    canonical JSON) recomputed from its stored columns. The audit_head row must name
    the newest event (a removed newest event leaves no gap, but the head still names it).
-2. The replay's state: accounts, entry flags, settings, the lock date, the currency
-   and budgets as the events leave them; transactions are only counted and their
-   shape checked here (verify_transactions.py compares them). Events still waiting to
-   be sealed are replayed after the chain, and each must be one the service could
-   have written (walk_pending).
+2. The replay's state: accounts, entry flags, settings, the lock date, the currency,
+   budgets, schedules and their occurrences (verify_schedules.py) as the events leave
+   them; transactions are only counted and their shape checked here
+   (verify_transactions.py compares them). Events still waiting to be sealed are
+   replayed after the chain, and each must be one the service could have written
+   (walk_pending).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ...models import AuditEvent, AuditPending
 from ...store import dialect
 from .. import clock
 from . import audit, validate
+from .verify_schedules import ScheduleTrail
 
 BATCH = 5000
 TRANSACTION_ACTIONS = ("transaction.posted", "transaction.imported")
@@ -63,6 +65,8 @@ class Replay:
     currency_seq: int = 0
     budgets: dict[int, dict] = field(default_factory=dict)
     budget_seq: dict[int, int] = field(default_factory=dict)
+    # The schedules and their occurrences (verify_schedules.py), fed every event.
+    schedules: ScheduleTrail = field(default_factory=ScheduleTrail)
     # A further replay fed every event after this one applied it: its
     # apply(seq, action, obj, sealed) (verify.run: the bank statements' replay,
     # services/banking/verify_statements.BankTrail).
@@ -235,15 +239,11 @@ def _apply(state: Replay, seq: int, action: str, obj: dict) -> None:
     elif action.startswith(("document.", "statement.", "statement_line.", "rule.")):
         pass  # replayed by verify_documents.check and banking.verify_statements (also)
     elif action.startswith(("schedule.", "occurrence.")):
-        # Schedules' events are read (a malformed object still fails) but not yet
-        # replayed against the stored schedules (docs/schedules.md, "Not yet").
-        int(
-            obj["schedule"]["id"]
-            if action.startswith("schedule.")
-            else obj["occurrence"]["schedule_id"]
-        )
+        pass  # replayed below (verify_schedules.py)
     else:
         raise ValueError(action)
+    if action.startswith(("schedule.", "occurrence.")) or action in TRANSACTION_EVENTS:
+        state.schedules.apply(seq, action, obj)
 
 
 def _transaction_id(obj: dict) -> int:

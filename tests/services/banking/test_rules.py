@@ -476,3 +476,66 @@ def test_history_learns_from_two_entry_postings_only_not_from_a_split(api, books
     }
     split(posted[0]["transaction_id"], "2026-02-01", 900)
     assert suggestion_of(api, sid) is None
+
+
+def _by_hand(api, books, day, description, cents):
+    """A bank payment recorded by hand (to Food): its transaction id."""
+    made = api.post(
+        "/transactions",
+        json={
+            "occurred_on": day,
+            "description": description,
+            "entries": [
+                {"account_id": books["bank"], "amount_cents": cents},
+                {"account_id": books["food"], "amount_cents": -cents},
+            ],
+        },
+    )
+    assert made.status_code == 201, made.get_json()
+    return made.get_json()["id"]
+
+
+def test_preview_and_history_go_by_the_status_a_read_works_out(api, books):
+    """A line stored `new` that reads as `match` since (its entry recorded after the
+    upload) is no longer previewed; a line stored `match` whose entry is gone since
+    reads `new`: previewed, and the payee's history suggests for it (docs/statements.md,
+    "What each line's status means": worked out again on every read)."""
+    fuel = {"name": "Fuel", "counter_account_id": books["fuel"], "conditions": {"max_cents": 0}}
+    # Statement 1 teaches the history: Bakery posted to Fuel, described so that no word
+    # of the payee's is in it (the word search would not find it).
+    first = upload_statement(
+        api, books["bank"], statement_file(line("2026-02-02", -100, "Bakery", "B1"))
+    ).get_json()["id"]
+    api.post(
+        f"/statements/{first}/lines",
+        json={
+            "lines": [
+                {"line_id": 1, "action": "post", "account_id": books["fuel"], "description": "x"}
+            ]
+        },
+    )
+    by_hand = _by_hand(api, books, "2026-03-01", "Bakery rolls", -250)
+    sid = upload_statement(
+        api,
+        books["bank"],
+        statement_file(
+            line("2026-03-02", -250, "Bakery", "B2"),  # stored `match`: the rolls
+            line("2026-03-03", -4500, "Shell", "S1"),  # stored `new`
+        ),
+    ).get_json()["id"]
+    stored = api.get(f"/statements/{sid}").get_json()["lines"]
+    assert [x["status"] for x in stored] == ["match", "new"]
+    assert preview_lines(api, sid, fuel) == [2]
+    # The Shell payment recorded by hand after the upload: line 2 reads `match`.
+    _by_hand(api, books, "2026-03-03", "Shell fuel", -4500)
+    # The rolls' entry deleted: line 1 reads `new` again.
+    assert api.delete(f"/transactions/{by_hand}").status_code == 204
+    read = api.get(f"/statements/{sid}").get_json()["lines"]
+    assert [x["status"] for x in read] == ["new", "match"]
+    assert preview_lines(api, sid, fuel) == [1]
+    # The payee's history (statement 1's Bakery went to Fuel) suggests for line 1.
+    assert read[0]["suggestion"] == {
+        "account_id": books["fuel"],
+        "source": "history",
+        "rule_id": None,
+    }

@@ -4,12 +4,13 @@ rule, and every refusal of a rule (400 naming `rrule`). Pure functions: no store
 
 from __future__ import annotations
 
+import time
 from datetime import date
 
 import pytest
 
 from app.services.errors import BadRequestError
-from app.services.ledger.schedule_rules import Recurrence, due_on, parse
+from app.services.ledger.schedule_rules import HORIZON_YEAR, Recurrence, checked, due_on, parse
 
 
 def dates(rule: str, starts_on: date, last: date, first: date | None = None) -> list[str]:
@@ -180,3 +181,45 @@ def test_the_contract_rules_parse():
         "FREQ=YEARLY;BYDAY=20MO;WKST=SU",
     ):
         parse(rule)
+
+
+@pytest.mark.parametrize(
+    "rule, starts_on",
+    [
+        ("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30", date(1900, 1, 1)),  # no 30 February
+        ("FREQ=WEEKLY;BYMONTH=4;BYMONTHDAY=31", date(1900, 1, 1)),  # no 31 April
+        ("FREQ=DAILY;INTERVAL=7;BYDAY=MO", date(2026, 12, 1)),  # every 7th day from a Tuesday
+        ("FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=29", date(2001, 1, 1)),  # no leap year
+        ("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30;UNTIL=21001231", date(1900, 1, 1)),
+        ("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30;COUNT=3", date(1900, 1, 1)),
+    ],
+)
+def test_a_rule_that_gives_no_date_is_refused_in_bounded_time(rule, starts_on):
+    # dateutil walks a rule day by day up to year 9999 looking for its next date: a rule
+    # that gives none cost 3 to 5 s of CPU on every read. The walk now ends with
+    # HORIZON_YEAR (about 0.15 s for a daily rule from 1900), and such a rule is refused.
+    spent = time.process_time()
+    assert Recurrence(rule, starts_on).first() is None
+    with pytest.raises(BadRequestError) as refused:
+        checked(rule, starts_on)
+    assert str(refused.value).startswith("'rrule' gives no date")
+    assert time.process_time() - spent < 2.0  # unbounded: over 6 s (two walks to 9999)
+
+
+def test_the_horizon_keeps_every_date_the_books_can_hold():
+    # The walk ends after HORIZON_YEAR, a year past the books' last year (2200): every
+    # date up to then is given, none after it.
+    assert HORIZON_YEAR == 2201
+    rule = Recurrence("FREQ=MONTHLY;BYMONTHDAY=-1", date(1900, 1, 1))
+    days = list(rule.dates(date(2200, 11, 1), date(2202, 2, 28)))
+    assert days[0] == date(2200, 11, 30) and days[-1] == date(2201, 12, 31)
+    assert len(days) == 14
+    # A rule whose dates are rare but real is kept: 29 February on a Monday.
+    assert checked("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO", date(2026, 1, 1)).first() == (
+        date(2044, 2, 29)
+    )
+
+
+def test_a_rule_that_ended_before_its_start_is_taken():
+    # UNTIL before starts_on: a schedule that has ended, as the API lets one be set up.
+    assert checked("FREQ=MONTHLY;UNTIL=20251231", date(2026, 1, 1)).first() is None

@@ -163,6 +163,7 @@ def test_audit_events(api, books, runner):
         ({"amount_cents": 1.5}, "amount_cents"),
         ({"rrule": "FREQ=HOURLY"}, "rrule"),
         ({"rrule": 5}, "rrule"),
+        ({"rrule": "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"}, "rrule"),  # gives no date
         ({"starts_on": "1899-12-31"}, "starts_on"),
         ({"starts_on": "2026-02-30"}, "starts_on"),
         ({"weekend": "sunday"}, "weekend"),

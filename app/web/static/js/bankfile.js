@@ -2,6 +2,7 @@
 // line's status says, which account a line goes to, the one request that files every
 // suggested line, a rule made from a line, and when the statement can be reconciled.
 // Pure, so node tests it (tests/js/bankfile.test.mjs); pages/statements.js draws it.
+import { parseSigned } from "./csv.js";
 import { formatCents } from "./money.js";
 
 // What the file input offers; the server reads the format from the bytes.
@@ -87,33 +88,158 @@ export function bulkWords({ post, match }) {
   return "Nothing suggested to post";
 }
 
-// Where a suggestion comes from, in words: "by the rule “Grocer”", "as filed before".
-export function suggestionWords(suggestion, rules) {
+// Where a suggestion comes from, in words: "by the rule “Grocer”", "as filed before",
+// or for a schedule's (`{source: "schedule", schedule_id, occurs_on}`) the expected
+// item it meets, "the expected “Hall rent” due 2026-03-01" (`schedules`: id → schedule).
+export function suggestionWords(suggestion, rules, schedules = new Map()) {
   if (!suggestion) return "";
   if (suggestion.source === "rule") {
     const rule = rules.get(suggestion.rule_id);
     return rule ? `by the rule “${rule.name}”` : "by a rule";
   }
+  if (suggestion.source === "schedule") return `as ${expectedWords(suggestion, schedules)}`;
   return "as filed before";
+}
+
+// A schedule's suggestion as the line's detail says it: "Expected: Hall rent due
+// 2026-03-01." (a schedule the page does not know: "Expected: a scheduled item …");
+// within a sentence, "the expected “Hall rent” due 2026-03-01" ("an expected item …").
+export function expectedWords(suggestion, schedules = new Map()) {
+  const schedule = schedules.get(suggestion.schedule_id);
+  const what = schedule?.name ? `the expected “${schedule.name}”` : "an expected item";
+  return `${what}${suggestion.occurs_on ? ` due ${suggestion.occurs_on}` : ""}`;
+}
+
+// What a waiting new line's detail says about its suggestion.
+export function suggestedDetail(suggestion, rules, schedules = new Map()) {
+  if (!suggestion) return "Nothing suggested: choose the account.";
+  if (suggestion.source === "schedule") {
+    const schedule = schedules.get(suggestion.schedule_id);
+    const name = schedule?.name ?? "a scheduled item";
+    return `Expected: ${name}${suggestion.occurs_on ? ` due ${suggestion.occurs_on}` : ""}.`;
+  }
+  return `Suggested ${suggestionWords(suggestion, rules, schedules)}.`;
+}
+
+// One of a line's candidates, as the line lists it: "2026-10-28 · Cheque 101 Hall hire
+// (no word in common)" / "(2 words in common)".
+export function candidateLine(candidate) {
+  const n = candidate.shared_words ?? 0;
+  const shared = n === 0 ? "no word in common" : `${n} word${n === 1 ? "" : "s"} in common`;
+  return `${candidate.occurred_on} · ${candidate.description} (${shared})`;
+}
+
+// The new lines "post every suggested line" leaves for a person, each with the
+// entries in the books it might be: [{line, candidates}] (lines with candidates).
+export function heldLines(lines) {
+  return lines.filter((line) => line.status === "new" && line.candidates?.length)
+    .map((line) => ({ line, candidates: line.candidates }));
+}
+
+// Those in words, for the bulk action's message: "Not posted: line 4 (K JONES, 15.00)
+// might be Subs L Garcia of 2026-11-23; choose on the line." (empty when none).
+export function heldWords(held) {
+  if (held.length === 0) return "";
+  const each = held.map(({ line, candidates }) => {
+    const what = candidates.map((c) => `${c.description} of ${c.occurred_on}`).join(" or ");
+    return `line ${line.line_id} (${line.payee || line.memo || "no payee"}, ${formatCents(line.amount_cents)}) might be ${what}`;
+  });
+  const n = held.length;
+  return `Not posted, as ${n === 1 ? "it" : "they"} might already be in the books: ${each.join("; ")}. Match or post ${n === 1 ? "it" : "each"} on the line.`;
+}
+
+// Can a line be undone (action "undo")? Posted, matched and ignored lines.
+export const UNDOABLE = new Set(["posted", "matched", "ignored"]);
+
+// The description a line is posted with when none is typed: the server's default,
+// the payee and the memo joined by " · " (either alone), else "Bank statement".
+export function defaultDescription(line) {
+  const parts = [line.payee, line.memo].map((p) => (p ?? "").trim()).filter(Boolean);
+  return parts.length ? parts.join(" · ") : "Bank statement";
+}
+
+// The statement's opening balance against the account's last reconciliation before
+// it (`events`: its entries.reconciled audit events, any order): {agree, words}, or
+// null when the file gives no opening balance. `kind` turns the bank's sign into the
+// register's (a card's debt is negative on the statement, positive in the books).
+export function openingCheck(statement, events, accountId, kind) {
+  const opening = statement.opening_balance_cents;
+  if (opening === null || opening === undefined) return null;
+  const before = statement.period_from ?? statement.closing_balance_on;
+  let last = null;
+  for (const e of events) {
+    if (e.action !== "entries.reconciled" || e.object?.account_id !== accountId) continue;
+    const day = e.object.statement_date;
+    if (before && day >= before) continue; // this statement's own, or a later one
+    if (!last || day > last.statement_date) last = { statement_date: day, closing_balance_cents: e.object.closing_balance_cents };
+  }
+  if (!last) return { agree: null, words: "No earlier reconciliation of the account to compare the opening balance with." };
+  const theirs = kind === "liability" ? -last.closing_balance_cents : last.closing_balance_cents; // as the bank signs it
+  if (opening === theirs) {
+    return { agree: true, words: `The opening balance ${formatCents(opening)} agrees with the last reconciliation (${last.statement_date}).` };
+  }
+  return {
+    agree: false,
+    words: `The opening balance ${formatCents(opening)} differs from the last reconciliation (${last.statement_date}, closing ${formatCents(theirs)}) by ${formatCents(opening - theirs)}: a statement may be missing, or an entry up to then changed.`,
+  };
 }
 
 const NAME_MAX = 100;
 
 // "Always file this payee here": the rule's body (for POST /rules and /rules/preview).
-// It is limited to the statement's own account and matches the payee exactly
-// (case and inner spaces aside, as the server compares).
-export function ruleFromLine(line, statementAccountId, counter) {
-  const payee = (line.payee ?? "").trim().replace(/\s+/g, " ");
-  if (!payee) return null;
+// It is limited to the statement's own account. `how` picks the condition: `kind`
+// "payee_is" (the default: the payee exactly, case and inner spaces aside, as the
+// server compares), "payee_contains" or "memo_contains" with its `text` (default: the
+// line's payee, or memo), and an optional amount range `min_cents`/`max_cents` (signed
+// as the line's amount; either may be null). Null when there is nothing to match on.
+export function ruleFromLine(line, statementAccountId, counter, how = {}) {
+  const kind = how.kind ?? "payee_is";
+  const fallback = kind === "memo_contains" ? line.memo : line.payee;
+  const text = (how.text ?? fallback ?? "").trim().replace(/\s+/g, " ");
+  const conditions = {};
+  if (text) conditions[kind] = [...text].slice(0, 200).join("");
+  if (Number.isSafeInteger(how.min_cents)) conditions.min_cents = how.min_cents;
+  if (Number.isSafeInteger(how.max_cents)) conditions.max_cents = how.max_cents;
+  if (Object.keys(conditions).length === 0) return null;
+  const label = text || rangeWords(conditions) || "Rule";
   const tail = ` → ${counter.name}`;
   const room = NAME_MAX - tail.length;
-  const name = room >= 10 ? `${[...payee].slice(0, room).join("")}${tail}` : [...payee].slice(0, NAME_MAX).join("");
-  return {
-    name,
-    counter_account_id: counter.id,
-    account_id: statementAccountId,
-    conditions: { payee_is: payee.slice(0, 200) },
-  };
+  const name = room >= 10 ? `${[...label].slice(0, room).join("")}${tail}` : [...label].slice(0, NAME_MAX).join("");
+  return { name, counter_account_id: counter.id, account_id: statementAccountId, conditions };
+}
+
+// The condition keys the API takes, in the order the pages show them.
+export const CONDITIONS = ["payee_is", "payee_contains", "memo_contains", "min_cents", "max_cents"];
+export const TEXT_CONDITIONS = { payee_is: "payee is", payee_contains: "payee contains", memo_contains: "memo contains" };
+
+// "amount from -50.00 to -1.00", "amount at least 10.00", "amount at most -50.00", or "".
+export function rangeWords(conditions) {
+  const low = conditions.min_cents;
+  const high = conditions.max_cents;
+  const has = (v) => v !== null && v !== undefined;
+  if (has(low) && has(high)) return low === high ? `amount exactly ${formatCents(low)}` : `amount from ${formatCents(low)} to ${formatCents(high)}`;
+  if (has(low)) return `amount at least ${formatCents(low)}`;
+  if (has(high)) return `amount at most ${formatCents(high)}`;
+  return "";
+}
+
+// What a rule matches, in words: "payee is “Corner Grocer” and amount from -50.00 to -1.00".
+export function conditionWords(conditions) {
+  const parts = Object.entries(TEXT_CONDITIONS)
+    .filter(([key]) => conditions[key] !== undefined && conditions[key] !== null && conditions[key] !== "")
+    .map(([key, said]) => `${said} “${conditions[key]}”`);
+  const range = rangeWords(conditions);
+  if (range) parts.push(range);
+  return parts.join(" and ");
+}
+
+// A whole rule in words (`accounts`: id → account): "Lines whose payee is “Corner
+// Grocer”, in Bank, go to Food (described “Groceries”); priority 100, inactive."
+export function ruleWords(rule, accounts) {
+  const name = (id) => accounts.get(id)?.name ?? `account ${id}`;
+  const where = rule.account_id === null || rule.account_id === undefined ? "in any account" : `in ${name(rule.account_id)}`;
+  const described = rule.description ? ` (described “${rule.description}”)` : "";
+  return `Lines whose ${conditionWords(rule.conditions)}, ${where}, go to ${name(rule.counter_account_id)}${described}; priority ${rule.priority}${rule.active ? "" : ", inactive"}.`;
 }
 
 // Can "Reconcile" be pressed? {ready, done, reason}: a statement without a closing
@@ -222,4 +348,47 @@ export function doneWords(posted, matched) {
   if (posted && matched) return `Done: posted ${lines(posted)} and matched ${matched}.`;
   if (posted) return `Done: posted ${lines(posted)}.`;
   return `Done: matched ${lines(matched)}.`;
+}
+
+// The rules page's form (`values`: its fields as typed) → {body} for POST/PUT /rules
+// and /rules/preview, or {error, field} naming the field to fix. Amounts are signed as
+// the lines' (money out negative); empty text and amounts are left out, an empty
+// description is null (the line's own), an empty statement account null (any).
+export function ruleFormBody(values) {
+  const conditions = {};
+  for (const key of Object.keys(TEXT_CONDITIONS)) {
+    const text = (values[key] ?? "").trim().replace(/\s+/g, " ");
+    if (text) conditions[key] = text;
+  }
+  for (const [key, field] of [["min_cents", "min"], ["max_cents", "max"]]) {
+    let cents = null;
+    try {
+      cents = parseSigned(values[field] ?? "");
+    } catch (err) {
+      return { error: `${key === "min_cents" ? "Amount from" : "Amount to"}: ${err.message}`, field };
+    }
+    if (cents !== null) conditions[key] = cents;
+  }
+  if (Object.keys(conditions).length === 0) return { error: "Give the rule at least one condition: words of the payee or memo, or an amount.", field: "payee_is" };
+  if (conditions.min_cents !== undefined && conditions.max_cents !== undefined && conditions.min_cents > conditions.max_cents) {
+    return { error: "The amount's “from” is above its “to”: a card purchase of up to 50.00 is from -50.00 to -0.01.", field: "min" };
+  }
+  const name = (values.name ?? "").trim();
+  if (!name) return { error: "Give the rule a name.", field: "name" };
+  const counter = Number(values.counter_account_id);
+  if (!counter) return { error: "Choose the account the lines go to.", field: "counter_account_id" };
+  const priority = (values.priority ?? "").trim();
+  if (priority !== "" && !/^\d{1,9}$/.test(priority)) return { error: "The priority is a whole number (lower first; 100 by default).", field: "priority" };
+  const description = (values.description ?? "").trim();
+  return {
+    body: {
+      name,
+      counter_account_id: counter,
+      account_id: Number(values.account_id) || null,
+      conditions,
+      priority: priority === "" ? 100 : Number(priority),
+      description: description || null,
+      active: values.active !== false,
+    },
+  };
 }

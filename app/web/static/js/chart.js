@@ -1,14 +1,8 @@
 // A small horizontal bar chart in SVG, drawn around a zero line so a negative
 // figure points left: values are drawn as given, never flipped.
+import { svg } from "./dom.js";
 import { formatCents } from "./money.js";
 
-const NS = "http://www.w3.org/2000/svg";
-const svg = (tag, attrs, text) => {
-  const el = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (text !== undefined) el.textContent = text;
-  return el;
-};
 
 // rows: [{label, cents}] → <svg>. Pixel geometry only uses floats; amounts are
 // shown with formatCents from the integer cents.

@@ -26,6 +26,15 @@ function append(el, children) {
   }
 }
 
+// An SVG element with these attributes (and text, as text): the charts' builder.
+const SVG_NS = "http://www.w3.org/2000/svg";
+export function svg(tag, attrs, text) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
 // The page's element with this id. Which kind of element an id names (an input, a
 // select, a <details>, a form) is declared in the page's HTML (app/web/pages), which the
 // type checker does not read: the element is typed `any`, and each page uses it as the

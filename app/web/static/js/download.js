@@ -15,13 +15,34 @@ export function toCsv(rows) {
 }
 
 const amount = (cents) => formatCents(cents).replaceAll(",", "");
+// Year against year (`previous` in the report): each row also has last year's figure
+// and the difference, as the screen shows them.
+const compared = (rows, report, previousOf, w, against) => {
+  if (!report.previous) return rows;
+  return rows.map((row, i) => {
+    if (i === 0 && w) return [`${row[0]}, against ${against}`];
+    if (row.length < 3) return row;
+    if (row[2] === "Amount" || row[2] === "amount") return [...row, w ? "Last year" : "last year", w ? "Difference" : "difference"];
+    const before = previousOf(i);
+    return [...row, amount(before.previous), amount(before.cents - before.previous)];
+  });
+};
 
 // Income statement JSON → rows [section, account, amount]. With `w` (vocab.js
 // words) the rows read as the screen does: its caption with the period first, then
 // its headings and totals in the book style's words ("Spending", "Left over").
 export function incomeStatementRows(report, w = null) {
   const say = (plain, key) => (w ? w[key] : plain);
-  return [
+  const p = report.previous ?? {};
+  const pairs = [
+    ...report.income.map((l) => ({ cents: l.cents, previous: l.previous_cents })),
+    { cents: report.total_income_cents, previous: p.total_income_cents },
+    ...report.expenses.map((l) => ({ cents: l.cents, previous: l.previous_cents })),
+    { cents: report.total_expenses_cents, previous: p.total_expenses_cents },
+    { cents: report.net_cents, previous: p.net_cents },
+  ];
+  const skip = w ? 2 : 1;
+  return compared([
     ...(w ? [[`${w.incomeStatement}, ${report.from ?? "start"} to ${report.to ?? "today"}`]] : []),
     w ? ["Section", "Account", "Amount"] : ["section", "account", "amount"],
     ...report.income.map((l) => [say("income", "income"), l.account, amount(l.cents)]),
@@ -29,12 +50,23 @@ export function incomeStatementRows(report, w = null) {
     ...report.expenses.map((l) => [say("expenses", "expenses"), l.account, amount(l.cents)]),
     [say("total expenses", "totalExpenses"), "", amount(report.total_expenses_cents)],
     [say("net", "net"), "", amount(report.net_cents)],
-  ];
+  ], report, (i) => pairs[i - skip], w, `${p.from} to ${p.to}`);
 }
 
 export function balanceSheetRows(report, w = null) {
   const say = (plain, key) => (w ? w[key] : plain);
-  return [
+  const p = report.previous ?? {};
+  const pairs = [
+    ...report.assets.map((l) => ({ cents: l.cents, previous: l.previous_cents })),
+    { cents: report.total_assets_cents, previous: p.total_assets_cents },
+    ...report.liabilities.map((l) => ({ cents: l.cents, previous: l.previous_cents })),
+    { cents: report.total_liabilities_cents, previous: p.total_liabilities_cents },
+    ...report.equity.map((l) => ({ cents: l.cents, previous: l.previous_cents })),
+    { cents: report.retained_cents, previous: p.retained_cents },
+    { cents: report.total_equity_cents, previous: p.total_equity_cents },
+  ];
+  const skip = w ? 2 : 1;
+  return compared([
     ...(w ? [[`${w.balanceSheet} as of ${report.as_of}`]] : []),
     w ? ["Section", "Account", "Amount"] : ["section", "account", "amount"],
     ...report.assets.map((l) => [say("assets", "assets"), l.account, amount(l.cents)]),
@@ -44,7 +76,7 @@ export function balanceSheetRows(report, w = null) {
     ...report.equity.map((l) => [say("equity", "equity"), l.account, amount(l.cents)]),
     [say("retained", "retained"), "", amount(report.retained_cents)],
     [say("total equity", "totalEquity"), "", amount(report.total_equity_cents)],
-  ];
+  ], report, (i) => pairs[i - skip], w, p.as_of);
 }
 
 // "Income and spending" → "income-and-spending" (a file name's words).

@@ -4,7 +4,8 @@
 // while ticking, "tick everything up to this date" as one request (one audit event),
 // and reconciling. Reconciled and locked entries are shown as such, with no box.
 import { api, ApiError, orSignIn, requireSession } from "../api.js";
-import { busy, byId, h, say, today } from "../dom.js";
+import { chartTable, periodChart } from "../charts.js";
+import { busy, byId, h, keepDates, say, today } from "../dom.js";
 import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
 import { centsToInput, formatCents } from "../money.js";
 import { parseSigned } from "../csv.js";
@@ -12,6 +13,7 @@ import { renderNav } from "../nav.js";
 import { receiptCell } from "../documents.js";
 import { addPage, nextRequest, PAGE_SIZE, startList } from "../paging.js";
 import { fixed, lastReconciliation, missingLine, signFor, toTick } from "../statement.js";
+import { balanceByDay } from "../trends.js";
 
 const BIG_PAGE = 500; // the register's largest page
 const MAX_PAGES = 20; // 10,000 entries: as many as one request may clear
@@ -106,6 +108,23 @@ function render() {
     ? `${n} entr${n === 1 ? "y" : "ies"}${upTo}.` : `Showing the newest ${n}${upTo}.`;
   byId("register-section").hidden = false;
   byId("reconcile-section").hidden = false;
+  renderBalance();
+}
+
+// The balance over the entries listed: a line, one point per day, and its table.
+function renderBalance() {
+  const days = balanceByDay(state.list.items);
+  byId("balance-section").hidden = days.length === 0;
+  if (!days.length) return;
+  const name = state.head.account.name;
+  periodChart(byId("balance-chart"), {
+    title: `Balance of ${name}`, slots: days,
+    line: { name: "Balance", cls: "balance", values: days.map((d) => d.cents) },
+  });
+  byId("balance-table").replaceChildren(chartTable({
+    id: "balance-figures", caption: keepDates(`Balance of ${name} at the end of each day, ${days[0].long} to ${days.at(-1).long}`),
+    head: ["Day", "Balance"], rows: days.map((d) => ({ cells: [h("span", { class: "date" }, d.long), d.cents] })),
+  }));
 }
 
 const registerOf = (query) => orSignIn(api(`/accounts/${state.accountId}/register`, { query }));
@@ -225,6 +244,7 @@ async function open(accountId) {
   } catch (err) {
     byId("register-section").hidden = true;
     byId("reconcile-section").hidden = true;
+    byId("balance-section").hidden = true;
     say(byId("message"), err instanceof ApiError && err.status === 404
       ? "That account does not exist (any more). Choose another one." : err.message);
   }

@@ -17,6 +17,7 @@ import { addPage, nextRequest, startList } from "../paging.js";
 import { periods, PRESETS, presetOf, startMonthOf } from "../periods.js";
 import { renderBalanceSheet, renderIncomeStatement } from "../reports.js";
 import { signFor } from "../statement.js";
+import { mountTrends } from "../trends-report.js";
 import { words } from "../vocab.js";
 
 const EXTENSIONS = { csv: "csv", hledger: "journal", beancount: "beancount" };
@@ -89,8 +90,10 @@ async function loadIncomeStatement(asked = true) {
     return;
   }
   try {
-    const report = await orSignIn(api("/reports/income-statement", { query: { from, to } }));
+    const compare = byId("compare-year").checked ? "previous_year" : "";
+    const report = await orSignIn(api("/reports/income-statement", { query: { from, to, compare } }));
     if (byId("is-from").value !== from || byId("is-to").value !== to) return; // a newer period is on its way
+    if (compare !== (byId("compare-year").checked ? "previous_year" : "")) return;
     state.income = report;
     renderIncomeStatement(byId("income-statement"), byId("is-chart"), report, state.style, { onAccount: incomeLines });
     byId("is-csv").disabled = false;
@@ -114,8 +117,10 @@ async function loadBalanceSheet(asked = true) {
     return;
   }
   try {
-    const report = await orSignIn(api("/reports/balance-sheet", { query: { as_of: asOf } }));
+    const compare = byId("compare-year").checked ? "previous_year" : "";
+    const report = await orSignIn(api("/reports/balance-sheet", { query: { as_of: asOf, compare } }));
     if (byId("bs-as-of").value !== asOf) return;
+    if (compare !== (byId("compare-year").checked ? "previous_year" : "")) return;
     state.balance = report;
     renderBalanceSheet(byId("balance-sheet"), byId("bs-chart"), report, state.style, { onAccount: balanceLines });
     byId("bs-csv").disabled = false;
@@ -126,6 +131,11 @@ async function loadBalanceSheet(asked = true) {
   }
 }
 
+// Year against year: both statements again, each with last year's column and the difference.
+byId("compare-year").addEventListener("change", () => {
+  loadIncomeStatement();
+  loadBalanceSheet();
+});
 byId("is-form").addEventListener("submit", (e) => { e.preventDefault(); loadIncomeStatement(); });
 byId("bs-form").addEventListener("submit", (e) => { e.preventDefault(); loadBalanceSheet(); });
 // A changed date shows its period at once, so the CSV is always of what is shown.
@@ -259,7 +269,9 @@ async function main() {
   byId("is-from").value = `${now.slice(0, 4)}-01-01`;
   byId("is-to").value = now;
   byId("bs-as-of").value = now;
+  byId("annual-year").value = String(Number(now.slice(0, 4)) - 1); // the meeting looks back on last year
   await Promise.all([
+    mountTrends(byId("trends-section"), state.style).catch((err) => say(byId("message"), err.message)),
     loadIncomeStatement(),
     loadBalanceSheet(),
     mountBudgetReport(byId("budget-section"), state.style).catch((err) => say(byId("message"), err.message)),

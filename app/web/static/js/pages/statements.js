@@ -8,20 +8,24 @@ import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
 import { formatCents } from "../money.js";
 import { renderNav } from "../nav.js";
 import { saveBlob } from "../download.js";
+import { CsvError, parseSigned } from "../csv.js";
 import {
-  ACCEPT, bulkActions, bulkWords, candidateWindow, candidateWords, changedLines, chosenAccount,
-  differenceWords, doneWords, periodWords, previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine,
-  STATUS, statusWord, suggestionWords, summaryWords,
+  ACCEPT, bulkActions, bulkWords, candidateLine, candidateWindow, candidateWords, changedLines, chosenAccount,
+  conditionWords, defaultDescription, differenceWords, doneWords, heldLines, heldWords, openingCheck, periodWords,
+  previewWords, reconcileState, reconciliationOf, registerClosing, ruleFromLine, STATUS, statusWord, suggestedDetail,
+  summaryWords, TEXT_CONDITIONS, UNDOABLE,
 } from "../bankfile.js";
 
 const LINES_PAGE = 100; // lines drawn at a time: a 1,000-line file stays quick on a phone
 const AUDIT_PAGES = 4; // the account's reconciliations are looked for in the newest 2,000
 const FORMATS = { ofx: "OFX", "camt.053": "camt.053", mt940: "MT940" };
+const LAST_ACCOUNT = "ledger.statements.account"; // the account the page opens next time
 
 const state = {
   style: "personal", accounts: null, accountId: null,
-  statement: null, statements: [], rules: new Map(),
+  statement: null, statements: [], rules: new Map(), schedules: new Map(),
   choices: new Map(), // line_id → account id the person picked (0: none)
+  descriptions: new Map(), // line_id → the description typed for its posting ("" : the default)
   offered: new Set(), // account ids the line pickers offer
   candidates: new Map(), // transaction id → register item (found / already imported lines)
   picker: null, // a <select> of the offered accounts, cloned for each line
@@ -29,9 +33,20 @@ const state = {
   reconciliations: [], // the account's entries.reconciled events (a statement's done or not)
 };
 const message = () => byId("statement-message");
+
+// say() with each date kept on one line (a phone broke 2026-11-30 at its hyphen).
+function tell(el, text, kind = "error", field = null) {
+  say(el, text, kind, field);
+  if (text) el.replaceChildren(...keepDates(text));
+}
 const account = () => state.accounts.byId.get(state.accountId);
 
 function remember() {
+  try {
+    window.localStorage.setItem(LAST_ACCOUNT, String(state.accountId));
+  } catch {
+    // storage off (a private window): the address still carries the account
+  }
   const url = new URL(window.location.href);
   url.searchParams.set("account", String(state.accountId));
   if (state.statement) url.searchParams.set("statement", String(state.statement.id));
@@ -42,12 +57,12 @@ function remember() {
 // ---- one line ----
 
 function statusDetail(line) {
-  if (line.status === "new") {
-    return line.suggestion ? `Suggested ${suggestionWords(line.suggestion, state.rules)}.` : "Nothing suggested: choose the account.";
-  }
+  if (line.status === "new") return suggestedDetail(line.suggestion, state.rules, state.schedules);
   if (line.status === "match" || line.status === "duplicate") {
     const item = state.candidates.get(line.transaction_id);
-    const what = item ? candidateWords(item) : `transaction ${line.transaction_id}`;
+    const first = line.candidates?.find((c) => c.transaction_id === line.transaction_id);
+    const what = item ? candidateWords(item)
+      : first ? candidateWords({ ...first, amount_cents: line.amount_cents }) : `transaction ${line.transaction_id}`;
     return line.status === "match" ? `In the books as ${what}` : `Already in the books as ${what}`;
   }
   return STATUS[line.status]?.means ?? "";
@@ -73,15 +88,16 @@ function lineActions(line, node) {
     const post = h("button", { type: "button", class: "act-post", "aria-label": `Post ${about(line)}` }, "Post");
     post.addEventListener("click", () => {
       const accountId = chosenAccount(line, state.choices, state.offered);
-      if (accountId === null) return say(message(), "Choose the account this line goes to.", "error", select);
+      if (accountId === null) return tell(message(), "Choose the account this line goes to.", "error", select);
       busy(post, async () => {
-        if (await act([{ line_id: line.line_id, action: "post", account_id: accountId }])) focusAfter(line.line_id);
+        if (await act([posting(line, accountId)])) focusAfter(line.line_id);
       });
     });
     const ignore = ignoreButton(line);
-    const parts = [select, post, ignore];
-    if (line.payee && line.payee.trim()) {
-      const always = h("button", { type: "button", class: "secondary act-rule", "aria-label": `Always file this payee here: ${line.payee.trim()}` }, "Always file this payee here");
+    const parts = [select, describe(line), post, ignore];
+    const who = (line.payee ?? "").trim() || (line.memo ?? "").trim(); // a rule needs words to match
+    if (who) {
+      const always = h("button", { type: "button", class: "secondary act-rule", "aria-label": `Always file this payee here: ${who}` }, "Always file this payee here");
       always.addEventListener("click", () => openRule(line, node, select));
       parts.push(always);
     }
@@ -94,7 +110,49 @@ function lineActions(line, node) {
     }));
     return h("div", { class: "do" }, match, ignoreButton(line));
   }
+  if (UNDOABLE.has(line.status)) {
+    const undo = h("button", { type: "button", class: "secondary act-undo", "aria-label": `Undo ${about(line)}` }, "Undo");
+    undo.addEventListener("click", () => busy(undo, async () => {
+      await act([{ line_id: line.line_id, action: "undo" }]);
+    }));
+    return h("div", { class: "do" }, undo);
+  }
   return null;
+}
+
+// The line's post action, with its typed description (none typed: the server's
+// default, the payee and the memo joined).
+function posting(line, accountId) {
+  const description = (state.descriptions.get(line.line_id) ?? "").trim();
+  return { line_id: line.line_id, action: "post", account_id: accountId, ...(description ? { description } : {}) };
+}
+
+function describe(line) {
+  const input = h("input", {
+    type: "text", class: "line-desc", maxlength: "2000", placeholder: defaultDescription(line),
+    "aria-label": `Description for ${about(line)} (empty: ${defaultDescription(line)})`,
+  });
+  input.value = state.descriptions.get(line.line_id) ?? "";
+  input.addEventListener("input", () => state.descriptions.set(line.line_id, input.value));
+  return input;
+}
+
+// A waiting line's candidates (entries in the books it might be), each with a
+// one-tap Match; a line found in the books lists the others it might be instead.
+function candidatesNode(line) {
+  if (line.status !== "new" && line.status !== "match") return null;
+  const list = (line.candidates ?? []).filter((c) => line.status === "new" || c.transaction_id !== line.transaction_id);
+  if (list.length === 0) return null;
+  const said = line.status === "new" ? "Might already be in the books as:" : "Or another entry:";
+  return h("div", { class: "maybe" },
+    h("p", { class: "maybe-head" }, said),
+    h("ul", {}, list.map((c) => {
+      const match = h("button", { type: "button", class: "secondary act-match-candidate", "data-transaction": c.transaction_id, "aria-label": `Match ${about(line)} to ${c.description}, ${c.occurred_on}` }, "Match");
+      match.addEventListener("click", () => busy(match, async () => {
+        if (await act([{ line_id: line.line_id, action: "match", transaction_id: c.transaction_id }])) focusAfter(line.line_id);
+      }));
+      return h("li", { "data-transaction": c.transaction_id }, h("span", { class: "cand" }, ...keepDates(candidateLine(c))), match);
+    })));
 }
 
 function ignoreButton(line) {
@@ -116,8 +174,10 @@ function lineNode(line) {
     h("span", { class: `amt num${line.amount_cents > 0 ? " amount-pos" : ""}` }, formatCents(line.amount_cents)),
     h("span", { class: "state" },
       h("span", { class: `badge status status-${line.status}` }, statusWord(line.status)), " ",
-      h("span", { class: "detail" }, statusDetail(line))),
+      h("span", { class: "detail" }, ...keepDates(statusDetail(line)))),
   );
+  const maybe = candidatesNode(line);
+  if (maybe) node.append(maybe);
   const actions = lineActions(line, node);
   if (actions) node.append(actions);
   return node;
@@ -126,20 +186,79 @@ function lineNode(line) {
 // ---- "always file this payee here" ----
 
 function openRule(line, node, select) {
-  say(message(), "");
+  tell(message(), "");
   node.querySelector(".rule-panel")?.remove();
   const accountId = chosenAccount(line, state.choices, state.offered);
-  if (accountId === null) return say(message(), "Choose the account first: the rule files this payee there.", "error", select);
+  if (accountId === null) return tell(message(), "Choose the account first: the rule files this payee there.", "error", select);
   const counter = state.accounts.byId.get(accountId);
-  const body = ruleFromLine(line, state.accountId, counter);
+  // Payee conditions for a line with a payee, memo contains for one with a memo.
+  const kinds = Object.entries(TEXT_CONDITIONS)
+    .filter(([key]) => ((key === "memo_contains" ? line.memo : line.payee) ?? "").trim());
+  const kind = h("select", { class: "rule-kind", "aria-label": "What the rule looks at" },
+    kinds.map(([key, said]) => h("option", { value: key }, said[0].toUpperCase() + said.slice(1))));
+  const text = h("input", { type: "text", class: "rule-text", "aria-label": "The words it looks for", maxlength: "200" });
+  const fill = () => {
+    text.value = ((kind.value === "memo_contains" ? line.memo : line.payee) ?? "").trim().replace(/\s+/g, " ");
+  };
+  fill();
+  kind.addEventListener("change", fill);
+  const min = h("input", { type: "text", class: "rule-min", inputmode: "decimal", "aria-label": "Amount from (optional)", placeholder: "from (optional)" });
+  const max = h("input", { type: "text", class: "rule-max", inputmode: "decimal", "aria-label": "Amount to (optional)", placeholder: "to (optional)" });
+  const said = h("p", { class: "rule-said" });
   const found = h("p", { class: "hint", role: "status" }, "Looking for the lines it would file…");
   const list = h("ul", { class: "preview" });
+  const again = h("button", { type: "button", class: "secondary act-preview" }, "Preview");
   const make = h("button", { type: "button", class: "act-make-rule", disabled: true }, "Make the rule");
   const cancel = h("button", { type: "button", class: "secondary" }, "Cancel");
   const panel = h("div", { class: "rule-panel" },
-    h("p", {}, `From now on, lines from “${body.conditions.payee_is}” in ${account().name} are suggested for ${counter.name}.`),
-    found, list, h("div", { class: "actions" }, make, cancel));
+    h("div", { class: "rule-fields" }, kind, text,
+      h("span", { class: "rule-range" }, "Amount ", min, " to ", max)),
+    said, found, list, h("div", { class: "actions" }, again, make, cancel));
   node.append(panel);
+  let body = null;
+  let asked = 0; // the newest preview asked: an older answer arriving late is dropped
+  const amount = (input) => {
+    try {
+      return { cents: parseSigned(input.value) };
+    } catch (err) {
+      if (err instanceof CsvError) return { error: err.message };
+      throw err;
+    }
+  };
+  const preview = async () => {
+    make.disabled = true;
+    const low = amount(min);
+    const high = amount(max);
+    if (low.error || high.error) {
+      found.textContent = "";
+      return tell(message(), low.error ?? high.error, "error", low.error ? min : max);
+    }
+    body = ruleFromLine(line, state.accountId, counter, { kind: kind.value, text: text.value, min_cents: low.cents, max_cents: high.cents });
+    if (!body) {
+      found.textContent = "";
+      return tell(message(), "Give the rule something to match: words or an amount.", "error", text);
+    }
+    said.textContent = `From now on, lines in ${account().name} whose ${conditionWords(body.conditions)} are suggested for ${counter.name}.`;
+    found.textContent = "Looking for the lines it would file…";
+    list.replaceChildren();
+    const mine = ++asked;
+    try {
+      const answer = await orSignIn(api("/rules/preview", { method: "POST", json: body }));
+      if (mine !== asked) return;
+      const matches = answer.matches ?? [];
+      found.textContent = previewWords(matches, state.statement.id);
+      list.replaceChildren(...matches.slice(0, 10).map((m) => h("li", {}, ...keepDates(`${m.booked_on} · ${m.payee ?? ""} · ${formatCents(m.amount_cents)}`))));
+      if (matches.length > 10) list.append(h("li", { class: "hint" }, `and ${matches.length - 10} more`));
+      make.disabled = false;
+      make.focus();
+    } catch (err) {
+      if (mine !== asked) return;
+      found.textContent = "";
+      tell(message(), err.message);
+    }
+  };
+  for (const field of [kind, text, min, max]) field.addEventListener("change", () => preview());
+  again.addEventListener("click", () => busy(again, preview));
   cancel.addEventListener("click", () => panel.remove());
   make.addEventListener("click", () => busy(make, async () => {
     try {
@@ -148,22 +267,12 @@ function openRule(line, node, select) {
       panel.remove();
       await reloadStatement();
       const now = state.statement.lines.filter((l) => l.status === "new" && l.suggestion?.rule_id === rule.id).length;
-      say(message(), `Made the rule “${rule.name}”: ${now} waiting line${now === 1 ? "" : "s"} of this statement now suggested for ${counter.name}.`, "info");
+      tell(message(), `Made the rule “${rule.name}”: ${now} waiting line${now === 1 ? "" : "s"} of this statement now suggested for ${counter.name}.`, "info");
     } catch (err) {
-      say(message(), err.message);
+      tell(message(), err.message);
     }
   }));
-  orSignIn(api("/rules/preview", { method: "POST", json: body })).then((answer) => {
-    const matches = answer.matches ?? [];
-    found.textContent = previewWords(matches, state.statement.id);
-    list.replaceChildren(...matches.slice(0, 10).map((m) => h("li", {}, `${m.booked_on} · ${m.payee ?? ""} · ${formatCents(m.amount_cents)}`)));
-    if (matches.length > 10) list.append(h("li", { class: "hint" }, `and ${matches.length - 10} more`));
-    make.disabled = false;
-    make.focus();
-  }).catch((err) => {
-    panel.remove();
-    say(message(), err.message);
-  });
+  preview();
 }
 
 // ---- the statement ----
@@ -180,10 +289,10 @@ function renderHead() {
   const rec = byId("reconcile");
   const at = s.closing_balance_on && s.closing_balance_cents !== null
     ? ` to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}` : "";
-  rec.textContent = `${ready.done ? "Reconciled" : "Reconcile"}${at}`;
+  rec.replaceChildren(...keepDates(`${ready.done ? "Reconciled" : "Reconcile"}${at}`));
   rec.disabled = !ready.ready;
   byId("statement-section").dataset.reconciled = String(ready.done);
-  byId("reconcile-hint").textContent = ready.reason;
+  byId("reconcile-hint").replaceChildren(...keepDates(ready.reason));
 }
 
 function renderFacts() {
@@ -197,7 +306,14 @@ function renderFacts() {
     s.opening_balance_cents !== null ? `opening balance ${formatCents(s.opening_balance_cents)}` : null,
     s.closing_balance_cents !== null ? `closing balance ${formatCents(s.closing_balance_cents)}${s.closing_balance_on ? ` on ${s.closing_balance_on}` : ""}` : "no closing balance",
   ].filter(Boolean);
-  byId("statement-facts").textContent = `${facts.join(", ")}.`;
+  byId("statement-facts").replaceChildren(...keepDates(`${facts.join(", ")}.`));
+  // The statement's opening balance against the account's last reconciliation before it.
+  const check = openingCheck(s, state.reconciliations, state.accountId, account().kind);
+  const opening = byId("statement-opening");
+  opening.hidden = !check;
+  opening.replaceChildren(...keepDates(check ? check.words : ""));
+  opening.dataset.agree = check ? String(check.agree) : "";
+  opening.className = `facts opening${check?.agree === false ? " message error" : ""}`;
 }
 
 function renderLines() {
@@ -255,13 +371,13 @@ function focusAfter(lineId) {
 }
 
 async function act(lines) {
-  say(message(), "");
+  tell(message(), "");
   try {
     apply(await orSignIn(api(`/statements/${state.statement.id}/lines`, { method: "POST", json: { lines } })));
     await loadCandidates();
     return true;
   } catch (err) {
-    say(message(), err.message);
+    tell(message(), err.message);
     return false;
   }
 }
@@ -289,13 +405,14 @@ async function loadCandidates() {
   for (const line of s.lines) {
     if ((line.status !== "match" && line.status !== "duplicate") || !state.nodes.has(line.line_id)) continue;
     const detail = state.nodes.get(line.line_id).querySelector(".detail");
-    if (detail) detail.textContent = statusDetail(line);
+    if (detail) detail.replaceChildren(...keepDates(statusDetail(line)));
   }
 }
 
 async function openStatement(id) {
-  say(message(), "");
+  tell(message(), "");
   state.choices = new Map();
+  state.descriptions = new Map();
   state.statement = null;
   apply(await orSignIn(api(`/statements/${id}`)));
   remember();
@@ -307,9 +424,12 @@ async function openStatement(id) {
 byId("post-suggested").addEventListener("click", async (event) => {
   const bulk = bulkActions(state.statement.lines, state.choices, state.offered);
   if (bulk.lines.length === 0) return;
+  // A description typed on a line goes with its posting.
+  const lines = bulk.lines.map((one) => (one.action === "post" ? posting({ line_id: one.line_id }, one.account_id) : one));
   await busy(event.currentTarget, async () => {
-    if (await act(bulk.lines)) {
-      say(message(), doneWords(bulk.post, bulk.match), "info");
+    if (await act(lines)) {
+      const held = heldWords(heldLines(state.statement.lines));
+      tell(message(), `${doneWords(bulk.post, bulk.match)}${held ? ` ${held}` : ""}`, "info");
     }
   });
   renderHead();
@@ -317,7 +437,7 @@ byId("post-suggested").addEventListener("click", async (event) => {
 
 byId("reconcile").addEventListener("click", async (event) => {
   const s = state.statement;
-  say(message(), "");
+  tell(message(), "");
   await busy(event.currentTarget, async () => {
     try {
       const done = await orSignIn(api(`/statements/${s.id}/reconcile`, { method: "POST" }));
@@ -326,14 +446,14 @@ byId("reconcile").addEventListener("click", async (event) => {
       renderList();
       // A card's statement shows its debt negative; the register counts it positive (the answer's figure).
       const books = done.closing_balance_cents !== s.closing_balance_cents ? ` on the statement, a balance of ${formatCents(done.closing_balance_cents)} in the books` : "";
-      say(message(), `Reconciled ${account().name} to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}${books}${Number.isSafeInteger(n) ? `: ${n} entr${n === 1 ? "y" : "ies"} now locked` : ""}.`, "info");
+      tell(message(), `Reconciled ${account().name} to ${s.closing_balance_on} at ${formatCents(s.closing_balance_cents)}${books}${Number.isSafeInteger(n) ? `: ${n} entr${n === 1 ? "y" : "ies"} now locked` : ""}.`, "info");
     } catch (err) {
       if (err instanceof ApiError && err.status === 409 && Number.isSafeInteger(err.body?.difference_cents)) {
-        say(message(), differenceWords(s, account().name, err.body.difference_cents));
+        tell(message(), differenceWords(s, account().name, err.body.difference_cents));
         const closing = registerClosing(s, account().kind);
         message().append(" ", h("a", { href: `/register?account=${state.accountId}&statement_date=${s.closing_balance_on}&closing=${closing}`, class: "account-link" }, "Open the register"));
       } else {
-        say(message(), err.message);
+        tell(message(), err.message);
       }
     }
   });
@@ -358,7 +478,7 @@ byId("lines-more").addEventListener("click", () => {
 
 async function upload(file, bankAccount = "") {
   const out = byId("upload-message");
-  say(out, "");
+  tell(out, "");
   const form = new FormData();
   form.append("file", file, file.name || "statement");
   if (bankAccount) form.append("bank_account", bankAccount);
@@ -369,11 +489,12 @@ async function upload(file, bankAccount = "") {
     byId("upload-again").hidden = true;
     byId("stmt-file").value = "";
     state.choices = new Map();
+    state.descriptions = new Map();
     state.statement = null;
     apply(statement);
     remember();
     await loadList();
-    say(out, `Read ${statement.lines.length} line${statement.lines.length === 1 ? "" : "s"} from ${file.name || "the file"}.`, "info");
+    tell(out, `Read ${statement.lines.length} line${statement.lines.length === 1 ? "" : "s"} from ${file.name || "the file"}.`, "info");
     await loadCandidates();
   } catch (err) {
     if (err instanceof ApiError && err.status === 400 && Array.isArray(err.body?.bank_accounts)) {
@@ -381,9 +502,9 @@ async function upload(file, bankAccount = "") {
       byId("bank-account").replaceChildren(...err.body.bank_accounts.map((id) => h("option", { value: id }, id)));
       byId("bank-account-label").hidden = false;
       byId("upload-again").hidden = false;
-      say(out, `This file holds statements of ${err.body.bank_accounts.length} bank accounts: choose the one that is ${account().name}.`, "error", byId("bank-account"));
+      tell(out, `This file holds statements of ${err.body.bank_accounts.length} bank accounts: choose the one that is ${account().name}.`, "error", byId("bank-account"));
     } else {
-      say(out, err.message, "error", byId("stmt-file"));
+      tell(out, err.message, "error", byId("stmt-file"));
     }
   }
 }
@@ -405,7 +526,7 @@ function statementItem(s) {
   const open = h("a", { href: `/statements?account=${state.accountId}&statement=${s.id}`, class: "account-link open-statement", "aria-current": state.statement?.id === s.id ? "true" : false }, period);
   open.addEventListener("click", (event) => {
     event.preventDefault();
-    openStatement(s.id).catch((err) => say(byId("list-message"), err.message));
+    openStatement(s.id).catch((err) => tell(byId("list-message"), err.message));
   });
   const done = reconciliationOf(state.reconciliations, state.accountId, s, account().kind);
   const facts = [FORMATS[s.format] ?? s.format, s.bank_account, s.closing_balance_cents !== null ? `closing ${formatCents(s.closing_balance_cents)}` : null, done ? "reconciled" : null].filter(Boolean).join(", ");
@@ -415,7 +536,7 @@ function statementItem(s) {
       const response = await orSignIn(api(`/statements/${s.id}/file`, { raw: true }));
       saveBlob(await response.blob(), `statement-${s.id}.${s.format === "camt.053" ? "xml" : s.format === "ofx" ? "ofx" : "sta"}`);
     } catch (err) {
-      say(byId("list-message"), err.message);
+      tell(byId("list-message"), err.message);
     }
   }));
   const actions = h("span", { class: "row-actions" });
@@ -434,9 +555,9 @@ function statementItem(s) {
           remember();
         }
         await loadList();
-        say(byId("list-message"), "Deleted the statement; what it posted or matched stays in the books.", "info");
+        tell(byId("list-message"), "Deleted the statement; what it posted or matched stays in the books.", "info");
       } catch (err) {
-        say(byId("list-message"), err.message);
+        tell(byId("list-message"), err.message);
       }
     }));
     actions.replaceChildren(h("span", { class: "confirm" }, "Delete this statement? Its postings stay."), yes, keep);
@@ -479,11 +600,15 @@ async function openAccount(id, statementId = null) {
   state.statement = null;
   state.candidates = new Map();
   state.reconciliations = [];
-  say(byId("message"), "");
+  tell(byId("message"), "");
   const others = state.accounts.open.filter((a) => a.id !== id);
   state.offered = new Set(others.map((a) => a.id));
   state.picker = h("select", { class: "line-account" }, accountOptions(others, { style: state.style, empty: "Choose an account…" }));
   byId("stmt-title").textContent = `Bank statements: ${account().name}`;
+  const back = byId("stmt-register");
+  back.href = `/register?account=${id}`;
+  back.textContent = `${account().name}'s register`;
+  back.hidden = false;
   byId("upload-section").hidden = false;
   renderStatement();
   remember();
@@ -495,7 +620,7 @@ async function openAccount(id, statementId = null) {
 
 byId("stmt-account").addEventListener("change", (event) => {
   const id = Number(event.currentTarget.value);
-  if (id) openAccount(id).catch((err) => say(byId("message"), err.message));
+  if (id) openAccount(id).catch((err) => tell(byId("message"), err.message));
 });
 
 async function main() {
@@ -503,24 +628,39 @@ async function main() {
   renderNav("statements", me.email);
   clearMessagesOnAction(document.querySelector("main"));
   state.style = await loadStyle();
-  const [accounts, rules] = await Promise.all([loadAccounts(), orSignIn(api("/rules"))]);
+  const [accounts, rules, schedules] = await Promise.all([
+    loadAccounts(), orSignIn(api("/rules")),
+    // The schedules name the expected items a line meets; without them a line says less.
+    orSignIn(api("/schedules")).catch(() => []),
+  ]);
   state.accounts = accounts;
   state.rules = new Map(rules.map((rule) => [rule.id, rule]));
+  state.schedules = new Map((Array.isArray(schedules) ? schedules : []).map((one) => [one.id, one]));
   const banks = accounts.open.filter((a) => a.kind === "asset" || a.kind === "liability");
   const params = new URLSearchParams(window.location.search);
+  // The account in the address, else the one the page had open last time (its menu
+  // link has none), else the only bank or card account.
   let wanted = Number(params.get("account")) || null;
+  if (!wanted) {
+    try {
+      const last = Number(window.localStorage.getItem(LAST_ACCOUNT));
+      if (banks.some((a) => a.id === last)) wanted = last;
+    } catch {
+      // storage off: no memory
+    }
+  }
   if (!wanted && banks.length === 1) wanted = banks[0].id;
   byId("stmt-account").replaceChildren(...accountOptions(banks, { kinds: ["asset", "liability"], chosen: wanted, style: state.style }));
   if (wanted && banks.some((a) => a.id === wanted)) {
     try {
       await openAccount(wanted, Number(params.get("statement")) || null);
     } catch (err) {
-      say(byId("message"), err instanceof ApiError && err.status === 404 ? "That statement does not exist (any more)." : err.message);
+      tell(byId("message"), err instanceof ApiError && err.status === 404 ? "That statement does not exist (any more)." : err.message);
     }
   } else if (banks.length === 0) {
-    say(byId("message"), "No bank or card account yet: create one (an asset or a liability) under Accounts first.", "info");
+    tell(byId("message"), "No bank or card account yet: create one (an asset or a liability) under Accounts first.", "info");
   }
   document.body.dataset.ready = "true";
 }
 
-main().catch((err) => say(byId("message"), err.message));
+main().catch((err) => tell(byId("message"), err.message));
