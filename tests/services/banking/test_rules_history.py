@@ -92,6 +92,32 @@ def test_only_two_entry_transactions_of_the_account_to_an_open_account(api, book
     assert history_of(api, books["bank"], "Garage Meyer") == [books["food"]]
 
 
+def test_entries_twice_in_the_account_never_teach(api, books, post_tx):
+    # The account's two-entry transactions are found from the account's entries, each
+    # joined to its transaction's entries (rules._account_pairs): a transaction with two
+    # entries in the account is no two-entry transaction of it with another account,
+    # whether it has two entries (a move within the account) or three (two of them in
+    # the account, one in Fuel), however new and however many words it shares.
+    spend(post_tx, books, "2026-04-01", "Kiosk Lindner", "food")
+    within = post_tx(
+        "2026-04-05", "Kiosk Lindner Kiosk", (books["bank"], -700), (books["bank"], 700)
+    )
+    assert within.status_code == 201, within.get_json()
+    assert history_of(api, books["bank"], "Kiosk Lindner") == [books["food"]]
+    twice = post_tx(
+        "2026-04-06",
+        "Kiosk Lindner",
+        (books["bank"], -300),
+        (books["bank"], -200),
+        (books["fuel"], 500),
+    )
+    assert twice.status_code == 201, twice.get_json()
+    assert history_of(api, books["bank"], "Kiosk Lindner") == [books["food"]]
+    # A later two-entry one with the account once: it teaches.
+    spend(post_tx, books, "2026-04-07", "Kiosk Lindner", "fuel")
+    assert history_of(api, books["bank"], "Kiosk Lindner") == [books["fuel"]]
+
+
 def test_a_line_of_the_same_payee_posted_or_matched_comes_before_words(api, books, post_tx):
     # Words would say Food (the newest sharing both words)...
     spend(post_tx, books, "2026-04-01", "Corner shop groceries", "food")
