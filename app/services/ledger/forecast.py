@@ -91,44 +91,8 @@ def forecast(args) -> dict:
         )
         .all()
     )
-    stored: dict[int, set[date]] = {}  # schedule -> its occurrences that are not open
-    if rows:
-        latest = last + timedelta(SHIFT_MAX)
-        found = db.session.connection().execute(
-            select(ScheduleOccurrence.schedule_id, ScheduleOccurrence.occurs_on)
-            .join(Schedule, Schedule.id == ScheduleOccurrence.schedule_id)
-            .where(
-                Schedule.account_id == account.id,
-                Schedule.active.is_(True),
-                ScheduleOccurrence.occurs_on <= latest,
-                ScheduleOccurrence.status != "open",
-            )
-        )
-        for schedule_id, occurs_on in found:
-            stored.setdefault(schedule_id, set()).add(occurs_on)
-    # Speed (docs/schedules.md, "Speed"): each date's text and day number made once (the
-    # schedules share dates); each item sorted by one integer: the day counted, then the
-    # schedule id, then occurs_on's day number (below 2**20 until the year 2200).
-    texts: dict[date, tuple[str, int]] = {}
-    today_day = today.toordinal()
-    counted: list[tuple[int, str, int, str, str, int]] = []
-    for row in rows:
-        schedule_id, amount, name = int(row.id), sign * int(row.amount_cents), row.name
-        closed = stored.get(schedule_id, ())
-        first = row.starts_on - timedelta(SHIFT_MAX)
-        for occurs_on, due in schedule_rules.due_in(row, first, last):
-            if occurs_on in closed:
-                continue
-            due_text, due_day = texts.get(due) or texts.setdefault(
-                due, (due.isoformat(), due.toordinal())
-            )
-            occurs_text, occurs_day = texts.get(occurs_on) or texts.setdefault(
-                occurs_on, (occurs_on.isoformat(), occurs_on.toordinal())
-            )
-            on = max(due_day, today_day)
-            key = (on << 51) | (schedule_id << 20) | occurs_day
-            counted.append((key, due_text, schedule_id, occurs_text, name, amount))
-    counted.sort(key=itemgetter(0))
+    stored = _closed(account.id, last) if rows else {}
+    counted = _counted(rows, stored, sign, today, last)
     balance = sign * _balance_today(account.id, today)
     running = balance
     lowest_key, lowest = None, balance
@@ -157,3 +121,48 @@ def forecast(args) -> dict:
         "end_balance_cents": running,
         "lowest": {"on": lowest_on.isoformat(), "balance_cents": lowest},
     }
+
+
+def _closed(account_id: int, last: date) -> dict[int, set[date]]:
+    """schedule id -> its occurrences up to `last` (and the weekend shift) that are not
+    open, of the account's active schedules: one query."""
+    stored: dict[int, set[date]] = {}
+    found = db.session.connection().execute(
+        select(ScheduleOccurrence.schedule_id, ScheduleOccurrence.occurs_on)
+        .join(Schedule, Schedule.id == ScheduleOccurrence.schedule_id)
+        .where(
+            Schedule.account_id == account_id,
+            Schedule.active.is_(True),
+            ScheduleOccurrence.occurs_on <= last + timedelta(SHIFT_MAX),
+            ScheduleOccurrence.status != "open",
+        )
+    )
+    for schedule_id, occurs_on in found:
+        stored.setdefault(schedule_id, set()).add(occurs_on)
+    return stored
+
+
+def _counted(rows, stored: dict[int, set[date]], sign: int, today: date, last: date) -> list:
+    """The open occurrences of the schedules (rows) due up to `last`, as (sort key, due_on
+    text, schedule id, occurs_on text, name, signed amount), in the order they count.
+
+    Speed (docs/schedules.md, "Speed"): each date's text and day number made once (the
+    schedules share dates); each item sorted by one integer: the day counted, then the
+    schedule id, then occurs_on's day number (below 2**20 until the year 2200)."""
+    texts = schedule_rules.DayTexts()
+    today_day = today.toordinal()
+    counted: list[tuple[int, str, int, str, str, int]] = []
+    for row in rows:
+        schedule_id, amount, name = int(row.id), sign * int(row.amount_cents), row.name
+        closed = stored.get(schedule_id, ())
+        first = row.starts_on - timedelta(SHIFT_MAX)
+        for occurs_on, due in schedule_rules.due_in(row, first, last):
+            if occurs_on in closed:
+                continue
+            due_text, due_day = texts[due]
+            occurs_text, occurs_day = texts[occurs_on]
+            on = max(due_day, today_day)
+            key = (on << 51) | (schedule_id << 20) | occurs_day
+            counted.append((key, due_text, schedule_id, occurs_text, name, amount))
+    counted.sort(key=itemgetter(0))
+    return counted

@@ -362,6 +362,35 @@ def for_lines(account_id: int, lines: list[BankLine]) -> list[LineOccurrence | N
     out: list[LineOccurrence | None] = [None] * len(lines)
     if not lines or not validate.id_in_range(account_id):
         return out
+    found = _postable_schedules(account_id)
+    if not found:
+        return out
+    exact: dict[int, list[Candidate]] = {}
+    loose: list[Candidate] = []
+    for c in found:
+        if c.tolerance_cents == 0:
+            exact.setdefault(int(c.amount_cents), []).append(c)
+        else:
+            loose.append(c)
+    widest = timedelta(days=max(c.window_days for c in found))
+    open_ones = _OpenOccurrences(
+        account_id,
+        min(line.booked_on for line in lines) - widest,  # the due dates looked at
+        max(line.booked_on for line in lines) + widest,
+    )
+    taken: set[tuple[int, date]] = set()
+    for n, line in enumerate(lines):
+        amount = int(line.amount_cents)
+        fitting = [*exact.get(amount, ()), *(c for c in loose if amount_fits(c, amount))]
+        best = _earliest_open(line, fitting, open_ones, taken)
+        if best is not None:
+            taken.add((best[1], best[2]))
+            out[n] = LineOccurrence(best[1], best[2], best[3])
+    return out
+
+
+def _postable_schedules(account_id: int) -> list[Candidate]:
+    """The account's active schedules whose counter account is open, by id."""
     rows = db.session.execute(
         select(*_COLUMNS)
         .join(Account, Account.id == Schedule.counter_account_id)
@@ -372,66 +401,68 @@ def for_lines(account_id: int, lines: list[BankLine]) -> list[LineOccurrence | N
         )
         .order_by(Schedule.id)
     ).all()
-    if not rows:
-        return out
-    found = [Candidate._make(r) for r in rows]
-    exact: dict[int, list[Candidate]] = {}
-    loose: list[Candidate] = []
-    for c in found:
-        if c.tolerance_cents == 0:
-            exact.setdefault(int(c.amount_cents), []).append(c)
-        else:
-            loose.append(c)
-    widest = timedelta(days=max(c.window_days for c in found))
-    first = min(line.booked_on for line in lines) - widest  # the due dates looked at
-    last = max(line.booked_on for line in lines) + widest
-    shift = timedelta(days=schedule_rules.SHIFT_MAX)
-    stored = {
-        (r[0], r[1]): r[2]
-        for r in db.session.execute(
-            select(
-                ScheduleOccurrence.schedule_id,
-                ScheduleOccurrence.occurs_on,
-                ScheduleOccurrence.status,
-            )
-            .join(Schedule, Schedule.id == ScheduleOccurrence.schedule_id)
-            .where(
-                Schedule.account_id == account_id,
-                Schedule.active.is_(True),
-                ScheduleOccurrence.occurs_on.between(first - shift, last + shift),
-            )
-        )
-    }
-    span: dict[int, list[tuple[date, date]]] = {}  # schedule -> open (due_on, occurs_on)
+    return [Candidate._make(r) for r in rows]
 
-    def open_ones(c: Candidate) -> list[tuple[date, date]]:
-        if c.id not in span:
-            span[c.id] = [
+
+class _OpenOccurrences:
+    """The open (due_on, occurs_on) of a schedule of the account whose due_on is within
+    first..last, in order: the stored statuses read once (one query), each schedule's
+    rule dates worked out when first asked for."""
+
+    def __init__(self, account_id: int, first: date, last: date):
+        self.first, self.last = first, last
+        shift = timedelta(days=schedule_rules.SHIFT_MAX)
+        self.stored = {
+            (r[0], r[1]): r[2]
+            for r in db.session.execute(
+                select(
+                    ScheduleOccurrence.schedule_id,
+                    ScheduleOccurrence.occurs_on,
+                    ScheduleOccurrence.status,
+                )
+                .join(Schedule, Schedule.id == ScheduleOccurrence.schedule_id)
+                .where(
+                    Schedule.account_id == account_id,
+                    Schedule.active.is_(True),
+                    ScheduleOccurrence.occurs_on.between(first - shift, last + shift),
+                )
+            )
+        }
+        self.span: dict[int, list[tuple[date, date]]] = {}
+
+    def __call__(self, c: Candidate) -> list[tuple[date, date]]:
+        if c.id not in self.span:
+            self.span[c.id] = [
                 (due, on)
-                for on, due in schedule_rules.due_in(c, first, last)
-                if stored.get((c.id, on), "open") == "open"
+                for on, due in schedule_rules.due_in(c, self.first, self.last)
+                if self.stored.get((c.id, on), "open") == "open"
             ]
-        return span[c.id]
+        return self.span[c.id]
 
-    taken: set[tuple[int, date]] = set()
-    for n, line in enumerate(lines):
-        amount = int(line.amount_cents)
-        best: tuple[date, int, date, int] | None = None
-        for c in [*exact.get(amount, ()), *(c for c in loose if amount_fits(c, amount))]:
-            if not _line_text_fits(c, line):
-                continue
-            near = open_ones(c)
-            window = timedelta(days=c.window_days)
-            for k in range(bisect_left(near, (line.booked_on - window, date.min)), len(near)):
-                due, on = near[k]
-                if due > line.booked_on + window:
-                    break
-                if (c.id, on) in taken:
-                    continue
-                if best is None or (due, c.id) < (best[0], best[1]):
-                    best = (due, int(c.id), on, int(c.counter_account_id))
+
+def _earliest_open(
+    line: BankLine,
+    fitting: list[Candidate],
+    open_ones: _OpenOccurrences,
+    taken: set[tuple[int, date]],
+) -> tuple[date, int, date, int] | None:
+    """Of the schedules whose amount fits the line, the open occurrence not yet taken
+    that the line meets (its text fits, booked_on within the window of due_on) with the
+    earliest due_on, then the lowest schedule id: (due_on, schedule id, occurs_on,
+    counter account id), or None."""
+    best: tuple[date, int, date, int] | None = None
+    for c in fitting:
+        if not _line_text_fits(c, line):
+            continue
+        near = open_ones(c)
+        window = timedelta(days=c.window_days)
+        for k in range(bisect_left(near, (line.booked_on - window, date.min)), len(near)):
+            due, on = near[k]
+            if due > line.booked_on + window:
                 break
-        if best is not None:
-            taken.add((best[1], best[2]))
-            out[n] = LineOccurrence(best[1], best[2], best[3])
-    return out
+            if (c.id, on) in taken:
+                continue
+            if best is None or (due, c.id) < (best[0], best[1]):
+                best = (due, int(c.id), on, int(c.counter_account_id))
+            break
+    return best

@@ -93,33 +93,18 @@ def list_occurrences(args) -> dict:
     if wanted is not None and wanted not in STATUSES:
         raise BadRequestError("'status' must be one of: " + ", ".join(STATUSES))
     query = select(*_LISTED).order_by(Schedule.id)
-    stored_query = select(
-        ScheduleOccurrence.schedule_id,
-        ScheduleOccurrence.occurs_on,
-        ScheduleOccurrence.status,
-        ScheduleOccurrence.transaction_id,
-    ).where(
-        ScheduleOccurrence.occurs_on.between(
-            first - timedelta(SHIFT_MAX), last + timedelta(SHIFT_MAX)
-        )
-    )
     if schedule_id is not None:
         schedules.row(schedule_id)  # 404 when unknown
         query = query.where(Schedule.id == schedule_id)
-        stored_query = stored_query.where(ScheduleOccurrence.schedule_id == schedule_id)
-    stored: dict[int, dict[date, tuple]] = {}
-    for r in db.session.connection().execute(stored_query):
-        stored.setdefault(r[0], {})[r[1]] = (r[2], r[3])
+    stored = _stored(first, last, schedule_id)
     today = clock.today()
     # Speed (docs/schedules.md, "Speed"): each date's text and day number made once (the
     # schedules share dates), each item sorted by one integer: due_on's day number,
     # then the schedule id, then occurs_on (at most SHIFT_MAX days from due_on).
-    texts: dict[date, tuple[str, int]] = {}
+    texts = schedule_rules.DayTexts()
     found: list[tuple[int, dict]] = []
     for row in db.session.connection().execute(query):
         sid, window, active = int(row.id), int(row.window_days), bool(row.active)
-        name, amount = row.name, int(row.amount_cents)
-        account, counter = int(row.account_id), int(row.counter_account_id)
         kept_here = stored.get(sid)
         for occurs_on, due in schedule_rules.due_in(row, first, last):
             kept = None if kept_here is None else kept_here.get(occurs_on)
@@ -131,32 +116,49 @@ def list_occurrences(args) -> dict:
                 status, tx_id = kept[0], int(kept[1]) if kept[1] is not None else None
             if wanted is not None and status != wanted:
                 continue
-            due_text, due_day = texts.get(due) or texts.setdefault(
-                due, (due.isoformat(), due.toordinal())
-            )
-            occurs_text, occurs_day = texts.get(occurs_on) or texts.setdefault(
-                occurs_on, (occurs_on.isoformat(), occurs_on.toordinal())
-            )
+            due_text, due_day = texts[due]
+            occurs_text, occurs_day = texts[occurs_on]
             key = (due_day << 40) | (sid << 4) | (occurs_day - due_day + SHIFT_MAX)
-            found.append(
-                (
-                    key,
-                    {
-                        "schedule_id": sid,
-                        "name": name,
-                        "occurs_on": occurs_text,
-                        "due_on": due_text,
-                        "amount_cents": amount,
-                        "account_id": account,
-                        "counter_account_id": counter,
-                        "status": status,
-                        "transaction_id": tx_id,
-                    },
-                )
-            )
+            found.append((key, _listed(row, sid, occurs_text, due_text, status, tx_id)))
     found.sort(key=itemgetter(0))
     items = [one for _, one in found]
     return {"items": items}
+
+
+def _stored(first: date, last: date, schedule_id: int | None) -> dict[int, dict[date, tuple]]:
+    """schedule id -> occurs_on -> (status, transaction_id) of the stored occurrences
+    near the window (of one schedule, when given): one query."""
+    query = select(
+        ScheduleOccurrence.schedule_id,
+        ScheduleOccurrence.occurs_on,
+        ScheduleOccurrence.status,
+        ScheduleOccurrence.transaction_id,
+    ).where(
+        ScheduleOccurrence.occurs_on.between(
+            first - timedelta(SHIFT_MAX), last + timedelta(SHIFT_MAX)
+        )
+    )
+    if schedule_id is not None:
+        query = query.where(ScheduleOccurrence.schedule_id == schedule_id)
+    stored: dict[int, dict[date, tuple]] = {}
+    for r in db.session.connection().execute(query):
+        stored.setdefault(r[0], {})[r[1]] = (r[2], r[3])
+    return stored
+
+
+def _listed(row, sid: int, occurs_text: str, due_text: str, status: str, tx_id) -> dict:
+    """One item of the listing."""
+    return {
+        "schedule_id": sid,
+        "name": row.name,
+        "occurs_on": occurs_text,
+        "due_on": due_text,
+        "amount_cents": int(row.amount_cents),
+        "account_id": int(row.account_id),
+        "counter_account_id": int(row.counter_account_id),
+        "status": status,
+        "transaction_id": tx_id,
+    }
 
 
 # --- one occurrence and the actions on it ---------------------------------------------

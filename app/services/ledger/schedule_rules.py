@@ -263,6 +263,15 @@ def _window(
     return found if len(found) <= CACHED_DATES else None
 
 
+class DayTexts(dict):
+    """date -> (its ISO text, its day number), each made once: the listing and the
+    forecast write the same dates for many schedules (docs/schedules.md, "Speed")."""
+
+    def __missing__(self, day: date) -> tuple[str, int]:
+        made = self[day] = (day.isoformat(), day.toordinal())
+        return made
+
+
 def of(row) -> Recurrence:
     """A stored schedule's rule (any object with rrule, starts_on and weekend)."""
     return _rule(row.rrule, row.starts_on, row.weekend)
