@@ -485,14 +485,20 @@ def _two_entry(transactions, account_id: int):
         .having(func.count() == 2)
         .subquery()
     )
-    # Two entries, exactly one of them in the account: the other names the account.
+    return (pairs, *_other_of(pairs, account_id))
+
+
+def _other_of(pairs, account_id: int):
+    """Of a subquery of two-entry transactions (tx, low, high: their two accounts), the
+    other account when exactly one entry is in the account, and the conditions that say
+    so with that other account open (Account joined on it)."""
     other = case((pairs.c.low == account_id, pairs.c.high), else_=pairs.c.low)
     conditions = (
         pairs.c.low != pairs.c.high,
         or_(pairs.c.low == account_id, pairs.c.high == account_id),
         Account.archived.is_(False),
     )
-    return pairs, other, conditions
+    return other, conditions
 
 
 def history(statement_id: int, account_id: int) -> dict[str, int]:
@@ -596,13 +602,7 @@ def _account_pairs(account_id: int):
         .having(func.count() == 2)
         .subquery()
     )
-    other = case((pairs.c.low == account_id, pairs.c.high), else_=pairs.c.low)
-    conditions = (
-        pairs.c.low != pairs.c.high,
-        or_(pairs.c.low == account_id, pairs.c.high == account_id),
-        Account.archived.is_(False),
-    )
-    return pairs, other, conditions
+    return (pairs, *_other_of(pairs, account_id))
 
 
 def described(account_id: int, wanted: frozenset[str]) -> Described:
@@ -700,6 +700,44 @@ def _by_schedule(account_id: int, waiting: list[tuple[dict, str | None]]) -> lis
     return left
 
 
+def _taken_by(rule: dict, tried: Compiled, rows) -> dict[int, list]:
+    """statement account -> [(line row, payee key)] of the waiting lines the rule's
+    conditions hold for (never a line of its counter account; only its own account's
+    when it names one)."""
+    by_account: dict[int, list] = {}
+    for row in rows:
+        if int(row.account_id) == rule["counter_account_id"] or rule["account_id"] not in (
+            None,
+            int(row.account_id),
+        ):
+            continue  # never files to the statement's own account; limited to another
+        payee = row.payee_key or None
+        memo = text_key(row.memo) if tried.memo_contains is not None else None
+        if tried.holds(payee, memo, int(row.amount_cents)):
+            by_account.setdefault(int(row.account_id), []).append((row, payee))
+    return by_account
+
+
+def _still_new(by_account: dict[int, list]) -> dict[int, list]:
+    """Only the lines a read serves as `new` now (status.decide, once per statement
+    holding a line the rule takes): a stored `new` line since found in the books or
+    booked from another statement is no longer new, a stored `match` whose entry
+    changed is."""
+    for account_id, found in list(by_account.items()):
+        now = {
+            statement_id: status.new_now(account_id, statement_id)
+            for statement_id in {int(row.statement_id) for row, _ in found}
+        }
+        kept = [
+            (row, payee) for row, payee in found if int(row.line_id) in now[int(row.statement_id)]
+        ]
+        if kept:
+            by_account[account_id] = kept
+        else:
+            del by_account[account_id]
+    return by_account
+
+
 def preview(body: dict) -> dict:
     """POST /rules/preview: the waiting `new` lines this rule (not stored) would now be
     the suggestion for, across every statement; of the PREVIEW_LINES_MAX newest waiting
@@ -730,33 +768,7 @@ def preview(body: dict) -> dict:
     )
     rows = db.session.execute(query).all()
     truncated = len(rows) > PREVIEW_LINES_MAX
-    by_account: dict[int, list] = {}
-    for row in rows[:PREVIEW_LINES_MAX]:
-        if int(row.account_id) == rule["counter_account_id"] or rule["account_id"] not in (
-            None,
-            int(row.account_id),
-        ):
-            continue  # never files to the statement's own account; limited to another
-        payee = row.payee_key or None
-        memo = text_key(row.memo) if tried.memo_contains is not None else None
-        if tried.holds(payee, memo, int(row.amount_cents)):
-            by_account.setdefault(int(row.account_id), []).append((row, payee))
-    # Only the lines a read serves as `new` now (status.decide, once per statement
-    # holding a line the rule takes): a stored `new` line since found in the books or
-    # booked from another statement is no longer new, a stored `match` whose entry
-    # changed is.
-    for account_id, found in list(by_account.items()):
-        now = {
-            statement_id: status.new_now(account_id, statement_id)
-            for statement_id in {int(row.statement_id) for row, _ in found}
-        }
-        kept = [
-            (row, payee) for row, payee in found if int(row.line_id) in now[int(row.statement_id)]
-        ]
-        if kept:
-            by_account[account_id] = kept
-        else:
-            del by_account[account_id]
+    by_account = _still_new(_taken_by(rule, tried, rows[:PREVIEW_LINES_MAX]))
     # It would be the suggestion unless a stored rule comes first (a new rule's id is
     # above every stored one's: a stored rule of equal priority comes first).
     stored = [r for r in _active_rules() if r.priority <= rule["priority"]] if by_account else []
