@@ -175,6 +175,12 @@ def check(trail: ScheduleTrail, disagreement: type[Exception]) -> int:
                     f"schedule {schedule_id}: {part} is {mine!r} in the ledger but {theirs!r} "
                     f"in event seq {seq}: it was changed outside the service"
                 )
+    _check_occurrences(trail, disagreement)
+    return len(stored)
+
+
+def _check_occurrences(trail: ScheduleTrail, disagreement: type[Exception]) -> None:
+    """The stored occurrences against the trail's."""
     kept = {
         (int(r[0]), r[1].isoformat()): (r[2], None if r[3] is None else int(r[3]))
         for r in db.session.execute(
@@ -204,7 +210,6 @@ def check(trail: ScheduleTrail, disagreement: type[Exception]) -> int:
                 f"{name} is {_said(*kept[key])} in the ledger but {_said(status, tx_id)} in "
                 f"event seq {seq}: it was changed outside the service"
             )
-    return len(stored)
 
 
 def _said(status: str, tx_id: int | None) -> str:
