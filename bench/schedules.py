@@ -83,6 +83,62 @@ def _ms(samples: list[float]) -> dict:
     return {"min_ms": ordered[0] * 1000, "median_ms": statistics.median(ordered) * 1000}
 
 
+def _posting(i: int, today, bank: int, dues: int, expenses: list[int]) -> dict:
+    """The i-th posting: mostly an expense paid from the bank, every tenth dues coming
+    in at an amount no schedule expects."""
+    day = (today - timedelta(days=i % 300)).isoformat()
+    if i % 10 == 9:
+        legs = [(bank, 1000 + i % 500), (dues, -(1000 + i % 500))]
+    else:
+        cents = 100 + (i * 37) % 9000
+        legs = [(expenses[i % 10], cents), (bank, -cents)]
+    return {
+        "occurred_on": day,
+        "description": f"bench {i}",
+        "entries": [{"account_id": a, "amount_cents": c} for a, c in legs],
+    }
+
+
+def _post_rates(app, call, args, posting) -> dict[str, list[float]]:
+    """POST /transactions per second with the schedules active and with none, in
+    alternated rounds (the first two, one of each, untimed)."""
+    rates: dict[str, list[float]] = {"active": [], "none": []}
+    i = 0
+    for r in range(args.rounds * 2 + 2):
+        kind = "active" if r % 2 == 0 else "none"
+        _set_active(app, kind == "active")
+        start = time.perf_counter()
+        for _ in range(args.posts):
+            call("POST", "/transactions", posting(i), 201, read=False)
+            i += 1
+        if r >= 2:
+            rates[kind].append(args.posts / (time.perf_counter() - start))
+    _set_active(app, True)
+    return rates
+
+
+def _read_times(call, reads: dict[str, str], repeat: int) -> dict:
+    """Each read's wall and CPU times over `repeat` calls, alternated (two untimed first,
+    the first one's answer counted)."""
+    out: dict = {}
+    samples: dict[str, list[float]] = {name: [] for name in reads}
+    cpu: dict[str, list[float]] = {name: [] for name in reads}
+    for n in range(repeat + 2):
+        for name, path in reads.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            answer = call("GET", path, read=n == 0)  # the answer read when untimed
+            if n >= 2:
+                samples[name].append(time.perf_counter() - start)
+                cpu[name].append(time.process_time() - start_cpu)
+            if n == 0 and name in ("occurrences", "forecast"):
+                assert answer is not None
+                out[name + "_items"] = len(answer["items"])
+    out["reads"] = {name: _ms(taken) for name, taken in samples.items()}
+    for name, taken in cpu.items():
+        out["reads"][name]["cpu_median_ms"] = statistics.median(taken) * 1000
+    return out
+
+
 def run(args) -> dict:
     from app import create_app
     from app.services import clock
@@ -121,31 +177,7 @@ def run(args) -> dict:
             call("POST", "/schedules", body, 201)
         results["create_s"] = time.perf_counter() - started
 
-        def posting(i: int) -> dict:
-            day = (today - timedelta(days=i % 300)).isoformat()
-            if i % 10 == 9:  # dues coming in, an amount no schedule expects
-                legs = [(bank, 1000 + i % 500), (dues, -(1000 + i % 500))]
-            else:
-                cents = 100 + (i * 37) % 9000
-                legs = [(expenses[i % 10], cents), (bank, -cents)]
-            return {
-                "occurred_on": day,
-                "description": f"bench {i}",
-                "entries": [{"account_id": a, "amount_cents": c} for a, c in legs],
-            }
-
-        rates: dict[str, list[float]] = {"active": [], "none": []}
-        i = 0
-        for r in range(args.rounds * 2 + 2):  # the first two (one of each) untimed
-            kind = "active" if r % 2 == 0 else "none"
-            _set_active(app, kind == "active")
-            start = time.perf_counter()
-            for _ in range(args.posts):
-                call("POST", "/transactions", posting(i), 201, read=False)
-                i += 1
-            if r >= 2:
-                rates[kind].append(args.posts / (time.perf_counter() - start))
-        _set_active(app, True)
+        rates = _post_rates(app, call, args, lambda i: _posting(i, today, bank, dues, expenses))
         results["post_rates"] = rates
         results["post_ratio"] = statistics.median(rates["active"]) / statistics.median(
             rates["none"]
@@ -156,21 +188,7 @@ def run(args) -> dict:
             "forecast": f"/reports/forecast?account_id={bank}&to={year}",
             "schedules": "/schedules",
         }
-        samples: dict[str, list[float]] = {name: [] for name in reads}
-        cpu: dict[str, list[float]] = {name: [] for name in reads}
-        for n in range(args.repeat + 2):
-            for name, path in reads.items():
-                start, start_cpu = time.perf_counter(), time.process_time()
-                answer = call("GET", path, read=n == 0)  # the answer read when untimed
-                if n >= 2:
-                    samples[name].append(time.perf_counter() - start)
-                    cpu[name].append(time.process_time() - start_cpu)
-                if n == 0 and name in ("occurrences", "forecast"):
-                    assert answer is not None
-                    results[name + "_items"] = len(answer["items"])
-        results["reads"] = {name: _ms(taken) for name, taken in samples.items()}
-        for name, taken in cpu.items():
-            results["reads"][name]["cpu_median_ms"] = statistics.median(taken) * 1000
+        results.update(_read_times(call, reads, args.repeat))
         with app.app_context():
             from app.extensions import db
 
