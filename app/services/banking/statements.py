@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import orjson
 from flask import current_app, has_app_context
-from sqlalchemy import bindparam, delete, func, insert, select, text
+from sqlalchemy import delete, func, insert, select, text
 
 from ...extensions import db
 from ...models import Account, Statement, StatementLine
@@ -302,22 +302,6 @@ _HEADER_COLUMNS = (
     Statement.sha256,
     Statement.created_at,
 )
-_LINE_COLUMNS = (
-    StatementLine.line_id,
-    StatementLine.booked_on,
-    StatementLine.amount_cents,
-    StatementLine.payee,
-    StatementLine.memo,
-    StatementLine.bank_ref,
-    StatementLine.status,
-    StatementLine.transaction_id,
-    StatementLine.payee_key,
-)
-_LINES = (
-    select(*_LINE_COLUMNS)
-    .where(StatementLine.statement_id == bindparam("statement_id"))
-    .order_by(StatementLine.line_id)
-)
 
 
 def _day(value) -> str | None:
@@ -372,7 +356,7 @@ def header_row(statement_id: int, *, for_update: bool = False):
 
 def lines_of(statement_id: int) -> list:
     """The statement's stored lines in file order."""
-    return list(db.session.execute(_LINES, {"statement_id": statement_id}).all())
+    return list(db.session.execute(status.STATEMENT_LINES, {"statement_id": statement_id}).all())
 
 
 def get(statement_id: int) -> dict:

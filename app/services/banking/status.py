@@ -564,7 +564,8 @@ def decide(account_id: int, lines: Sequence, before: int | None = None) -> list[
 
 WAITING = ("new", "match")  # stored statuses a read works out again
 
-_STATEMENT_LINES = (
+# A statement's stored lines in order (GET /statements/{id} reads them with this too).
+STATEMENT_LINES = (
     select(
         StatementLine.line_id,
         StatementLine.booked_on,
@@ -574,6 +575,7 @@ _STATEMENT_LINES = (
         StatementLine.bank_ref,
         StatementLine.status,
         StatementLine.transaction_id,
+        StatementLine.payee_key,
     )
     .where(StatementLine.statement_id == bindparam("statement_id"))
     .order_by(StatementLine.line_id)
@@ -584,7 +586,7 @@ def new_now(account_id: int, statement_id: int) -> set[int]:
     """The line_ids of the statement's lines a read serves as `new` now: `decide` over
     the whole statement, as GET /statements/{id} works them out (a line stored `new`
     may read as `match` or `duplicate` since, one stored `match` as `new`)."""
-    rows = db.session.execute(_STATEMENT_LINES, {"statement_id": statement_id}).all()
+    rows = db.session.execute(STATEMENT_LINES, {"statement_id": statement_id}).all()
     decided = decide(account_id, rows, statement_id)
     return {int(r.line_id) for r, d in zip(rows, decided, strict=True) if d.status == "new"}
 
