@@ -165,3 +165,99 @@ def test_a_line_of_the_same_payee_posted_or_matched_comes_before_words(api, book
         "source": "rule",
         "rule_id": made.get_json()["id"],
     }
+
+
+# Descriptions whose words are easy to get wrong when narrowing in SQL: case, letters
+# that case-fold to ASCII (ß, ſ, the Kelvin sign, ligatures, a combining accent, İ),
+# underscores and punctuation as separators, digits inside words, words at the very
+# start or end, full-width digits, and words of other scripts.
+TRICKY_DESCRIPTIONS = [
+    "Straße Müller",
+    "STRASSE 12 müller",
+    "\ufb01le transfer",  # ﬁ ligature: "file"
+    "file_transfer",
+    "İstanbul kebab",  # casefold: "i̇stanbul": words "i", "stanbul"
+    "\u017ftar lane",  # long s: "star"
+    "\u212aELVIN scale",  # Kelvin sign: "kelvin"
+    "cafe\u0301 corner",  # combining accent: word "cafe"
+    "naïve art",
+    "payee,123.",
+    "x-payee-y",
+    "abc123 payee2",
+    "_123_",
+    "123",
+    "PaYeE 300",
+    "\uff11\uff12\uff13 full",  # full-width digits
+    "\ufb03x \ufb00",  # ﬃx, ﬀ
+    "ΣΑΣ tavern",
+    "pizza\U0001f355\U0001f355",
+    "tab\tseparated\nwords",
+    "Ⅻ numerals",
+    "ßß",
+    "synthetic 792364",
+    "CAFE",
+]
+TRICKY_PAYEES = [
+    "strasse",
+    "Müller",
+    "FILE",
+    "transfer",
+    "stanbul",
+    "Star",
+    "kelvin",
+    "Payee 123",
+    "123",
+    "cafe",
+    "naïve",
+    "ssss",
+    "ffix",
+    "pizza",
+    "separated",
+    "300",
+    "payee2",
+    "abc123",
+    "zzz nothing here",
+    "ⅻ",
+    "\uff11\uff12\uff13",
+    "σας",
+    "923",
+    "792364",
+    "Words",
+]
+
+
+def test_word_suggestions_equal_a_plain_reading_of_every_transaction(api, books, post_tx):
+    """The word fallback narrows the account's transactions in SQL before matching
+    their words exactly (rules.described): it must answer as reading every two-entry
+    transaction of the account and comparing words would, on descriptions whose words
+    only Python's case folding finds (ß, ſ, ligatures, the Kelvin sign, İ, a combining
+    accent) and on separators, digits and word edges."""
+    counters = ["food", "fuel", "power", "dues"]
+    made = []  # (occurred_on, id, description, counter account)
+    for n, description in enumerate(TRICKY_DESCRIPTIONS * 2):
+        day = f"2026-0{1 + n % 5}-{10 + n % 7:02d}"  # ties of date, broken by id
+        counter = books[counters[n % len(counters)]]
+        made.append(
+            (day, spend(post_tx, books, day, description, counters[n % 4]), description, counter)
+        )
+    # Not the statement account's: never a suggestion, however many words it shares.
+    spend(post_tx, books, "2026-06-30", " ".join(TRICKY_PAYEES), "food", source="card")
+    expected = []
+    for payee in TRICKY_PAYEES:
+        said = words(payee)
+        best = max(
+            (
+                (len(words(d) & said), day, tx, counter)
+                for day, tx, d, counter in made
+                if words(d) & said
+            ),
+            default=None,
+        )
+        expected.append(None if best is None else best[3])
+    assert history_of(api, books["bank"], *TRICKY_PAYEES) == expected
+    # The cases above that only Python's folding finds did find their transaction.
+    found = dict(zip(TRICKY_PAYEES, expected, strict=True))
+    assert all(
+        found[p] is not None for p in ("strasse", "FILE", "stanbul", "Star", "kelvin", "cafe")
+    )
+    assert found["zzz nothing here"] is None

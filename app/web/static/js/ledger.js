@@ -26,8 +26,8 @@ export function accountOptions(accounts, { kinds = null, chosen = null, style = 
 }
 
 // Read the wording setting and apply it to the page; returns the style.
-export async function loadStyle() {
-  const settings = await orSignIn(api("/settings"));
+export async function loadStyle(answer = api("/settings")) {
+  const settings = await orSignIn(answer);
   document.body.dataset.bookStyle = settings.book_style;
   applyVocab(document, settings.book_style);
   return settings.book_style;

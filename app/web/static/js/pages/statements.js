@@ -414,7 +414,7 @@ async function openStatement(id) {
   state.choices = new Map();
   state.descriptions = new Map();
   state.statement = null;
-  apply(await orSignIn(api(`/statements/${id}`)));
+  apply(await orSignIn(asked(`statement ${id}`, () => api(`/statements/${id}`))));
   remember();
   renderList();
   await loadCandidates();
@@ -574,13 +574,31 @@ function renderList() {
   byId("list-section").hidden = false;
 }
 
+// Answers asked for before they are needed, so that they travel together: the account's
+// reconciliations, its statement list and the statement to open (the longest answer)
+// leave with the page's first requests. Each is taken once, by the code that would
+// have asked; a failure is told there, as if it had asked then.
+const earlyAnswers = new Map();
+function early(key, request) {
+  if (earlyAnswers.has(key)) return;
+  const answer = request();
+  answer.catch(() => {}); // told when taken (or never: not taken)
+  earlyAnswers.set(key, answer);
+}
+function asked(key, request) {
+  const answer = earlyAnswers.get(key);
+  earlyAnswers.delete(key);
+  return answer ?? request();
+}
+
 // The account's reconciliations, from the trail (the API has no list of them; the
 // register reads its last one the same way): which of its statements are done.
 async function loadReconciliations(accountId) {
   const found = [];
   let cursor = null;
   for (let n = 0; n < AUDIT_PAGES; n += 1) {
-    const page = await orSignIn(api("/audit", { query: { action: "entries.reconciled", limit: 500, cursor } }));
+    const ask = () => api("/audit", { query: { action: "entries.reconciled", limit: 500, cursor } });
+    const page = await orSignIn(cursor ? ask() : asked("reconciliations", ask));
     found.push(...page.items.filter((e) => e.object?.account_id === accountId));
     if (!page.next_cursor) break;
     cursor = page.next_cursor;
@@ -588,8 +606,12 @@ async function loadReconciliations(accountId) {
   if (state.accountId === accountId) state.reconciliations = found;
 }
 
+function statementList(id) {
+  return orSignIn(asked(`list ${id}`, () => api("/statements", { query: { account_id: id } })));
+}
+
 async function loadList() {
-  state.statements = await orSignIn(api("/statements", { query: { account_id: state.accountId } }));
+  state.statements = await statementList(state.accountId);
   renderList();
 }
 
@@ -612,8 +634,10 @@ async function openAccount(id, statementId = null) {
   byId("upload-section").hidden = false;
   renderStatement();
   remember();
-  await loadReconciliations(id);
-  await loadList();
+  if (statementId) early(`statement ${statementId}`, () => api(`/statements/${statementId}`));
+  // The list says which statements are reconciled: drawn once both are in.
+  [, state.statements] = await Promise.all([loadReconciliations(id), statementList(id)]);
+  renderList();
   const wanted = statementId ?? state.statements[0]?.id ?? null;
   if (wanted) await openStatement(wanted);
 }
@@ -624,23 +648,35 @@ byId("stmt-account").addEventListener("change", (event) => {
 });
 
 async function main() {
-  const me = await requireSession();
-  renderNav("statements", me.email);
-  clearMessagesOnAction(document.querySelector("main"));
-  state.style = await loadStyle();
-  const [accounts, rules, schedules] = await Promise.all([
+  const params = new URLSearchParams(window.location.search);
+  const named = Number(params.get("account")) || null;
+  const session = requireSession();
+  const settings = api("/settings");
+  settings.catch(() => {}); // told by loadStyle
+  const books = Promise.all([
     loadAccounts(), orSignIn(api("/rules")),
     // The schedules name the expected items a line meets; without them a line says less.
     orSignIn(api("/schedules")).catch(() => []),
   ]);
+  books.catch(() => {}); // told below
+  early("reconciliations", () => api("/audit", { query: { action: "entries.reconciled", limit: 500 } }));
+  if (named) {
+    early(`list ${named}`, () => api("/statements", { query: { account_id: named } }));
+    const statementId = Number(params.get("statement")) || null;
+    if (statementId) early(`statement ${statementId}`, () => api(`/statements/${statementId}`));
+  }
+  const me = await session;
+  renderNav("statements", me.email);
+  clearMessagesOnAction(document.querySelector("main"));
+  state.style = await loadStyle(settings);
+  const [accounts, rules, schedules] = await books;
   state.accounts = accounts;
   state.rules = new Map(rules.map((rule) => [rule.id, rule]));
   state.schedules = new Map((Array.isArray(schedules) ? schedules : []).map((one) => [one.id, one]));
   const banks = accounts.open.filter((a) => a.kind === "asset" || a.kind === "liability");
-  const params = new URLSearchParams(window.location.search);
   // The account in the address, else the one the page had open last time (its menu
   // link has none), else the only bank or card account.
-  let wanted = Number(params.get("account")) || null;
+  let wanted = named;
   if (!wanted) {
     try {
       const last = Number(window.localStorage.getItem(LAST_ACCOUNT));
@@ -660,6 +696,7 @@ async function main() {
   } else if (banks.length === 0) {
     tell(byId("message"), "No bank or card account yet: create one (an asset or a liability) under Accounts first.", "info");
   }
+  earlyAnswers.clear(); // any not taken (another account opened) would be stale later
   document.body.dataset.ready = "true";
 }
 
