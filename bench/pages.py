@@ -300,12 +300,16 @@ def add_fixtures(url: str, seed: int) -> dict:
     """A budget planned from 2024's actuals for 2025 and a 1,000-line statement of BANK,
     through the services (in process, committed); their ids."""
     from app import create_app, store
+    from app.cli.common import upgrade_schema
     from app.extensions import db
     from app.services.banking import statements
     from app.services.ledger import budgets
 
     app = create_app({"DATABASE_URL": url})
     with app.app_context():
+        # Books cached by an older checkout: brought to this one's schema first, as
+        # serve would (without its backup; e.g. 0025's word index, about 20 s at 1M).
+        upgrade_schema()
         with store.writing():
             budget = budgets.create_budget(
                 {"name": "Bench plan 2025", "starts_on": "2025-01-01", "based_on": "actuals"}

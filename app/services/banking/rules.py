@@ -29,8 +29,9 @@ scan of the lines' joined text, never by trying every rule on every line), from 
 rules fetched once and the history in two queries (the payees' postings, and the
 account's two-entry transactions with their descriptions, whose words are indexed once
 per read: each payee then counts the shared words of the descriptions holding one of
-its words, not of every description); the preview reads at most the PREVIEW_LINES_MAX
-newest waiting lines.
+its words, not of every description; on PostgreSQL only the transactions that an index
+of the descriptions' words finds, one query more: `described`); the preview reads at
+most the PREVIEW_LINES_MAX newest waiting lines.
 
 Creating, changing and deleting a rule are audit events carrying the rule.
 """

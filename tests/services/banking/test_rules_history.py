@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.services.banking import rules
 from app.services.banking.rules import words
 from tests.services.banking.stand_in import BOOKS, line, statement_file, upload_statement
 
@@ -226,12 +227,18 @@ TRICKY_PAYEES = [
 ]
 
 
-def test_word_suggestions_equal_a_plain_reading_of_every_transaction(api, books, post_tx):
-    """The word fallback narrows the account's transactions in SQL before matching
-    their words exactly (rules.described): it must answer as reading every two-entry
-    transaction of the account and comparing words would, on descriptions whose words
-    only Python's case folding finds (ß, ſ, ligatures, the Kelvin sign, İ, a combining
-    accent) and on separators, digits and word edges."""
+@pytest.mark.parametrize("index_max", [rules.WORDED_MAX, 0])
+def test_word_suggestions_equal_a_plain_reading_of_every_transaction(
+    api, books, post_tx, monkeypatch, index_max
+):
+    """The word fallback narrows the account's transactions by an index of words
+    before matching their words exactly (rules.described, PostgreSQL): it must answer
+    as reading every two-entry transaction of the account and comparing words would,
+    on descriptions whose words only Python's case folding finds (ß, ſ, ligatures, the
+    Kelvin sign, İ, a combining accent) and on separators, digits and word edges; and
+    so must the whole account's read it falls back to when the index finds more than
+    WORDED_MAX transactions (index_max 0: always)."""
+    monkeypatch.setattr(rules, "WORDED_MAX", index_max)
     counters = ["food", "fuel", "power", "dues"]
     made = []  # (occurred_on, id, description, counter account)
     for n, description in enumerate(TRICKY_DESCRIPTIONS * 2):
