@@ -8,9 +8,11 @@ account took most of GET /statements/{id} at a million transactions (docs/perfor
 PostgreSQL: ledger_description_words(description), an immutable SQL function, and a
 GIN index on it. For a description of ASCII characters only it is the description's
 runs of ASCII letters and digits, letters lowered (translate, not lower(): no locale);
-for any other description the one element '*' (never a word: words are letters and
-digits). rules.py proves why this finds every transaction whose words (Python's
-casefold) hold a given word. SQLite: nothing (its read stays the whole account's).
+for any other description, and for one longer than 2,000 characters (the API's limit:
+a GIN entry must stay under about 2,700 bytes, so no longer word is ever indexed), the
+one element '*' (never a word: words are letters and digits). rules.index_words proves
+why this finds every transaction whose words (Python's casefold) hold a given word.
+SQLite: nothing (its read stays the whole account's).
 
 Revision ID: 0025_description_words
 Revises: 0024_schedules
@@ -37,7 +39,8 @@ def upgrade():
         CREATE FUNCTION {FUNCTION}(description text) RETURNS text[]
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
             SELECT CASE
-                WHEN description ~ '[^[:ascii:]]' THEN ARRAY['*']
+                WHEN description ~ '[^[:ascii:]]' OR length(description) > 2000
+                    THEN ARRAY['*']
                 ELSE array_remove(regexp_split_to_array(
                     translate(description, '{UPPER}', '{UPPER.lower()}'), '{SEPARATORS}'), '')
             END

@@ -627,8 +627,9 @@ def index_words(wanted: frozenset[str]) -> list[str]:
     words (`words`) hold one of `wanted`: the ASCII words of wanted, and "*".
 
     Why nothing is missed: let a description D have the word w in wanted.
-    - D holds a character outside ASCII: ledger_description_words(D) is ["*"], and "*"
-      is always asked for. (Python's casefold can turn such a character into ASCII
+    - D holds a character outside ASCII, or more than 2,000 characters (no longer
+      word goes into the index): ledger_description_words(D) is ["*"], and "*" is
+      always asked for. (Python's casefold can turn such a character into ASCII
       letters: "ß" into "ss", "ﬁ" into "fi", the Kelvin sign into "k", "İ" into "i"
       and a combining dot, so such a description is never read by its ASCII letters.)
     - D is all ASCII: D.casefold() is D with A-Z lowered, which is what translate

@@ -197,6 +197,7 @@ TRICKY_DESCRIPTIONS = [
     "ßß",
     "synthetic 792364",
     "CAFE",
+    "long" * 500,  # one word of 2,000 characters (the longest description): indexed
 ]
 TRICKY_PAYEES = [
     "strasse",
