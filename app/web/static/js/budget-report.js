@@ -167,10 +167,11 @@ async function compare() {
   if (!budget) return say(out, "Choose a budget.", "error", byId("bva-budget"));
   try {
     const query = (f, t) => api("/reports/income-statement", { query: { from: f, to: t, budget } });
-    const report = await orSignIn(query(from, to));
     const chosen = state.budgets.find((b) => String(b.id) === budget);
     const inside = budgetMonths(chosen.starts_on).filter((m) => m.from >= from && m.to <= to);
-    const monthly = await Promise.all(inside.map((m) => orSignIn(query(m.from, m.to))));
+    // The window and its months in one round.
+    const [report, ...monthly] = await Promise.all(
+      [{ from, to }, ...inside].map((m) => orSignIn(query(m.from, m.to))));
     state.window = report;
     state.months = inside.map((m, i) => ({ label: m.label, report: monthly[i] }));
     renderTable(report);

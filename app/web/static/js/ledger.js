@@ -25,10 +25,14 @@ export function accountOptions(accounts, { kinds = null, chosen = null, style = 
   return [h("option", { value: "" }, empty), ...groups];
 }
 
-// Read the wording setting and apply it to the page; returns the style.
-export async function loadStyle(answer = api("/settings")) {
-  const settings = await orSignIn(answer);
+// Apply the wording setting (GET /settings's answer) to the page; returns the style.
+export function applyStyle(settings) {
   document.body.dataset.bookStyle = settings.book_style;
   applyVocab(document, settings.book_style);
   return settings.book_style;
+}
+
+// Read the wording setting and apply it to the page; returns the style.
+export async function loadStyle() {
+  return applyStyle(await orSignIn(api("/settings")));
 }

@@ -1,11 +1,11 @@
 // Accounts by kind with their balances: create, rename, archive / unarchive,
 // and a link to each account's register.
-import { api, orSignIn, requireSession } from "../api.js";
+import { api, orSignIn } from "../api.js";
 import { busy, byId, clearMessagesOnAction, h, say } from "../dom.js";
-import { loadAccounts, loadStyle } from "../ledger.js";
+import { loadAccounts } from "../ledger.js";
 import { formatCents } from "../money.js";
-import { renderNav } from "../nav.js";
 import { KINDS, words } from "../vocab.js";
+import { startPage } from "../start.js";
 
 const state = { style: "personal", accounts: null, cents: new Map() };
 const message = byId("account-message");
@@ -123,10 +123,9 @@ byId("new-account").addEventListener("submit", (event) => {
 });
 
 async function main() {
-  const me = await requireSession();
-  renderNav("accounts", me.email);
+  const start = await startPage("accounts", { accounts: false });
   clearMessagesOnAction(document.querySelector("main"));
-  state.style = await loadStyle();
+  state.style = start.style;
   const w = words(state.style);
   byId("account-kind").replaceChildren(...KINDS.map((kind) => h("option", { value: kind }, `${kind} (${w.kinds[kind]})`)));
   await refresh();

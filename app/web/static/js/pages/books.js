@@ -92,7 +92,11 @@ function fillAccountChoices() {
 }
 
 async function reloadAccounts() {
-  state.accounts = await loadAccounts();
+  showAccounts(await loadAccounts());
+}
+
+function showAccounts(accounts) {
+  state.accounts = accounts;
   fillAccountChoices();
   if (state.accounts.open.length === 0) {
     say(recordMessage, "No accounts yet: create them under Accounts first (for example a bank account of kind asset).", "info");
@@ -470,8 +474,14 @@ byId("book-style").addEventListener("change", async (event) => {
   }
 });
 
+// What the page reads first comes in one round (the list then asks for the search
+// the account choice makes); a failed part is said and the rest still shows.
+const settled = (promise) => promise.then((value) => ({ value, err: null }), (err) => ({ value: null, err }));
+
 async function main() {
-  const me = await requireSession();
+  const [me, settings, accounts, locked] = await Promise.all([
+    requireSession(), orSignIn(api("/settings")), settled(loadAccounts()), settled(lockedThrough()),
+  ]);
   renderNav("books", me.email);
   clearMessagesOnAction(document.querySelector("main"), ["message"]); // a failed load stays
   // A phone shows the list first: the entry form and the search open on request.
@@ -479,24 +489,17 @@ async function main() {
     byId("record-section").open = false;
     byId("tx-search").open = false;
   }
-  const settings = await orSignIn(api("/settings"));
   byId("occurred-on").value = today();
   applyStyle(settings.book_style);
   const wanted = new URLSearchParams(window.location.search).get("account");
-  try {
-    await reloadAccounts();
-  } catch (err) {
-    say(byId("message"), `Could not load the accounts. ${err.message}`);
-  }
+  if (accounts.err) say(byId("message"), `Could not load the accounts. ${accounts.err.message}`);
+  else showAccounts(accounts.value);
   if (wanted && state.accounts.byId.has(Number(wanted))) {
     byId("tx-account").value = wanted;
     byId("tx-search").open = true;
   }
-  try {
-    state.locked = await lockedThrough();
-  } catch (err) {
-    say(byId("message"), `Could not load the lock date. ${err.message}`);
-  }
+  if (locked.err) say(byId("message"), `Could not load the lock date. ${locked.err.message}`);
+  else state.locked = locked.value;
   showLock();
   await reloadList();
   document.body.dataset.ready = "true";

@@ -2,13 +2,12 @@
 // the twelve-month grid of one budget (/budgets?budget=ID) with an annual column
 // that fills the months by the server's exact split; approve, revise, delete.
 // Figures are sign-adjusted as reports show them (docs/ledger.md "Budgets").
-import { api, orSignIn, requireSession } from "../api.js";
+import { api, orSignIn } from "../api.js";
 import { busy, byId, h, say } from "../dom.js";
 import { budgetMonths, centsToCell, gridTotals, parseBudgetCents, splitAnnual, sum } from "../budget-math.js";
-import { loadAccounts, loadStyle } from "../ledger.js";
 import { formatCents } from "../money.js";
-import { renderNav } from "../nav.js";
 import { words } from "../vocab.js";
+import { startPage } from "../start.js";
 
 const state = { style: "personal", accounts: null, budgets: [], budget: null, rows: [] };
 const editorMessage = byId("editor-message");
@@ -39,7 +38,11 @@ function renderBasedOn() {
 }
 
 async function loadBudgets() {
-  state.budgets = await orSignIn(api("/budgets"));
+  showBudgets(await orSignIn(api("/budgets")));
+}
+
+function showBudgets(budgets) {
+  state.budgets = budgets;
   renderList();
   renderBasedOn();
 }
@@ -192,11 +195,6 @@ function collectLines() {
   return lines;
 }
 
-async function openBudget(id) {
-  const budget = await orSignIn(api(`/budgets/${id}`));
-  renderEditor(budget);
-}
-
 async function save() {
   say(editorMessage, "");
   say(byId("new-budget-message"), "");
@@ -307,23 +305,23 @@ byId("new-budget").addEventListener("submit", (event) => {
 });
 
 async function main() {
-  const me = await requireSession();
-  renderNav("budgets", me.email);
-  state.style = await loadStyle();
-  state.accounts = await loadAccounts();
-  await loadBudgets();
+  const chosen = new URLSearchParams(window.location.search).get("budget");
+  // The budget in the address is asked for in the same round as the rest; a refusal
+  // is said once the page is drawn.
+  const opening = chosen && /^\d+$/.test(chosen)
+    ? orSignIn(api(`/budgets/${chosen}`)).then((budget) => ({ budget, err: null }), (err) => ({ budget: null, err }))
+    : null;
+  const start = await startPage("budgets", { more: [orSignIn(api("/budgets"))] });
+  state.style = start.style;
+  state.accounts = start.accounts;
+  showBudgets(start.more[0]);
   // A new budget: this January when no budget covers this year yet, else next January.
   const year = new Date().getFullYear();
   const covered = state.budgets.some((b) => b.starts_on <= `${year}-12-31` && b.ends_on >= `${year}-01-01`);
   byId("budget-start").value = `${covered ? year + 1 : year}-01`;
-  const chosen = new URLSearchParams(window.location.search).get("budget");
-  if (chosen && /^\d+$/.test(chosen)) {
-    try {
-      await openBudget(chosen);
-    } catch (err) {
-      say(byId("message"), err.message);
-    }
-  }
+  const opened = await opening;
+  if (opened?.err) say(byId("message"), opened.err.message);
+  else if (opened) renderEditor(opened.budget);
   document.body.dataset.ready = "true";
 }
 

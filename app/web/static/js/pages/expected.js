@@ -4,15 +4,15 @@
 // form in words (static/js/schedule-words.js builds the rule; the API's
 // /schedules/preview gives the next five dates), dues for many members at once, and
 // an account's forecast drawn (static/js/forecast-chart.js) with its table.
-import { api, ApiError, orSignIn, requireSession } from "../api.js";
+import { api, ApiError, orSignIn } from "../api.js";
 import { busy, byId, clearMessagesOnAction, h, keepDates, say, today } from "../dom.js";
 import { forecastChart, forecastRows } from "../forecast-chart.js";
-import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
+import { accountOptions } from "../ledger.js";
 import { AmountError, centsToInput, formatCents, parseDollars } from "../money.js";
-import { renderNav } from "../nav.js";
 import {
   addDays, choiceOf, EVERY_MAX, memberLines, MONTHS, NTH, ordinal, ruleOf, ruleWords, WEEKDAYS, WEEKEND_WORDS, wordsOf,
 } from "../schedule-words.js";
+import { startPage } from "../start.js";
 
 const SEEN = ["asset", "liability"]; // where money is seen: the bank, the cash box, a card
 const STATUS_WORDS = {
@@ -510,10 +510,9 @@ function wire() {
 }
 
 async function main() {
-  const me = await requireSession();
-  renderNav("expected", me.email);
-  state.style = await loadStyle();
-  state.accounts = await loadAccounts();
+  const start = await startPage("expected");
+  state.style = start.style;
+  state.accounts = start.accounts;
   fillChoices();
   fillAccounts();
   wire();

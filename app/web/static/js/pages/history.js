@@ -240,15 +240,17 @@ async function loadPage(reset) {
 }
 
 async function start() {
+  // The accounts and the trail's head are asked for with the session, in one round.
+  const first = Promise.all([orSignIn(api("/accounts")), orSignIn(api("/audit/head"))]);
+  first.catch(() => {}); // said below, once the page is drawn
   const me = await requireSession();
   renderNav("history", me.email);
   clearMessagesOnAction(document.querySelector("main"));
   const select = byId("history-action");
   select.append(...Object.entries(ACTION_WORDS).map(([value, label]) => h("option", { value }, label)));
   try {
-    const accounts = await orSignIn(api("/accounts"));
+    const [accounts, head] = await first;
     state.accounts = new Map(accounts.map((a) => [a.id, a]));
-    const head = await orSignIn(api("/audit/head"));
     byId("history-head").textContent = head.seq
       ? `Newest change #${head.seq}, fingerprint ${head.hash.slice(0, 16)}…`
       : "";

@@ -3,17 +3,17 @@
 // newest first with the running balance, a live "statement vs cleared: difference"
 // while ticking, "tick everything up to this date" as one request (one audit event),
 // and reconciling. Reconciled and locked entries are shown as such, with no box.
-import { api, ApiError, orSignIn, requireSession } from "../api.js";
+import { api, ApiError, orSignIn } from "../api.js";
 import { chartTable, periodChart } from "../charts.js";
 import { busy, byId, h, keepDates, say, today } from "../dom.js";
-import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
+import { accountOptions } from "../ledger.js";
 import { centsToInput, formatCents } from "../money.js";
 import { parseSigned } from "../csv.js";
-import { renderNav } from "../nav.js";
 import { receiptCell } from "../documents.js";
 import { addPage, nextRequest, PAGE_SIZE, startList } from "../paging.js";
 import { fixed, lastReconciliation, missingLine, signFor, toTick } from "../statement.js";
 import { balanceByDay } from "../trends.js";
+import { startPage } from "../start.js";
 
 const BIG_PAGE = 500; // the register's largest page
 const MAX_PAGES = 20; // 10,000 entries: as many as one request may clear
@@ -386,11 +386,10 @@ byId("missing-form").addEventListener("submit", (event) => {
 });
 
 async function main() {
-  const me = await requireSession();
-  renderNav("register", me.email);
-  state.style = await loadStyle();
-  const [accounts, lock] = await Promise.all([loadAccounts(), orSignIn(api("/books/lock"))]);
-  state.accounts = accounts;
+  const start = await startPage("register", { more: [orSignIn(api("/books/lock"))] });
+  const [lock] = start.more;
+  state.style = start.style;
+  state.accounts = start.accounts;
   state.locked = lock?.locked_through ?? null;
   const params = new URLSearchParams(window.location.search);
   const wanted = Number(params.get("account")) || null;

@@ -5,20 +5,19 @@
 // and the export of the books (GET /export) as a file. Dates are YYYY-MM-DD
 // throughout. A report's CSV is only offered while the dates chosen are the ones
 // shown: changing a date shows that period (or nothing, when it cannot be shown).
-import { api, orSignIn, requireSession } from "../api.js";
+import { api, orSignIn } from "../api.js";
 import { mountBudgetReport } from "../budget-report.js";
 import { mountAuditPack } from "../documents.js";
 import { busy, byId, h, say, today } from "../dom.js";
 import { balanceSheetRows, incomeStatementRows, saveBlob, slug, toCsv } from "../download.js";
-import { loadAccounts, loadStyle } from "../ledger.js";
 import { formatCents } from "../money.js";
-import { renderNav } from "../nav.js";
 import { addPage, nextRequest, startList } from "../paging.js";
 import { periods, PRESETS, presetOf, startMonthOf } from "../periods.js";
 import { renderBalanceSheet, renderIncomeStatement } from "../reports.js";
 import { signFor } from "../statement.js";
 import { mountTrends } from "../trends-report.js";
 import { words } from "../vocab.js";
+import { startPage } from "../start.js";
 
 const EXTENSIONS = { csv: "csv", hledger: "journal", beancount: "beancount" };
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
@@ -249,12 +248,10 @@ byId("export-form").addEventListener("submit", (event) => {
 });
 
 async function main() {
-  const me = await requireSession();
-  renderNav("reports", me.email);
+  const { settings, style, accounts } = await startPage("reports");
   // Left blank, the pack is of the period chosen above (its dates as they stand).
   mountAuditPack(byId("export-section"), () => ({ from: byId("is-from").value, to: byId("is-to").value }));
-  const [settings, accounts] = await Promise.all([orSignIn(api("/settings")), loadAccounts()]);
-  state.style = await loadStyle();
+  state.style = style;
   state.accounts = accounts;
   state.fySetting = startMonthOf(settings);
   let stored = null;

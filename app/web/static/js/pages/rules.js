@@ -2,12 +2,12 @@
 // "Rules"): every rule listed with what it matches in words, made, changed (every
 // condition the API takes), previewed (POST /rules/preview: the waiting lines it
 // would file now) and deleted. The words are static/js/bankfile.js's.
-import { api, orSignIn, requireSession } from "../api.js";
+import { api, orSignIn } from "../api.js";
 import { busy, byId, clearMessagesOnAction, h, keepDates, say } from "../dom.js";
-import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
+import { accountOptions } from "../ledger.js";
 import { centsToInput, formatCents } from "../money.js";
-import { renderNav } from "../nav.js";
 import { ruleFormBody, ruleWords } from "../bankfile.js";
+import { startPage } from "../start.js";
 
 const state = { style: "personal", accounts: null, rules: [], editing: null };
 const FIELDS = {
@@ -160,11 +160,10 @@ byId("rule-form").addEventListener("submit", (event) => {
 byId("rule-cancel").addEventListener("click", () => edit(null));
 
 async function main() {
-  const me = await requireSession();
-  renderNav("rules", me.email);
+  const start = await startPage("rules");
   clearMessagesOnAction(document.querySelector("main"));
-  state.style = await loadStyle();
-  state.accounts = await loadAccounts();
+  state.style = start.style;
+  state.accounts = start.accounts;
   const open = state.accounts.open;
   byId("rule-account").replaceChildren(...accountOptions(open, { kinds: ["asset", "liability"], style: state.style, empty: "Any bank or card account" }));
   byId("rule-counter").replaceChildren(...accountOptions(open, { style: state.style, empty: "Choose an account…" }));

@@ -2,11 +2,11 @@
 // read the bank's file, file its lines (each with its suggested account preselected,
 // all of them in one request), match or ignore, make a rule from a line, and
 // reconcile with the statement's closing balance. The rules are static/js/bankfile.js.
-import { api, ApiError, orSignIn, requireSession } from "../api.js";
+import { api, ApiError, orSignIn } from "../api.js";
 import { busy, byId, clearMessagesOnAction, formatWhen, h, keepDates, say } from "../dom.js";
-import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
+import { accountOptions } from "../ledger.js";
 import { formatCents } from "../money.js";
-import { renderNav } from "../nav.js";
+import { startPage } from "../start.js";
 import { saveBlob } from "../download.js";
 import { CsvError, parseSigned } from "../csv.js";
 import {
@@ -650,26 +650,22 @@ byId("stmt-account").addEventListener("change", (event) => {
 async function main() {
   const params = new URLSearchParams(window.location.search);
   const named = Number(params.get("account")) || null;
-  const session = requireSession();
-  const settings = api("/settings");
-  settings.catch(() => {}); // told by loadStyle
-  const books = Promise.all([
-    loadAccounts(), orSignIn(api("/rules")),
-    // The schedules name the expected items a line meets; without them a line says less.
-    orSignIn(api("/schedules")).catch(() => []),
-  ]);
-  books.catch(() => {}); // told below
+  // The account's reads go out in the first round too (taken by openAccount).
   early("reconciliations", () => api("/audit", { query: { action: "entries.reconciled", limit: 500 } }));
   if (named) {
     early(`list ${named}`, () => api("/statements", { query: { account_id: named } }));
     const statementId = Number(params.get("statement")) || null;
     if (statementId) early(`statement ${statementId}`, () => api(`/statements/${statementId}`));
   }
-  const me = await session;
-  renderNav("statements", me.email);
+  const { style, accounts, more: [rules, schedules] } = await startPage("statements", {
+    more: [
+      orSignIn(api("/rules")),
+      // The schedules name the expected items a line meets; without them a line says less.
+      orSignIn(api("/schedules")).catch(() => []),
+    ],
+  });
   clearMessagesOnAction(document.querySelector("main"));
-  state.style = await loadStyle(settings);
-  const [accounts, rules, schedules] = await books;
+  state.style = style;
   state.accounts = accounts;
   state.rules = new Map(rules.map((rule) => [rule.id, rule]));
   state.schedules = new Map((Array.isArray(schedules) ? schedules : []).map((one) => [one.id, one]));
