@@ -188,10 +188,16 @@ def _figures_exact(
 #   those probes above reading every entry of the account and hashing it against the
 #   span: 6,847 entries from 2,184 heap pages, 4.5-5.2 ms where the probes take 0.6
 #   (docs/performance.md, issue 39).
+# - no JIT compilation. The spans' read (_spans_read) is priced as if every span were
+#   read whole, and the spans' prices add up: below a deep cursor (June 2016 at a
+#   million transactions) the sum passes jit_above_cost (100,000) although the read
+#   takes 2 ms, and compiling its expressions took 14 ms of a 16.6 ms read (JIT:
+#   Functions: 37), 18-69 ms under load. A server with jit off loses nothing.
 _SERIAL = (
     ", set_config('max_parallel_workers_per_gather', '0', true)"
     ", set_config('enable_hashjoin', 'off', true)"
     ", set_config('enable_mergejoin', 'off', true)"
+    ", set_config('jit', 'off', true)"
 )
 
 
