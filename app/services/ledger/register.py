@@ -13,9 +13,9 @@ after the date to find it.
 Paging is by key (occurred_on, entry id), as the transaction listing. Without
 `limit` the first validate.PAGE_DEFAULT (100) entries come (the same shape; follow next_cursor).
 
-Speed, at any depth and density (5 statements: account, active days, entries, the
-page's document counts, figures; two more for each further span only when deletions
-emptied days): the page's date range is bounded from the account's active days
+Speed, at any depth and density (4 statements: account, active days, entries with
+their transactions' document counts, figures; two more for each further span only
+when deletions emptied days): the page's date range is bounded from the account's active days
 (account_day_balances, by its (account_id, day) index), in spans of growing size read
 in one statement that stops at the page's size, so the entries read are those of a
 few days for a busy account and of no more days than the page needs for a sparse one
@@ -251,12 +251,20 @@ def _ranked_days(
 
 _ENTRIES = """
     SELECT e.id, e.transaction_id, t.occurred_on, t.description, e.amount_cents,
-           e.cleared, e.reconciled
+           e.cleared, e.reconciled, {document_count} AS document_count
     FROM transactions AS t {join} entries AS e ON e.transaction_id = t.id
     WHERE e.account_id = :account_id AND t.occurred_on >= :lowest {conditions}
     ORDER BY t.occurred_on DESC, e.id DESC
     LIMIT :n
 """
+
+
+def _entries_sql(conditions: str) -> str:
+    return _ENTRIES.format(
+        join=_join(),
+        conditions=conditions,
+        document_count=documents.COUNT_OF.format(transaction_id="t.id"),
+    )
 
 
 def _entries(account_id: int, lowest: date, high, inclusive: bool, after, n: int) -> list:
@@ -282,7 +290,7 @@ def _entries(account_id: int, lowest: date, high, inclusive: bool, after, n: int
         conditions.append("AND (t.occurred_on < :after_day OR e.id < :after_id)")
         params.update(after_day=after[0], after_id=after[1])
         binds += [bindparam("after_day", type_=Date()), bindparam("after_id")]
-    sql = _ENTRIES.format(join=_join(), conditions=" ".join(conditions))
+    sql = _entries_sql(" ".join(conditions))
     return list(db.session.execute(text(sql).bindparams(*binds), params).all())
 
 
@@ -310,7 +318,7 @@ def _spans_read(
             binds.append(bindparam(f"high{k}", type_=Date()))
         if after is not None:
             conditions.append("AND (t.occurred_on < :after_day OR e.id < :after_id)")
-        part = _ENTRIES.format(join=_join(), conditions=" ".join(conditions))
+        part = _entries_sql(" ".join(conditions))
         part = part.replace("AND t.occurred_on >= :lowest ", " ", 1)
         parts.append(f"SELECT * FROM ({part}) AS span{k}")
     sql = " UNION ALL ".join(parts) + " LIMIT :n"
@@ -413,7 +421,6 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
         # Every entry of the top entry's day up to it is on this page.
         same_day = sum(r.amount_cents for r in rows if _day(r.occurred_on) == top[0])
     total, cleared, running, cleared_to = _figures(account.id, top, same_day, end)
-    attached = documents.counts(db.session.connection(), [int(r.transaction_id) for r in rows])
     items = []
     for row in rows:
         items.append(
@@ -426,7 +433,7 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
                 "balance_cents": sign * running,
                 "cleared": bool(row.cleared),
                 "reconciled": bool(row.reconciled),
-                "document_count": attached.get(int(row.transaction_id), 0),
+                "document_count": int(row.document_count),
             }
         )
         running -= row.amount_cents

@@ -54,9 +54,7 @@ def test_a_wide_span_is_probed_not_hashed(app, dialect, make_account):
         register._days(bank, None, None, True, 3)
         # All of the span's ~200 entries are wanted (the limit is above them), as when a
         # span is read for the rest of a page.
-        sql = register._ENTRIES.format(
-            join=register._join(), conditions="AND t.occurred_on < :high"
-        )
+        sql = register._entries_sql("AND t.occurred_on < :high")
         plan = [
             row[0]
             for row in db.session.execute(
