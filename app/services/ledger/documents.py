@@ -152,6 +152,12 @@ def for_transaction(tx_id: int) -> list[dict]:
     return [served(r) for r in rows]
 
 
+# The same count as counts(), for one transaction, as a column of a read that lists
+# transactions (the register's entries: _ENTRIES in register.py), so that read needs no
+# statement of its own for it. {transaction_id}: the read's transaction id column.
+COUNT_OF = "(SELECT count(*) FROM documents WHERE documents.transaction_id = {transaction_id})"
+
+
 def counts(connection, tx_ids: list[int]) -> dict[int, int]:
     """How many documents each of these transactions has (absent: none): the paged
     listing's and the register's document_count (one indexed statement)."""

@@ -13,14 +13,16 @@ after the date to find it.
 Paging is by key (occurred_on, entry id), as the transaction listing. Without
 `limit` the first validate.PAGE_DEFAULT (100) entries come (the same shape; follow next_cursor).
 
-Speed, at any depth and density (5 statements: account, active days, entries, the
-page's document counts, figures; two more for each further span only when deletions
-emptied days): the page's date range is bounded from the account's active days
-(account_day_balances, by its (account_id, day) index), in spans of growing size read
-in one statement that stops at the page's size, so the entries read are those of a
-few days for a busy account and of no more days than the page needs for a sparse one
-(_page_rows); the running balance of the page's newest entry is the
-derived month and day balances before its day plus that day's earlier entries, and
+Speed, at any depth and density (4 statements: account, active days, entries with
+their transactions' document counts, figures; 3 on PostgreSQL for a page from the
+newest entry, whose balances come with the days (_WHOLE); two more for each further
+span only when deletions emptied days): the page's date range is bounded from the
+account's active days (account_day_balances, by its (account_id, day) index), in
+spans of growing size read in one statement that stops at the page's size, so the
+entries read are those of a few days for a busy account and of no more days than the
+page needs for a sparse one (_page_rows); the running balance of the page's newest
+entry is the derived month and day balances before its day plus that day's earlier
+entries, and
 the whole and cleared balances come in the same statement (_figures), never a scan
 of the account's history. The cleared balance costs what the account has cleared
 (the partial index ix_entries_cleared). Figures at 1M transactions:
@@ -69,14 +71,26 @@ def _join() -> str:
 # account: 23 ms of the 25 ms a page took at a million transactions.) The account's
 # month rows are read once for both the whole balance and the months before the top
 # entry's (:first is NULL when the page is empty).
-_FIGURES = """
-    SELECT m.total, m.before,
+_CLEARED = """
            (SELECT sum(entries.amount_cents) FROM entries
-            WHERE entries.account_id = :account_id AND entries.cleared) {more}
+            WHERE entries.account_id = :account_id AND entries.cleared)"""
+_FIGURES = (
+    """
+    SELECT m.total, m.before,"""
+    + _CLEARED
+    + """ {more}
     FROM (SELECT sum(cents) AS total,
                  sum(CASE WHEN month < :first THEN cents END) AS before
           FROM account_month_balances WHERE account_id = :account_id) AS m
 """
+)
+# PostgreSQL, a page from the register's newest entry (no `to`, no cursor): that
+# entry's running balance is the whole balance, so no figure waits for the page's rows
+# and the whole and cleared balances come with the days statement (_ranked_days), one
+# round trip fewer. (PostgreSQL sums into numeric: no overflow to fall back from.)
+_WHOLE = (
+    ", (SELECT sum(cents) FROM account_month_balances WHERE account_id = :account_id)," + _CLEARED
+)
 # The cleared entries dated on or before `to`: what a statement of that date is
 # reconciled against (the account's cleared entries, each probed for its date).
 _CLEARED_THROUGH = """,
@@ -188,10 +202,16 @@ def _figures_exact(
 #   those probes above reading every entry of the account and hashing it against the
 #   span: 6,847 entries from 2,184 heap pages, 4.5-5.2 ms where the probes take 0.6
 #   (docs/performance.md, issue 39).
+# - no JIT compilation. The spans' read (_spans_read) is priced as if every span were
+#   read whole, and the spans' prices add up: below a deep cursor (June 2016 at a
+#   million transactions) the sum passes jit_above_cost (100,000) although the read
+#   takes 2 ms, and compiling its expressions took 14 ms of a 16.6 ms read (JIT:
+#   Functions: 37), 18-69 ms under load. A server with jit off loses nothing.
 _SERIAL = (
     ", set_config('max_parallel_workers_per_gather', '0', true)"
     ", set_config('enable_hashjoin', 'off', true)"
     ", set_config('enable_mergejoin', 'off', true)"
+    ", set_config('jit', 'off', true)"
 )
 
 
@@ -199,14 +219,14 @@ def _days(account_id: int, start, high, inclusive: bool, n: int) -> tuple[date |
     """(oldest, how many) of the account's n newest active days in [start, high]
     (high excluded unless inclusive; None: no bound), by account_day_balances'
     (account_id, day) index. Fewer than n: these are all of its days left."""
-    (oldest,), count = _ranked_days(account_id, start, high, inclusive, [n])
+    (oldest,), count, _ = _ranked_days(account_id, start, high, inclusive, [n])
     return oldest, count
 
 
 # The oldest of the newest r days, for each rank r asked (the last is the most): the
 # spans a page's entries are read in, taken in one statement.
 _RANKED_DAYS = """
-    SELECT {oldest}, count(*) {pg_setting} FROM (
+    SELECT {oldest}, count(*) {whole} {pg_setting} FROM (
         SELECT d.day, row_number() OVER (ORDER BY d.day DESC) AS rank
         FROM account_day_balances AS d
         WHERE d.account_id = :account_id {conditions}
@@ -216,11 +236,12 @@ _RANKED_DAYS = """
 
 
 def _ranked_days(
-    account_id: int, start, high, inclusive: bool, ranks: list[int]
-) -> tuple[list[date | None], int]:
+    account_id: int, start, high, inclusive: bool, ranks: list[int], whole: bool = False
+) -> tuple[list[date | None], int, tuple[int, int] | None]:
     """([oldest of the newest r active days, for each r of ranks], how many days were
-    read: at most ranks[-1]) in [start, high] (high excluded unless inclusive; None: no
-    bound), by account_day_balances' (account_id, day) index."""
+    read: at most ranks[-1], the account's (whole, cleared) raw balances if `whole`
+    (PostgreSQL only: _WHOLE) else None) in [start, high] (high excluded unless
+    inclusive; None: no bound), by account_day_balances' (account_id, day) index."""
     conditions = []
     params: dict = {"account_id": account_id, "n": ranks[-1]}
     binds: list[BindParameter] = [bindparam("account_id"), bindparam("n")]
@@ -236,21 +257,32 @@ def _ranked_days(
     sql = _RANKED_DAYS.format(
         oldest=oldest,
         conditions=" ".join(conditions),
+        whole=_WHOLE if whole else "",
         pg_setting="" if _is_sqlite() else _SERIAL,
     )
     row = db.session.execute(text(sql).bindparams(*binds), params).one()
     days = [None if v is None else _day(v) for v in row[: len(ranks)]]
-    return days, int(row[len(ranks)])
+    n = len(ranks)
+    sums = (int(row[n + 1] or 0), int(row[n + 2] or 0)) if whole else None
+    return days, int(row[n]), sums
 
 
 _ENTRIES = """
     SELECT e.id, e.transaction_id, t.occurred_on, t.description, e.amount_cents,
-           e.cleared, e.reconciled
+           e.cleared, e.reconciled, {document_count} AS document_count
     FROM transactions AS t {join} entries AS e ON e.transaction_id = t.id
     WHERE e.account_id = :account_id AND t.occurred_on >= :lowest {conditions}
     ORDER BY t.occurred_on DESC, e.id DESC
     LIMIT :n
 """
+
+
+def _entries_sql(conditions: str) -> str:
+    return _ENTRIES.format(
+        join=_join(),
+        conditions=conditions,
+        document_count=documents.COUNT_OF.format(transaction_id="t.id"),
+    )
 
 
 def _entries(account_id: int, lowest: date, high, inclusive: bool, after, n: int) -> list:
@@ -276,7 +308,7 @@ def _entries(account_id: int, lowest: date, high, inclusive: bool, after, n: int
         conditions.append("AND (t.occurred_on < :after_day OR e.id < :after_id)")
         params.update(after_day=after[0], after_id=after[1])
         binds += [bindparam("after_day", type_=Date()), bindparam("after_id")]
-    sql = _ENTRIES.format(join=_join(), conditions=" ".join(conditions))
+    sql = _entries_sql(" ".join(conditions))
     return list(db.session.execute(text(sql).bindparams(*binds), params).all())
 
 
@@ -304,7 +336,7 @@ def _spans_read(
             binds.append(bindparam(f"high{k}", type_=Date()))
         if after is not None:
             conditions.append("AND (t.occurred_on < :after_day OR e.id < :after_id)")
-        part = _ENTRIES.format(join=_join(), conditions=" ".join(conditions))
+        part = _entries_sql(" ".join(conditions))
         part = part.replace("AND t.occurred_on >= :lowest ", " ", 1)
         parts.append(f"SELECT * FROM ({part}) AS span{k}")
     sql = " UNION ALL ".join(parts) + " LIMIT :n"
@@ -333,8 +365,11 @@ def _next_span(needed: int, days: int, got: int) -> int:
     return max(2, min(estimate, needed))
 
 
-def _page_rows(account_id: int, start, end, after, limit: int) -> list:
-    """limit + 1 entries (or all that are left), reading as few days as it can.
+def _page_rows(
+    account_id: int, start, end, after, limit: int, whole: bool = False
+) -> tuple[list, tuple[int, int] | None]:
+    """limit + 1 entries (or all that are left), reading as few days as it can, and
+    the account's (whole, cleared) raw balances read with its days if `whole` (_WHOLE).
 
     The page's top is `end` or the cursor's day, whichever is earlier. From there the
     account's newest limit + 1 active days (account_day_balances) are split into spans
@@ -360,9 +395,9 @@ def _page_rows(account_id: int, start, end, after, limit: int) -> list:
     # statement and their entries in one more, the spans after the first read only if
     # needed (a sparse account's page no longer costs a round trip per span).
     ranks = _ranks(first, wanted)
-    oldest, count = _ranked_days(account_id, start, high, inclusive, ranks)
+    oldest, count, sums = _ranked_days(account_id, start, high, inclusive, ranks, whole)
     if oldest[0] is None:
-        return []
+        return [], sums
     spans: list[tuple[date, date | None, bool]] = []
     top, top_inclusive = high, inclusive
     for day in oldest:
@@ -373,10 +408,15 @@ def _page_rows(account_id: int, start, end, after, limit: int) -> list:
         top, top_inclusive = day, False
     rows: list = _spans_read(account_id, spans, after, wanted)
     if len(rows) >= wanted or count < ranks[-1]:
-        return rows
-    # Days emptied by deletions: on a span at a time, as many days as the entries seen
-    # say are needed.
-    high, inclusive, after = spans[-1][0], False, None
+        return rows, sums
+    return _after_emptied_days(account_id, start, spans[-1][0], rows, count, wanted), sums
+
+
+def _after_emptied_days(account_id: int, start, high, rows: list, count: int, wanted: int) -> list:
+    """rows and the entries after them, up to `wanted` in all, dated before `high`, once
+    `count` active days gave only rows (deletions emptied some of them): on a span at a
+    time, as many days as the entries seen say are needed."""
+    inclusive, after = False, None
     span = _next_span(wanted - len(rows), count, len(rows))
     while True:
         lowest, count = _days(account_id, start, high, inclusive, span)
@@ -397,7 +437,8 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
     kind = _kind(account.id)
     scope = cursors.scope_of(kind, start, end)
     after = cursors.decode(cursor, kind, scope) if cursor is not None else None
-    rows = _page_rows(account.id, start, end, after, limit)
+    whole = end is None and after is None and not _is_sqlite()
+    rows, sums = _page_rows(account.id, start, end, after, limit, whole)
     more = len(rows) > limit
     rows = rows[:limit]
     sign = reports.sign_for(account.kind)
@@ -406,8 +447,11 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
     if top is not None and (not more or _day(rows[-1].occurred_on) < top[0]):
         # Every entry of the top entry's day up to it is on this page.
         same_day = sum(r.amount_cents for r in rows if _day(r.occurred_on) == top[0])
-    total, cleared, running, cleared_to = _figures(account.id, top, same_day, end)
-    attached = documents.counts(db.session.connection(), [int(r.transaction_id) for r in rows])
+    if sums is not None:  # the newest entry's running balance is the whole balance
+        total, cleared = sums
+        running, cleared_to = total, cleared
+    else:
+        total, cleared, running, cleared_to = _figures(account.id, top, same_day, end)
     items = []
     for row in rows:
         items.append(
@@ -420,7 +464,7 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
                 "balance_cents": sign * running,
                 "cleared": bool(row.cleared),
                 "reconciled": bool(row.reconciled),
-                "document_count": attached.get(int(row.transaction_id), 0),
+                "document_count": int(row.document_count),
             }
         )
         running -= row.amount_cents

@@ -419,7 +419,7 @@ def test_a_sparse_accounts_page_is_read_in_one_span_statement(
         s
         for s in sql_sent
         if "ORDER BY t.occurred_on DESC, e.id DESC" in s
-        or ("FROM account_day_balances AS d" in s and "account_month_balances" not in s)
+        or "row_number() OVER" in s  # the days (not the figures' days before the top)
     ]
     assert len(reads) == 2, reads  # the days, then the entries of every span needed
     want = expected_register(api, sparse, 1)
@@ -427,3 +427,33 @@ def test_a_sparse_accounts_page_is_read_in_one_span_statement(
     assert got == [(d, t, c) for d, t, c, _b, _desc in want[:limit]]
     assert [i["balance_cents"] for i in body["items"]] == [b for *_x, b, _d in want[:limit]]
     assert (body["next_cursor"] is None) == (len(want) <= limit)
+
+
+def test_the_first_pages_balances_come_with_its_days_on_postgresql(
+    api, dialect, card_books, sql_sent
+):
+    """Issue 47: the first page of a register (no `to`, no cursor) starts at the
+    account's newest entry, whose running balance is the whole balance, so on
+    PostgreSQL the whole and cleared balances come with the days' statement and no
+    figures statement follows the entries: account, days, entries. The answer is the
+    plain recomputation's; a page with `to` or a cursor still reads its figures."""
+    card = card_books["card"]
+    marked = {"entry_ids": entry_ids(api, card)[1:3], "cleared": True}
+    assert api.post(f"/accounts/{card}/cleared", json=marked).status_code == 204
+    sql_sent.clear()
+    body = api.get(f"/accounts/{card}/register?limit=2").get_json()
+    ledger = [s for s in sql_sent if "account_day_balances" in s or "e.amount_cents" in s]
+    want = expected_register(api, card, -1)
+    assert [(i["transaction_id"], i["balance_cents"]) for i in body["items"]] == [
+        (t, b) for _d, t, _c, b, _desc in want[:2]
+    ]
+    assert body["balance_cents"] == want[0][3]
+    if dialect == "postgresql":
+        assert len(ledger) == 2 and "account_month_balances" in ledger[0], ledger
+    sql_sent.clear()
+    rest = api.get(f"/accounts/{card}/register?limit=2&cursor={body['next_cursor']}").get_json()
+    assert [i["balance_cents"] for i in rest["items"]] == [b for *_x, b, _d in want[2:4]]
+    assert any("m.before" in s for s in sql_sent)  # the figures' own statement
+    for key in ("balance_cents", "cleared_balance_cents", "cleared_through_cents"):
+        assert body[key] == rest[key], key
+    assert body["cleared_balance_cents"] != 0

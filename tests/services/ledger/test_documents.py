@@ -493,6 +493,17 @@ def test_document_count_in_the_paged_listing_and_the_register(api, tx):
     assert {i["transaction_id"]: i["document_count"] for i in register} == {a: 2, b: 0}
 
 
+def test_the_registers_document_count_is_its_transactions(api, tx):
+    """Each register item counts its transaction's documents, whatever the entry's own
+    id (here entry ids and transaction ids differ: two entries a transaction)."""
+    a, b, c = tx("2026-03-01"), tx("2026-03-02"), tx("2026-03-03")
+    upload(api, c)
+    paged = api.get("/transactions?limit=10").get_json()["items"]
+    for account in {e["account_id"] for e in paged[0]["entries"]}:
+        items = api.get(f"/accounts/{account}/register?limit=10").get_json()["items"]
+        assert {i["transaction_id"]: i["document_count"] for i in items} == {a: 0, b: 0, c: 1}
+
+
 def test_document_count_in_the_list_transactions_tool(api, tx):
     from tests.testkit import Rpc
 

@@ -2,17 +2,19 @@
 account's entries, however many transactions the span holds (docs/performance.md,
 issue 39): priced by the planner, a span of a few hundred transactions read every
 entry of the account from the table and hashed it against the span (5 ms of a
-16 ms page at 100,000 transactions, 0.6 ms as probes)."""
+16 ms page at 100,000 transactions, 0.6 ms as probes). Nor is a page's read of its
+spans compiled by JIT: below a deep cursor the spans' prices add up past
+jit_above_cost, and compiling took 14 ms of a 2 ms read at a million transactions."""
 
 from __future__ import annotations
 
 from datetime import date
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from app.extensions import db
-from app.services.ledger import register
+from app.services.ledger import cursors, register
 
 
 def _grow(account: int, other: int, n: int) -> None:
@@ -52,9 +54,7 @@ def test_a_wide_span_is_probed_not_hashed(app, dialect, make_account):
         register._days(bank, None, None, True, 3)
         # All of the span's ~200 entries are wanted (the limit is above them), as when a
         # span is read for the rest of a page.
-        sql = register._ENTRIES.format(
-            join=register._join(), conditions="AND t.occurred_on < :high"
-        )
+        sql = register._entries_sql("AND t.occurred_on < :high")
         plan = [
             row[0]
             for row in db.session.execute(
@@ -70,3 +70,37 @@ def test_a_wide_span_is_probed_not_hashed(app, dialect, make_account):
         db.session.rollback()
     joins = [line for line in plan if "Join" in line or "Nested Loop" in line]
     assert joins and all("Nested Loop" in line for line in joins), plan
+
+
+def test_a_deep_pages_spans_are_read_without_jit_or_workers(app, dialect, make_account):
+    if dialect != "postgresql":
+        pytest.skip("PostgreSQL's JIT and parallel workers (SQLite has neither)")
+    bank = make_account("Bank", "asset")
+    food = make_account("Food", "expense")
+    with app.app_context():
+        if not db.session.execute(text("SELECT pg_jit_available()")).scalar():
+            pytest.skip("this PostgreSQL server has no JIT")
+        _grow(bank, food, 30_000)
+        kind = f"register:{bank}"
+        deep = cursors.encode(kind, cursors.scope_of(kind, None, None), date(2018, 1, 1), 10**9)
+        spans: list = []
+
+        def catch(_conn, _cursor, statement, params, _context, _many):
+            if "UNION ALL" in statement:
+                spans.append((statement, params))
+
+        event.listen(db.engine, "before_cursor_execute", catch)
+        try:
+            page = register.register(bank, None, None, 50, deep)
+        finally:
+            event.remove(db.engine, "before_cursor_execute", catch)
+        assert len(page["items"]) == 50 and len(spans) == 1
+        # The read's own transaction, as register() left it. At a million transactions
+        # the spans' summed price passes jit_above_cost; here a price of 0 stands in.
+        connection = db.session.connection()
+        connection.execute(text("SELECT set_config('jit_above_cost', '0', true)"))
+        statement, params = spans[0]
+        plan = [row[0] for row in connection.exec_driver_sql("EXPLAIN " + statement, params)]
+        db.session.rollback()
+    assert not any(line.startswith("JIT") for line in plan), plan
+    assert not any("Gather" in line or "Hash" in line for line in plan), plan
