@@ -16,15 +16,21 @@ In the order record_transaction meets them (the first that fails is the answer):
    leave the range (RANGE_MESSAGE through store.refusals); record_transaction
    leaves that to the store, an import checks it here first (Books).
 
-Nothing else a posting meets can refuse one that passed these (so the preview need
-not post to know): the entries' account foreign key is 2; `created_by` is the
-signed-in caller; every other column is filled by the service (the header's
-created_at, the entries' cleared/reconciled false and bank_ref null: no unique bank
-reference); the balance trigger (PostgreSQL at commit, SQLite before it) holds the
-rule of 1; the description index (FTS5, pg_trgm) takes any text 1 allows (no NUL);
-the audit event is a pending row with no constraint a posting's content can break;
-schedule meeting (schedule_meeting.py) only marks an open occurrence met after the
-posting and raises nothing; ids come from sequences (64-bit).
+Nothing else a posting meets can refuse one that passed these, so the preview need
+not post to know:
+- the entries' foreign key to accounts is 2; `created_by` is the signed-in caller;
+  every other column is filled by the service (the header's created_at, the entries'
+  cleared and reconciled false, bank_ref null: no unique bank reference is touched);
+- the balance trigger (PostgreSQL at commit, SQLite just before it) holds 1's rule;
+- the description index (FTS5, pg_trgm) takes any text 1 allows (no NUL), and the
+  text is valid Unicode (a request body holding a lone surrogate is refused whole,
+  before any service runs);
+- the audit event is a pending row no posting's content can make fail;
+- schedule meeting (schedule_meeting.py) only marks an open occurrence met after the
+  posting and raises nothing; ids come from 64-bit sequences.
+What these read can change between the check and a later posting (a PUT /books/lock,
+an archive, another posting near the 64-bit edge): record_transaction meets the
+store's own checks then, and names the same refusal (refuse_at_post, store.refusals).
 """
 
 from __future__ import annotations

@@ -75,6 +75,9 @@ def _file(ids) -> list:
         # Two entries of one account that cancel: SQLite adds them one by one (1 + MAX
         # leaves the range), PostgreSQL adds their sum (0): each store's own answer.
         (_row("2026-05-05", "Swing", (x, MAX), (y, -MAX), (x, -MAX), (y, MAX)), "store"),
+        # More entries than one INSERT takes (1,000): PostgreSQL sums each statement's
+        # entries apart, so X's +MAX in the first cannot wait for its -MAX in the second.
+        (_row("2026-05-05", "Long", *_long(x, y)), RANGE_MESSAGE),
         (
             {**_row("2026-03-10", "Fix", (bank, 1), (dues, -1)), "replaces": ids["stored"]},
             "replaces",
@@ -82,6 +85,11 @@ def _file(ids) -> list:
         (7, "must be an object"),
         (_row("2026-03-25", "Grant", (bank, 100000), (dues, -100000)), None),
     ]
+
+
+def _long(x, y) -> list:
+    first = [(x, MAX), *[(y, 0)] * 998, (y, -MAX)]  # the first 1,000 entries
+    return [*first, (x, -MAX), (y, MAX)]
 
 
 def _dry_run(api, rows) -> list:
