@@ -114,11 +114,14 @@ class Balances:
     triggers move them (migrations 0002, 0003, 0018), so take() refuses exactly the
     postings the store would refuse as out of range when they are posted in turn."""
 
-    def __init__(self, postings: list[Posting]):
+    def __init__(self, postings: list[Posting], known: set[int]):
+        """`known`: the accounts that exist (accounts_found); only theirs are read (a
+        posting naming another is refused before its balances matter, and an id
+        beyond the accounts' INTEGER column is no key of these tables)."""
         self.sqlite = dialect.is_sqlite()
         self.day: dict[tuple[date, int], int] = {}
         self.month: dict[tuple[date, int], int] = {}
-        accounts = sorted({a for p in postings for a, _ in p.entries})
+        accounts = sorted({a for p in postings for a, _ in p.entries} & known)
         if not accounts:
             return
         for table, key, into, days in (
@@ -177,7 +180,7 @@ class Books:
     def __init__(self, postings: list[Posting]):
         self.locked = lock.locked_through()
         self.found = accounts_found({a for p in postings for a, _ in p.entries})
-        self.balances = Balances(postings)
+        self.balances = Balances(postings, set(self.found))
 
     def refusal(self, posting: Posting) -> ServiceError | None:
         """What the store would answer to this posting, posted after the earlier ones it

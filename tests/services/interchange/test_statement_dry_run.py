@@ -83,6 +83,8 @@ def _file(ids) -> list:
             "replaces",
         ),
         (7, "must be an object"),
+        # An id beyond the accounts' 32-bit ids is unknown like any other.
+        (_row("2026-03-24", "Far", (bank, 1), (2**40, -1)), f"unknown account_id {2**40}"),
         (_row("2026-03-25", "Grant", (bank, 100000), (dues, -100000)), None),
     ]
 
