@@ -86,7 +86,7 @@ def _audit_pack():
 
 
 @bp.post("/import")
-@writes  # a dry run also posts, inside a savepoint it rolls back
+@writes  # a real import posts; a dry run (same route) writes nothing
 def import_statement():
     body = json_body()
     result = importer.import_statement(

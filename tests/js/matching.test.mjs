@@ -100,6 +100,17 @@ test("a possible duplicate: the bank account's amount within 3 days, whatever th
   // The server's look-alikes not read are kept; those read and refused are not.
   assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", -35000), BANK, books, [11, 40, 10]), [11, 40]);
   assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", -1), BANK, new Map(), undefined), []);
+
+  // Many transactions around the lines: each line finds those of its own net amount on
+  // the bank account, in the books' order (newest first), whichever bank it is asked for.
+  const split = booked(13, "2026-03-03", "split", [BANK, -30000], [BANK, -5000], [2, 35000]);
+  const busy = new Map([split, hall, fee, booked(14, "2026-03-01", "other", [2, -35000], [BANK, 35000])]
+    .map((t) => [t.id, t]));
+  assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", -35000), BANK, busy), [13, 11]);
+  assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", 35000), BANK, busy), [14]);
+  assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", 35000), 2, busy), [13]);
+  assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", -35000), 2, busy), [14]);
+  assert.deepEqual(possibleDuplicates(line("2026-03-02", "PCC", -450), BANK, busy), [10]);
 });
 
 test("a line the file holds twice is flagged; two real purchases are not", () => {

@@ -91,9 +91,9 @@ def test_deleting_a_whole_transaction_passes(app, accounts):
 
 def test_the_http_answer_for_a_store_refusal_is_400(app, api, accounts, monkeypatch):
     """If the service's own check were missing, the store's answer reaches the client as 400."""
-    from app.services.ledger import transactions
+    from app.services.ledger import postable
 
-    monkeypatch.setattr(transactions, "check_balanced", lambda entries: None)
+    monkeypatch.setattr(postable, "check_balanced", lambda entries: None)
     response = api.post(
         "/transactions",
         json={

@@ -9,11 +9,12 @@ Nothing here commits; who ends the unit, and who undoes a dry run:
   `--dry-run` the command itself rolls the unit back (store.rollback). A file with
   one bad transaction raises, and run_unit rolls the unit back: nothing is stored.
   Errors name the file's line number.
-- import_statement (POST /import): a dry run posts every row inside a savepoint and
-  rolls that savepoint back itself before it returns, so the HTTP boundary
-  (routes/boundary.py, store.run_unit) commits a unit holding nothing of the import.
-  A real import is committed by the boundary; its first bad row raises a 400, and the
-  boundary rolls the whole unit back.
+- import_statement (POST /import): every row is checked first by ledger.postable,
+  the checks record_transaction itself makes (read once for the whole file). A dry
+  run stops there: it writes nothing, so the HTTP boundary (routes/boundary.py,
+  store.run_unit) commits a unit holding nothing. A real import refuses at its first
+  bad row (a 400; the boundary rolls the unit back), else posts every row through
+  record_transaction and is committed by the boundary.
 
 Re-importing adds nothing: a transaction whose content fingerprint (date,
 description, entries by kind, account name and cents) matches one already in
@@ -36,7 +37,7 @@ from ...store import dialect
 from ..errors import BadRequestError, ServiceError
 from ..identity import users
 from ..ledger import accounts as accounts_service
-from ..ledger import audit, lookalikes, transactions, validate
+from ..ledger import audit, lookalikes, postable, transactions, validate
 from . import parse_beancount, parse_csv, parse_journal
 from .parsed import Parsed, ParsedTx
 from .plaintext import ParseProblem, fingerprint
@@ -212,75 +213,109 @@ def _statement_row(number: int, item) -> tuple[date, object, list[tuple[int, int
 def import_statement(items, dry_run, created_by: int | None) -> dict:
     """Post statement rows all or nothing, or (dry_run) only say what would happen.
 
-    Every row goes through transactions.record_transaction, as every import does.
-    Each row's possible_duplicates (ledger.lookalikes) are the STORED transactions it
-    looks like, computed before anything of this import is posted. A dry run posts
-    every row inside a savepoint that it rolls back itself, so the preview reports exactly
-    the refusals a real import would meet: rows [{row, error, possible_duplicates}].
-    A real import refuses the whole file at its first bad row: 400 naming the row.
+    Every row is checked by ledger.postable, record_transaction's own checks (the
+    posting, then the lock date, the accounts and the 64-bit balances, read once for
+    the whole file), in row order as if the rows before it that pass were posted; a
+    real import then posts every row through transactions.record_transaction, as
+    every import does. So a dry run (which posts nothing and writes nothing: no
+    savepoint, no sequence advanced) reports exactly the refusals a real import would
+    meet: rows [{row, error, possible_duplicates}]. Each row's possible_duplicates
+    (ledger.lookalikes) are the STORED transactions it looks like, computed before
+    anything of this import is posted. A real import refuses the whole file at its
+    first bad row: 400 naming the row (a row the file cannot hold as a posting first,
+    then the first row the books refuse).
     """
     with audit.acting(via="import"):
         return _import_statement(items, dry_run, created_by)
 
 
-def _import_statement(items, dry_run, created_by: int | None) -> dict:
+Shape = tuple[date, object, list[dict]]
 
+
+def _shapes(items, dry_run) -> tuple[list[dict], list[Shape | None]]:
+    """Each row's answer and its shape (day, description, entries), None when it has
+    none; a real import raises at the first row without one."""
+    rows: list[dict] = []
+    shapes: list[Shape | None] = []
+    for number, item in enumerate(items, start=1):
+        rows.append({"row": number, "error": None, "possible_duplicates": []})
+        try:
+            day, description, entries = _statement_row(number, item)
+        except BadRequestError as err:
+            if not dry_run:
+                raise
+            rows[-1]["error"] = err.message
+            shapes.append(None)
+            continue
+        payload = [{"account_id": a, "amount_cents": c} for a, c in entries]
+        shapes.append((day, description, payload))
+    return rows, shapes
+
+
+def _checked(rows: list[dict], shapes: list[Shape | None]) -> list[postable.Posting | None]:
+    """Each row as record_transaction would take it, or None with the row's error set:
+    postable's checks, the books read once for all the rows (postable.Books)."""
+    postings: list[postable.Posting | None] = []
+    for row, shape in zip(rows, shapes, strict=True):
+        posting = None
+        if shape is not None:
+            day, description, payload = shape
+            try:
+                # As record_transaction is called below (the same arguments).
+                posting = postable.checked(day.isoformat(), description, payload)
+            except ServiceError as err:
+                row["error"] = f"row {row['row']}: {err.message}"
+        postings.append(posting)
+    books = postable.Books([p for p in postings if p is not None])
+    for i, (row, posting) in enumerate(zip(rows, postings, strict=True)):
+        refusal = books.refusal(posting) if posting is not None else None
+        if refusal is not None:
+            row["error"] = f"row {row['row']}: {refusal.message}"
+            postings[i] = None
+    return postings
+
+
+def _import_statement(items, dry_run, created_by: int | None) -> dict:
     if not isinstance(dry_run, bool):
         raise BadRequestError("dry_run must be true or false")
     if not isinstance(items, list) or not items:
         raise BadRequestError("transactions must be a non-empty array")
     if len(items) > STATEMENT_MAX_ROWS:
         raise BadRequestError(f"transactions may hold at most {STATEMENT_MAX_ROWS} rows")
-    if dialect.is_postgresql():
+    # Only a real import takes the import lock: a dry run writes nothing, so it cannot
+    # race another import's writes (it reads the books as they are, like any read).
+    if not dry_run and dialect.is_postgresql():
         db.session.execute(sql("SELECT pg_advisory_xact_lock(:key)"), {"key": IMPORT_LOCK_KEY})
-    rows: list[dict] = []
-    checked: list[tuple[date, object, list[tuple[int, int]]] | None] = []
-    for number, item in enumerate(items, start=1):
-        try:
-            day, description, entries = _statement_row(number, item)
-        except BadRequestError as err:
-            if not dry_run:
-                raise
-            rows.append({"row": number, "error": err.message, "possible_duplicates": []})
-            checked.append(None)
-            continue
-        rows.append({"row": number, "error": None, "possible_duplicates": []})
-        checked.append((day, description, entries))
+    rows, shapes = _shapes(items, dry_run)
     # Look-alikes among the STORED transactions, for every row in one pass, before
     # anything of this import is posted.
-    looked_up = [(n, parsed) for n, parsed in enumerate(checked) if parsed and parsed[2]]
-    found = lookalikes.look_alikes_of_many([(p[0], p[2]) for _, p in looked_up])
+    looked_up = [(n, shape) for n, shape in enumerate(shapes) if shape and shape[2]]
+    found = lookalikes.look_alikes_of_many(
+        [
+            (day, [(e["account_id"], e["amount_cents"]) for e in payload])
+            for _, (day, _, payload) in looked_up
+        ]
+    )
     for (n, _), ids in zip(looked_up, found, strict=True):
         rows[n]["possible_duplicates"] = ids
-    outer = db.session.begin_nested() if dry_run else None
-    try:
-        for row, parsed in zip(rows, checked, strict=True):
-            if parsed is None:
-                continue
-            day, description, entries = parsed
-            payload = [{"account_id": a, "amount_cents": c} for a, c in entries]
-            # No savepoint per row: record_transaction refuses before it writes anything
-            # (its checks raise in Python, and the PostgreSQL statement inserts all or
-            # nothing), and thousands of savepoints overflow PostgreSQL's subtransaction
-            # cache (a 5000-row preview took 26 s with them, against 4 s without).
-            try:
-                tx_id = transactions.record_transaction(
-                    day.isoformat(),
-                    description,
-                    payload,
-                    created_by=created_by,
-                    action="transaction.imported",
-                )
-                if not dry_run:
-                    row["transaction_id"] = tx_id
-            except ServiceError as err:
-                if not dry_run:
-                    raise BadRequestError(f"row {row['row']}: {err.message}") from err
-                row["error"] = f"row {row['row']}: {err.message}"
-    finally:
-        if outer is not None:
-            outer.rollback()
+    _checked(rows, shapes)
     if dry_run:
         return {"dry_run": True, "imported": 0, "rows": rows}
+    refused = next((row["error"] for row in rows if row["error"]), None)
+    if refused is not None:
+        raise BadRequestError(refused)
+    for row, shape in zip(rows, shapes, strict=True):
+        assert shape is not None  # a real import raised at the first row without one
+        day, description, payload = shape
+        try:
+            row["transaction_id"] = transactions.record_transaction(
+                day.isoformat(),
+                description,
+                payload,
+                created_by=created_by,
+                action="transaction.imported",
+            )
+        except ServiceError as err:  # the books changed since _checked read them
+            raise BadRequestError(f"row {row['row']}: {err.message}") from err
     db.session.flush()
     return {"dry_run": False, "imported": len(rows), "rows": rows}

@@ -16,6 +16,8 @@ trends            the series: every account's change per month, quarter or year,
 comparisons       `compare`: an earlier period's figures beside the income statement's
                   and the balance sheet's
 settings          the book style (the one settings row)
+postable          what a posting must pass (its own checks, the lock date, the accounts,
+                  64-bit balances): one set for record_transaction and the import preview
 lock              the lock date: refuse_if_locked(day) before any dated change
 reconciliation    entries cleared, then reconciled against a statement
 lookalikes        look_alikes: the look-alike hint served as possible_duplicates

@@ -3,7 +3,7 @@
 Names are unique after normalisation (name_key): trimmed, case-folded, inner runs of
 spaces collapsed, so "Cash box" and "cash  box" are the same name. The database holds
 the key in a unique column, so two racing requests cannot both win.
-An archived account refuses new entries (transactions.check_accounts_exist) and keeps
+An archived account refuses new entries (postable.refuse_at_post) and keeps
 its history and its report lines.
 """
 

@@ -67,9 +67,18 @@ def locked_through() -> date | None:
     return _read(None)
 
 
+def locked_for_posting() -> date | None:
+    """The lock date, read as a writer reads it (FOR KEY SHARE on PostgreSQL)."""
+    return _read("share")
+
+
 def refuse_if_locked(day: date) -> None:
     """Raise ConflictError when `day` is on or before the books' lock date."""
-    locked = _read("share")
+    refuse_locked(day, _read("share"))
+
+
+def refuse_locked(day: date, locked: date | None) -> None:
+    """THE lock rule, given the lock date `locked` read once (BooksLocked naming it)."""
     if locked is not None and day <= locked:
         raise BooksLocked(message(day, locked))
 

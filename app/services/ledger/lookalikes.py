@@ -18,6 +18,7 @@ from sqlalchemy import exists, select, tuple_
 
 from ...extensions import db
 from ...models import Entry, Transaction
+from .validate import ID_MAX
 
 WINDOW_DAYS = 3
 LIMIT = 5
@@ -94,7 +95,11 @@ def look_alikes_of_many(
     days = [day for day, _ in postings]
     start = min(days) - timedelta(days=WINDOW_DAYS)
     end = max(days) + timedelta(days=WINDOW_DAYS)
-    accounts = sorted({pair[0] for signature in wanted for pair in signature})
+    # Only ids an account can have (accounts.id is a 32-bit INTEGER: PostgreSQL refuses
+    # to compare it with a larger one); a row naming another matches nothing anyway.
+    accounts = sorted(
+        {pair[0] for signature in wanted for pair in signature if abs(pair[0]) <= ID_MAX}
+    )
     touching = (
         select(Entry.transaction_id)
         .join(Transaction, Transaction.id == Entry.transaction_id)

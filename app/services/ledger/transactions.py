@@ -16,11 +16,9 @@ import typing
 from datetime import date
 
 from sqlalchemy import (
-    BigInteger,
     CursorResult,
     Date,
     bindparam,
-    cast,
     delete,
     insert,
     select,
@@ -30,44 +28,18 @@ from sqlalchemy import (
 
 from ... import store
 from ...extensions import db
-from ...models import Account, Entry, StatementLine, Transaction
+from ...models import Entry, StatementLine, Transaction
 from ...models.types import UTCDateTime
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, NotFoundError, UnknownReplaced
-from . import audit, documents, lock, reconciliation, schedule_meeting, validate
+from . import audit, documents, lock, postable, reconciliation, schedule_meeting, validate
 
-DESCRIPTION_MAX = 2000
-ENTRY_CHUNK = 1000  # x3 parameters stays under SQLite 32766 and PostgreSQL 65535
-
-
-def check_balanced(entries: list[tuple[int, int]]) -> None:
-    """The double-entry rule: at least two entries, summing to zero."""
-    if len(entries) < 2:
-        raise BadRequestError(f"a transaction needs at least 2 entries; got {len(entries)}")
-    total = sum(amount for _, amount in entries)
-    if total != 0:
-        raise BadRequestError(f"entries must sum to 0; the {len(entries)} entries sum to {total}")
-
-
-# Compared as BIGINT: an id beyond PostgreSQL's 32-bit INTEGER is simply unknown
-# (not an "integer out of range" error). The accounts table is small. Built once
-# (an expanding IN): constructing the statement per request cost more than running it.
-_EXISTING_ACCOUNTS = select(Account.id, Account.archived).where(
-    cast(Account.id, BigInteger).in_(bindparam("ids", expanding=True))
-)
-
-
-def check_accounts_exist(account_ids: set[int]) -> None:
-    """Every account exists and is open: an archived account takes no new entries."""
-    found = dict(
-        db.session.connection().execute(_EXISTING_ACCOUNTS, {"ids": sorted(account_ids)}).all()
-    )
-    for account_id in sorted(account_ids):
-        if account_id not in found:
-            raise BadRequestError(f"unknown account_id {account_id}")
-        if found[account_id]:
-            raise BadRequestError(f"account_id {account_id} is archived and takes no new entries")
+# The checks a posting must pass live in postable.py, shared with the statement
+# import and its preview (which must refuse exactly what this refuses).
+DESCRIPTION_MAX = postable.DESCRIPTION_MAX
+ENTRY_CHUNK = postable.ENTRY_CHUNK
+check_balanced = postable.check_balanced
 
 
 def parse_replaces(value, name: str = "replaces", what: str = "corrects") -> int | None:
@@ -122,12 +94,7 @@ def record_transaction(
     whatever it qualifies for.
     """
     original_id = parse_replaces(replaces)
-    if occurred_on is None:
-        raise BadRequestError("occurred_on is required")
-    day = validate.date_value("occurred_on", occurred_on)
-    description = validate.text("description", description, max_length=DESCRIPTION_MAX)
-    parsed = validate.entries(entries)
-    check_balanced(parsed)
+    day, description, parsed = postable.checked(occurred_on, description, entries)
     links = {"adjusts": _adjusted(adjusts), "replaces": original_id, "schedule": schedule}
     original, kept = None, []
     if original_id is not None:
@@ -176,7 +143,7 @@ def _post(
             audit.pending(connection, stored[0][4])  # it wrote the event as pending
             return stored[0][0]
         # Nothing was written: the day is locked or an account is missing or archived
-        # (named below).
+        # (named below, by postable.refuse_at_post).
     header = {
         "occurred_on": day,
         "description": description,
@@ -193,8 +160,8 @@ def _post(
             {**header, "account_set": _json_ints(accounts), "account_count": len(accounts)},
         ).scalar()
     if tx_id is None:
-        lock.refuse_if_locked(day)
-        check_accounts_exist(set(accounts))
+        found = postable.accounts_found(accounts)
+        postable.refuse_at_post(day, accounts, lock.locked_for_posting(), found)
         # Core statements on the session's connection: the same transaction, without
         # the ORM's per-statement bookkeeping (nothing here is an ORM object).
         tx_id = connection.execute(_INSERT_HEADER, header).scalar_one()

@@ -26,8 +26,11 @@ export function searchWord(description) {
 
 // How alike two descriptions are, 0 to 1: shared words over all words (Jaccard).
 export function likeness(a, b) {
-  const left = new Set(words(a));
-  const right = new Set(words(b));
+  return wordLikeness(new Set(words(a)), new Set(words(b)));
+}
+
+// likeness of two descriptions' word sets, each found once by the caller.
+function wordLikeness(left, right) {
   if (left.size === 0 || right.size === 0) return 0;
   let shared = 0;
   for (const word of left) if (right.has(word)) shared += 1;
@@ -55,11 +58,14 @@ export function otherSide(tx, bankId, cents) {
 // an account in `usable` (a Set of ids: open accounts other than the bank).
 export function suggestions(lines, booked, bankId, usable) {
   const found = new Map();
+  // Each description's words once (not once per pair: 1,000 lines x 500 transactions).
+  const bookedWords = booked.map((tx) => new Set(words(tx.description)));
   lines.forEach((line, index) => {
     if (line.error) return;
+    const lineWords = new Set(words(line.description));
     let best = null;
-    for (const tx of booked) {
-      const score = likeness(line.description, tx.description);
+    for (const [i, tx] of booked.entries()) {
+      const score = wordLikeness(lineWords, bookedWords[i]);
       if (score < ALIKE || (best && score <= best.score)) continue;
       const account = otherSide(tx, bankId, line.cents);
       if (account === null || !usable.has(account)) continue;
@@ -142,12 +148,33 @@ export function looksLikeLine(line, bank, tx) {
   return sameReference(line.description, tx.description);
 }
 
+// `booked`'s transactions by their net amount on `bank` (Map cents → transactions, in
+// booked's order), found once per `booked` and bank: a line looks only at those of its
+// own amount, not at every transaction of the bank account around the statement
+// (hundreds in busy books, for each of a thousand lines).
+const amountIndexes = new WeakMap();
+function byBankAmount(booked, bank) {
+  const known = amountIndexes.get(booked);
+  if (known && known.bank === Number(bank)) return known.index;
+  const index = new Map();
+  for (const tx of booked.values()) {
+    const onBank = (tx.entries ?? []).filter((e) => e.account_id === Number(bank));
+    if (!onBank.length) continue;
+    const cents = onBank.reduce((sum, e) => sum + e.amount_cents, 0);
+    if (!index.has(cents)) index.set(cents, []);
+    index.get(cents).push(tx);
+  }
+  amountIndexes.set(booked, { bank: Number(bank), index });
+  return index;
+}
+
 // The possible duplicates of a line among `booked` (Map id → transaction: the bank
 // account's transactions around the lines, newest first), with the server's
 // look-alike ids (`serverIds`) that were not read kept as they are: they cannot be
 // told apart. At most MAX_DUPLICATES ids.
 export function possibleDuplicates(line, bank, booked, serverIds = []) {
-  const ids = [...booked.values()].filter((tx) => looksLikeLine(line, bank, tx)).map((tx) => tx.id);
+  const candidates = byBankAmount(booked, bank).get(line.cents) ?? [];
+  const ids = candidates.filter((tx) => looksLikeLine(line, bank, tx)).map((tx) => tx.id);
   for (const id of serverIds ?? []) if (!booked.has(id) && !ids.includes(id)) ids.push(id);
   return ids.slice(0, MAX_DUPLICATES);
 }

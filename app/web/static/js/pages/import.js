@@ -162,17 +162,18 @@ async function bankTransactions(lines) {
 async function check() {
   const sent = state.lines.filter(ready);
   const asked = ++state.checking;
-  let answer = { rows: [] };
-  if (sent.length) {
-    answer = await orSignIn(api("/import", {
-      method: "POST",
-      json: { transactions: sent.map((line) => lineTransaction(line, state.bank, line.counter)), dry_run: true },
-    }));
-  }
+  // The preview and the bank account's transactions are asked for at once.
+  const [answer, booked] = await Promise.all([
+    sent.length
+      ? orSignIn(api("/import", {
+        method: "POST",
+        json: { transactions: sent.map((line) => lineTransaction(line, state.bank, line.counter)), dry_run: true },
+      }))
+      : { rows: [] },
+    bankTransactions(sent),
+  ]);
   if (asked !== state.checking) return; // a later check is on its way
   const rows = answer.rows ?? [];
-  const booked = await bankTransactions(sent);
-  if (asked !== state.checking) return;
   for (const line of state.lines) {
     line.problem = null;
     if (!line.error && !line.counter) line.problem = "Choose the other side.";
@@ -187,10 +188,19 @@ async function check() {
   renderPreview();
 }
 
-function counterSelect(line) {
+// The other-side choice with every open account but the bank, built once per drawing
+// and copied for each line (a thousand lines each building its forty options took
+// most of the preview's drawing).
+function counterTemplate() {
   const others = state.accounts.open.filter((a) => a.id !== Number(state.bank));
-  const select = h("select", { class: "line-counter", "aria-label": `Other side of line ${line.line}: ${line.description}` },
-    ...accountOptions(others, { chosen: line.counter ? Number(line.counter) : null, style: state.style }));
+  return h("select", { class: "line-counter" }, ...accountOptions(others, { style: state.style }));
+}
+
+function counterSelect(line, template) {
+  const select = /** @type {HTMLSelectElement} */ (template.cloneNode(true));
+  select.setAttribute("aria-label", `Other side of line ${line.line}: ${line.description}`);
+  select.value = line.counter ? String(Number(line.counter)) : "";
+  if (select.selectedIndex < 0) select.selectedIndex = 0; // not offered: "Choose…", as before
   select.addEventListener("change", () => {
     line.counter = select.value;
     line.hint = null;
@@ -203,6 +213,7 @@ function counterSelect(line) {
 }
 
 function renderPreview() {
+  const template = counterTemplate();
   let bad = 0;
   let dupes = 0;
   let ticked = 0;
@@ -229,7 +240,7 @@ function renderPreview() {
         : line.repeatOf !== null
           ? h("span", { class: "flag" }, `The same as line ${line.repeatOf} of this file${line.include ? ": will be imported as well" : ": left out"}`)
           : h("span", {}, "OK");
-    const counter = line.error ? h("span", {}, "") : h("span", { class: "line-side" }, counterSelect(line),
+    const counter = line.error ? h("span", {}, "") : h("span", { class: "line-side" }, counterSelect(line, template),
       line.hint ? h("span", { class: "hint" }, `as “${line.hint}”`) : null);
     return h("tr", { "data-line": line.line, class: problem ? "invalid" : flagged ? "duplicate" : "" },
       h("td", { "data-label": "Import" }, box),
