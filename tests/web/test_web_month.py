@@ -130,6 +130,12 @@ def test_an_import_leaves_out_its_duplicate_and_books_each_line_as_before(treasu
     expect(sides).to_have_count(4)
     chosen = [s.evaluate("s => s.selectedOptions[0].textContent") for s in sides.all()]
     assert chosen == ["Subscriptions", "Grants", "Subscriptions", "Uncategorised"]
+    # Each choice offers every open account but the bank: drawn with its chosen option,
+    # the rest copied in once the preview is shown (docs/web.md, Import).
+    offered = page.locator("#import-counter option").count() - 1  # "None…" and the rest, less the bank
+    for side in sides.all():
+        expect(side.locator("option")).to_have_count(offered)
+    assert [s.evaluate("s => s.selectedOptions[0].textContent") for s in sides.all()] == chosen
     # The duplicate (the whole line, as it will be posted) starts unticked.
     expect(page.locator("#preview-table tr.duplicate")).to_have_count(1)
     duplicate = page.locator("tr[data-line='2']")

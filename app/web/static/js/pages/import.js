@@ -196,11 +196,50 @@ function counterTemplate() {
   return h("select", { class: "line-counter" }, ...accountOptions(others, { style: state.style }));
 }
 
+// A line's choice is drawn with its chosen option alone (what the preview shows); the
+// whole list is copied in when the browser is next idle, or at once when the person
+// reaches for the choice (pointer, keyboard focus), so a thousand lines are shown
+// without first copying forty thousand options (docs/web.md, Import).
+const FILL_CHUNK = 100;
+let filling = { queue: /** @type {HTMLSelectElement[]} */ ([]), template: /** @type {Element | null} */ (null) };
+
+function fillChoice(select, template) {
+  if (select.dataset.filled) return;
+  const value = select.value;
+  select.replaceChildren(...Array.from(template.cloneNode(true).childNodes));
+  select.value = value;
+  if (select.selectedIndex < 0) select.selectedIndex = 0;
+  select.dataset.filled = "true";
+}
+
+function fillLater(queue, template) {
+  filling = { queue, template };
+  const step = () => {
+    if (filling.queue !== queue) return; // a newer drawing took over
+    for (const select of queue.splice(0, FILL_CHUNK)) if (select.isConnected) fillChoice(select, template);
+    if (queue.length) later(step);
+  };
+  later(step);
+}
+
+const later = (fn) => (typeof window.requestIdleCallback === "function" ? window.requestIdleCallback(fn, { timeout: 200 }) : setTimeout(fn, 0));
+
+const optionsByValue = new WeakMap();
+function optionsOf(template) {
+  if (!optionsByValue.has(template)) {
+    optionsByValue.set(template, new Map(Array.from(template.querySelectorAll("option")).map((o) => [o.value, o])));
+  }
+  return optionsByValue.get(template);
+}
+
 function counterSelect(line, template) {
-  const select = /** @type {HTMLSelectElement} */ (template.cloneNode(true));
-  select.setAttribute("aria-label", `Other side of line ${line.line}: ${line.description}`);
-  select.value = line.counter ? String(Number(line.counter)) : "";
-  if (select.selectedIndex < 0) select.selectedIndex = 0; // not offered: "Choose…", as before
+  const wanted = line.counter ? String(Number(line.counter)) : "";
+  // The chosen option, or "Choose…" when it is not offered (as the full list would show).
+  const shown = (wanted && optionsOf(template).get(wanted)) || template.querySelector("option");
+  const select = h("select", {
+    class: "line-counter", "aria-label": `Other side of line ${line.line}: ${line.description}`,
+  }, shown.cloneNode(true));
+  for (const type of ["pointerdown", "focus"]) select.addEventListener(type, () => fillChoice(select, template));
   select.addEventListener("change", () => {
     line.counter = select.value;
     line.hint = null;
@@ -252,6 +291,7 @@ function renderPreview() {
       h("td", { "data-label": "Check" }, check));
   });
   byId("preview-table").querySelector("tbody").replaceChildren(...rows);
+  fillLater(Array.from(byId("preview-table").querySelectorAll("select.line-counter")), template);
   const n = state.lines.length;
   const parts = [`${n} line${n === 1 ? "" : "s"}: ${ticked} ticked to import`];
   if (dupes) parts.push(`${dupes} possible duplicate${dupes === 1 ? "" : "s"} (left out unless ticked)`);
