@@ -24,6 +24,7 @@ FIRST_ROUND = {
     "/rules": ("/settings", "/accounts"),
     "/expected": ("/settings", "/accounts"),
     "/history": ("/accounts", "/audit/head"),
+    "/import": ("/settings", "/accounts"),
     # The reconciliations (the trail) too; with an account in the address also its
     # statement list and the statement named there (test_web_statements.py).
     "/statements": ("/settings", "/accounts", "/rules", "/schedules", "/audit"),

@@ -7,13 +7,14 @@
 //   line's amount within 3 days, whatever its wording (matching.js);
 // - only ticked lines are imported, and a flagged duplicate starts unticked;
 // - afterwards, the statement's closing balance is offered for reconciling.
-import { api, orSignIn, requireSession } from "../api.js";
+import { api, orSignIn } from "../api.js";
 import { busy, byId, h, say } from "../dom.js";
 import { CsvError, guessMapping, lineTransaction, parseCsv, statementLines } from "../csv.js";
-import { accountOptions, loadAccounts, loadStyle } from "../ledger.js";
+import { accountOptions } from "../ledger.js";
 import { closingBalance, DUPLICATE_DAYS, possibleDuplicates, repeatedLines, searchesFor, suggestions } from "../matching.js";
 import { formatCents } from "../money.js";
-import { renderNav } from "../nav.js";
+import { fillWhenIdle, lazyChoice } from "../lazy-choice.js";
+import { startPage } from "../start.js";
 
 const MAX_BYTES = 5 * 1024 * 1024;
 // The requests a preview may make to find how lines were booked before: one page of
@@ -196,50 +197,10 @@ function counterTemplate() {
   return h("select", { class: "line-counter" }, ...accountOptions(others, { style: state.style }));
 }
 
-// A line's choice is drawn with its chosen option alone (what the preview shows); the
-// whole list is copied in when the browser is next idle, or at once when the person
-// reaches for the choice (pointer, keyboard focus), so a thousand lines are shown
-// without first copying forty thousand options (docs/web.md, Import).
-const FILL_CHUNK = 100;
-let filling = { queue: /** @type {HTMLSelectElement[]} */ ([]), template: /** @type {Element | null} */ (null) };
-
-function fillChoice(select, template) {
-  if (select.dataset.filled) return;
-  const value = select.value;
-  select.replaceChildren(...Array.from(template.cloneNode(true).childNodes));
-  select.value = value;
-  if (select.selectedIndex < 0) select.selectedIndex = 0;
-  select.dataset.filled = "true";
-}
-
-function fillLater(queue, template) {
-  filling = { queue, template };
-  const step = () => {
-    if (filling.queue !== queue) return; // a newer drawing took over
-    for (const select of queue.splice(0, FILL_CHUNK)) if (select.isConnected) fillChoice(select, template);
-    if (queue.length) later(step);
-  };
-  later(step);
-}
-
-const later = (fn) => (typeof window.requestIdleCallback === "function" ? window.requestIdleCallback(fn, { timeout: 200 }) : setTimeout(fn, 0));
-
-const optionsByValue = new WeakMap();
-function optionsOf(template) {
-  if (!optionsByValue.has(template)) {
-    optionsByValue.set(template, new Map(Array.from(template.querySelectorAll("option")).map((o) => [o.value, o])));
-  }
-  return optionsByValue.get(template);
-}
-
 function counterSelect(line, template) {
-  const wanted = line.counter ? String(Number(line.counter)) : "";
-  // The chosen option, or "Choose…" when it is not offered (as the full list would show).
-  const shown = (wanted && optionsOf(template).get(wanted)) || template.querySelector("option");
-  const select = h("select", {
-    class: "line-counter", "aria-label": `Other side of line ${line.line}: ${line.description}`,
-  }, shown.cloneNode(true));
-  for (const type of ["pointerdown", "focus"]) select.addEventListener(type, () => fillChoice(select, template));
+  const select = lazyChoice(template, line.counter ? String(Number(line.counter)) : "", {
+    "aria-label": `Other side of line ${line.line}: ${line.description}`,
+  });
   select.addEventListener("change", () => {
     line.counter = select.value;
     line.hint = null;
@@ -291,7 +252,7 @@ function renderPreview() {
       h("td", { "data-label": "Check" }, check));
   });
   byId("preview-table").querySelector("tbody").replaceChildren(...rows);
-  fillLater(Array.from(byId("preview-table").querySelectorAll("select.line-counter")), template);
+  fillWhenIdle(Array.from(byId("preview-table").querySelectorAll("select.line-counter")), template);
   const n = state.lines.length;
   const parts = [`${n} line${n === 1 ? "" : "s"}: ${ticked} ticked to import`];
   if (dupes) parts.push(`${dupes} possible duplicate${dupes === 1 ? "" : "s"} (left out unless ticked)`);
@@ -381,10 +342,9 @@ function offerReconciliation() {
 }
 
 async function main() {
-  const me = await requireSession();
-  renderNav("import", me.email);
-  state.style = await loadStyle();
-  state.accounts = await loadAccounts();
+  const start = await startPage("import");
+  state.style = start.style;
+  state.accounts = start.accounts;
   const open = state.accounts.open;
   byId("import-bank").replaceChildren(...accountOptions(open, { kinds: ["asset", "liability"], style: state.style }));
   byId("import-counter").replaceChildren(...accountOptions(open, { style: state.style, empty: "None: choose per line" }));

@@ -9,6 +9,7 @@ import { formatCents } from "../money.js";
 import { startPage } from "../start.js";
 import { saveBlob } from "../download.js";
 import { CsvError, parseSigned } from "../csv.js";
+import { fillWhenIdle, lazyChoice } from "../lazy-choice.js";
 import {
   ACCEPT, bulkActions, bulkWords, candidateLine, candidateWindow, candidateWords, changedLines, chosenAccount,
   conditionWords, defaultDescription, differenceWords, doneWords, heldLines, heldWords, openingCheck, periodWords,
@@ -71,11 +72,12 @@ function statusDetail(line) {
 // "Corner Grocer, 2026-03-01, -23.45": which line a button acts on, for screen readers.
 const about = (line) => `${line.payee || line.memo || "the line"}, ${line.booked_on}, ${formatCents(line.amount_cents)}`;
 
+// The line's account choice: its chosen account alone at first, the whole list when
+// the browser is idle or the person reaches for it (lazy-choice.js).
 function picker(line) {
-  const select = state.picker.cloneNode(true);
   const chosen = chosenAccount(line, state.choices, state.offered);
-  select.value = chosen === null ? "" : String(chosen);
-  select.setAttribute("aria-label", `Account for ${about(line)}`);
+  const select = lazyChoice(state.picker, chosen === null ? "" : String(chosen), { "aria-label": `Account for ${about(line)}` });
+  fillWhenIdle([select], state.picker);
   select.addEventListener("change", () => state.choices.set(line.line_id, Number(select.value) || 0));
   // The bulk button's count follows the pickers.
   select.addEventListener("change", renderHead);
