@@ -132,7 +132,8 @@ def test_an_import_leaves_out_its_duplicate_and_books_each_line_as_before(treasu
     assert chosen == ["Subscriptions", "Grants", "Subscriptions", "Uncategorised"]
     # Each choice offers every open account but the bank: drawn with its chosen option,
     # the rest copied in once the preview is shown (docs/web.md, Import).
-    offered = page.locator("#import-counter option").count() - 1  # "None…" and the rest, less the bank
+    # "None: choose per line" and every open account, less the bank
+    offered = page.locator("#import-counter option").count() - 1
     for side in sides.all():
         expect(side.locator("option")).to_have_count(offered)
     assert [s.evaluate("s => s.selectedOptions[0].textContent") for s in sides.all()] == chosen
