@@ -95,7 +95,8 @@ def test_only_two_entry_transactions_of_the_account_to_an_open_account(api, book
 
 def test_entries_twice_in_the_account_never_teach(api, books, post_tx):
     # The account's two-entry transactions are found from the account's entries, each
-    # joined to its transaction's entries (rules._account_pairs): a transaction with two
+    # joined to its transaction's entries (rules._account_pairs; SQLite: each counts its
+    # transaction's entries, rules._sqlite_account_rows): a transaction with two
     # entries in the account is no two-entry transaction of it with another account,
     # whether it has two entries (a move within the account) or three (two of them in
     # the account, one in Fuel), however new and however many words it shares.
