@@ -718,8 +718,8 @@ def _sqlite_account_rows(account_id: int, ids: list[int] | None):
     covering-index probe), and only a transaction of two gets its other entry and its
     row; the grouping of _account_pairs probed every entry of the account's
     transactions into a materialized table first (docs/performance.md, "Statements
-    page at a million transactions": 148 -> 122 ms for 69,184 entries). With ids,
-    only the account's entries of those transactions."""
+    page, third pass": 148 -> 122 ms for 69,184 entries). With ids, only the
+    account's entries of those transactions."""
     mine, theirs, every = aliased(Entry), aliased(Entry), aliased(Entry)
     entries = (
         select(func.count()).where(every.transaction_id == mine.transaction_id).scalar_subquery()
