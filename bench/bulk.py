@@ -110,6 +110,9 @@ def load_sqlite(url: str, n: int, seed: int) -> None:
     # goes to the newest id (a schema before 0016 has no mark).
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'transaction_search'").fetchone():
         conn.execute("INSERT INTO transaction_search (transaction_search) VALUES ('rebuild')")
+    # The descriptions' words (migration 0026), kept under the same mark.
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'transaction_words'").fetchone():
+        conn.execute("INSERT INTO transaction_words (transaction_words) VALUES ('rebuild')")
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'search_indexed'").fetchone():
         from app.services.ledger.search import MARK_ALL
 

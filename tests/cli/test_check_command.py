@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import text
 
 from app.extensions import db
@@ -167,6 +168,43 @@ def test_check_names_and_repairs_a_damaged_description_search(
     monkeypatch.setattr(listing, "WALK_ROWS", 1)
     found = api.get("/transactions?limit=5&q=ZQXVILLE").get_json()["items"]
     assert [t["id"] for t in found] == [lunch]
+
+
+def test_check_names_and_repairs_a_damaged_words_table(
+    app, api, runner, make_account, post_tx, dialect
+):
+    """SQLite: the FTS5 table of the descriptions' words (migration 0026), kept under
+    the same mark as the description search, is checked and rebuilt with it: a row
+    taken out of it behind the triggers' back is a difference, and --repair rebuilds
+    it (the statements' history finds the transaction by its word again)."""
+    _books(make_account, post_tx)
+    lunch = post_tx("2026-03-01", "Lunch at Zqxville", (1, 5), (2, -5)).get_json()["id"]
+    if dialect != "sqlite":
+        pytest.skip("the words table is SQLite's (migration 0026); PostgreSQL's is an index")
+    assert runner.invoke(args=["check"]).exit_code == 0  # lunch indexed: the tail goes in
+    _sql(
+        app,
+        "INSERT INTO transaction_words (transaction_words, rowid, words)"
+        " VALUES ('delete', :id, 'Lunch at Zqxville')",
+        id=lunch,
+    )
+    with app.app_context():
+        found = text("SELECT rowid FROM transaction_words WHERE transaction_words MATCH 'zqxville'")
+        assert db.session.execute(found).scalars().all() == []
+        db.session.remove()
+    result = runner.invoke(args=["check"])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "transaction_search: the description search index differs from the descriptions"
+        " (repair rebuilds it)"
+    ]
+    repaired = runner.invoke(args=["check", "--repair"])
+    assert "rebuilt the description search index" in repaired.stderr
+    result = runner.invoke(args=["check"])
+    assert result.exit_code == 0, result.output
+    with app.app_context():
+        assert db.session.execute(found).scalars().all() == [lunch]
+        db.session.remove()
 
 
 def test_check_passes_with_an_unindexed_tail(

@@ -29,9 +29,10 @@ scan of the lines' joined text, never by trying every rule on every line), from 
 rules fetched once and the history in two queries (the payees' postings, and the
 account's two-entry transactions with their descriptions, whose words are indexed once
 per read: each payee then counts the shared words of the descriptions holding one of
-its words, not of every description; on PostgreSQL only the transactions that an index
-of the descriptions' words finds, one query more: `described`); the preview reads at
-most the PREVIEW_LINES_MAX newest waiting lines.
+its words, not of every description; only the transactions that an index of the
+descriptions' words finds, one query more: `described`, PostgreSQL's GIN index of
+migration 0025, SQLite's FTS5 table of migration 0026); the preview reads at most the
+PREVIEW_LINES_MAX newest waiting lines.
 
 Creating, changing and deleting a rule are audit events carrying the rule.
 """
@@ -47,7 +48,21 @@ from itertools import chain
 from typing import NamedTuple
 
 import orjson
-from sqlalchemy import BigInteger, any_, bindparam, case, delete, func, or_, select, text, update
+from sqlalchemy import (
+    BigInteger,
+    String,
+    and_,
+    any_,
+    bindparam,
+    case,
+    delete,
+    func,
+    or_,
+    select,
+    text,
+    type_coerce,
+    update,
+)
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
@@ -57,7 +72,7 @@ from ...models import Account, Entry, Rule, Statement, StatementLine, Transactio
 from ...store import dialect
 from .. import clock
 from ..errors import BadRequestError, ConflictError, NotFoundError
-from ..ledger import accounts, audit, schedule_meeting, transactions, validate
+from ..ledger import accounts, audit, schedule_meeting, search, transactions, validate
 from ..ledger.audit import canonical
 from . import status
 
@@ -625,6 +640,11 @@ WORDED_MAX = 5000
 def index_words(wanted: frozenset[str]) -> list[str]:
     r"""What the word index is asked for, to find every transaction whose description's
     words (`words`) hold one of `wanted`: the ASCII words of wanted, and "*".
+    (PostgreSQL's ledger_description_words, migration 0025, is read below; SQLite's
+    transaction_words, migration 0026, holds the same: its view gives the description,
+    '*' made a space, when all ASCII and at most 2,000 characters, else '*', and
+    unicode61 reads ASCII as runs of letters and digits, A-Z lowered, '*' a token
+    character: a quoted word or "*" in the query is that one token.)
 
     Why nothing is missed: let a description D have the word w in wanted.
     - D holds a character outside ASCII, or more than 2,000 characters (no longer
@@ -668,18 +688,81 @@ def _pairs_of(ids: list[int], account_id: int):
     return (pairs, *_other_of(pairs, account_id))
 
 
+# SQLite: the same through the FTS5 table of the descriptions' words (migration
+# 0026_sqlite_description_words), and the transactions above its mark (not indexed
+# yet: at most 15 as postings come in), a rowid range.
+_SQLITE_WORDED = text(
+    f"SELECT rowid FROM {search.WORDS_TABLE} WHERE {search.WORDS_TABLE} MATCH :words"
+    f" UNION ALL SELECT id FROM transactions WHERE id > {search.UPTO}"
+    " LIMIT :most"
+)
+
+
+def _sqlite_worded(wanted: frozenset[str]) -> list[int] | None:
+    """SQLite: as _worded, through the words' FTS5 table (each of index_words a phrase,
+    any of them: unicode61 reads a quoted word whole, and '*' is a token character
+    there); None also when this SQLite has no such table."""
+    connection = db.session.connection()
+    if not search.has_words_table(connection):
+        return None
+    phrases = " OR ".join(f'"{word}"' for word in index_words(wanted))
+    found = connection.execute(_SQLITE_WORDED, {"words": phrases, "most": WORDED_MAX + 1})
+    ids = [int(i) for i in found.scalars()]
+    return None if len(ids) > WORDED_MAX else ids
+
+
+def _sqlite_account_rows(account_id: int, ids: list[int] | None):
+    """SQLite: the account's two-entry transactions (other account open) as rows of id,
+    occurred_on as stored (ISO text: it orders as the date), description, the other
+    account. Each entry of the account first counts its transaction's entries (one
+    covering-index probe), and only a transaction of two gets its other entry and its
+    row; the grouping of _account_pairs probed every entry of the account's
+    transactions into a materialized table first (docs/performance.md, "Statements
+    page, third pass": 148 -> 122 ms for 69,184 entries). With ids, only the
+    account's entries of those transactions."""
+    mine, theirs, every = aliased(Entry), aliased(Entry), aliased(Entry)
+    entries = (
+        select(func.count()).where(every.transaction_id == mine.transaction_id).scalar_subquery()
+    )
+    among = () if ids is None else (mine.transaction_id.in_(ids),)
+    return (
+        select(
+            Transaction.id,
+            type_coerce(Transaction.occurred_on, String),
+            Transaction.description,
+            theirs.account_id,
+        )
+        .select_from(mine)
+        .join(theirs, and_(theirs.transaction_id == mine.transaction_id, theirs.id != mine.id))
+        .join(Transaction, Transaction.id == mine.transaction_id)
+        .join(Account, Account.id == theirs.account_id)
+        .where(
+            mine.account_id == account_id,
+            entries == 2,
+            theirs.account_id != account_id,
+            Account.archived.is_(False),
+            *among,
+        )
+    )
+
+
 def described(account_id: int, wanted: frozenset[str]) -> Described:
     """The account's two-entry transactions by their words among `wanted`, their rows
-    read as plain tuples (Core, no ORM row building). PostgreSQL: only those the word
-    index finds (index_words; two queries), unless more than WORDED_MAX transactions
-    of the books may hold a word; else, and on SQLite, every one of the account's (one
-    query; some 25,000 rows for an account of a million-transaction ledger)."""
-    ids = _worded(wanted) if dialect.is_postgresql() else None
+    read as plain tuples (Core, no ORM row building): only those the word index finds
+    (index_words; two queries; PostgreSQL: _worded, SQLite: _sqlite_worded), unless
+    more than WORDED_MAX transactions of the books may hold a word; else every one of
+    the account's (one query; some 25,000 rows for an account of a
+    million-transaction ledger; SQLite: _sqlite_account_rows)."""
+    connection = db.session.connection()
+    if not dialect.is_postgresql():
+        rows = _sqlite_account_rows(account_id, _sqlite_worded(wanted))
+        return Described(connection.execute(rows), wanted)
+    ids = _worded(wanted)
     pairs, other, conditions = (
         _account_pairs(account_id) if ids is None else _pairs_of(ids, account_id)
     )
     return Described(
-        db.session.connection().execute(
+        connection.execute(
             select(Transaction.id, Transaction.occurred_on, Transaction.description, other)
             .join(pairs, pairs.c.tx == Transaction.id)
             .join(Account, Account.id == other)

@@ -8,12 +8,14 @@ table. `ledger-service check` is the administrative front end for both, and
 bounded memory) after proving the entries equal the audit trail.
 
 On SQLite the description search (FTS5 table transaction_search, migration 0010) is
-derived too: search_index_differences() runs FTS5's own integrity check against the
-descriptions, rebuild_search_index() rebuilds it. Both need a write unit (the check
-is an INSERT of a command row, which SQLite runs as a write). The newest (up to 15)
-transactions wait above search_indexed.upto until their batch (migration
-0017_search_batches): the check indexes them first (search.index_tail), else FTS5
-would read the unindexed tail as a corrupt index; the rebuild raises the mark.
+derived too, and so is the words' table beside it (transaction_words, migration 0026,
+kept under the same mark): search_index_differences() runs FTS5's own integrity check
+of each against the descriptions, rebuild_search_index() rebuilds both. Both need a
+write unit (the check is an INSERT of a command row, which SQLite runs as a write).
+The newest (up to 15) transactions wait above search_indexed.upto until their batch
+(migration 0017_search_batches): the check indexes them first (search.index_tail),
+else FTS5 would read the unindexed tail as a corrupt index; the rebuild raises the
+mark.
 PostgreSQL's trigram index is an index: the server keeps it.
 """
 
@@ -167,20 +169,26 @@ def search_index_differences() -> list[str]:
     try:
         with db.session.begin_nested():
             search.index_tail(db.session.connection())
-            db.session.execute(
-                text(
-                    f"INSERT INTO {SEARCH_TABLE} ({SEARCH_TABLE}, rank)"
-                    " VALUES ('integrity-check', 1)"
+            for table in _search_tables():
+                db.session.execute(
+                    text(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 1)")
                 )
-            )
     except DatabaseError:
         return [SEARCH_DIFFERS]
     return []
 
 
+def _search_tables() -> list[str]:
+    """The FTS5 tables kept under the mark: the trigram one, and the words' (migration
+    0026) when present. Both are checked and rebuilt together (one line, one repair)."""
+    words = search.has_words_table(db.session.connection())
+    return [SEARCH_TABLE, *([search.WORDS_TABLE] if words else [])]
+
+
 def rebuild_search_index() -> None:
-    """SQLite: rebuild the FTS5 index from the descriptions, every one, so the mark
+    """SQLite: rebuild the FTS5 indexes from the descriptions, every one, so the mark
     goes to the newest id (flush only)."""
     if _has_search_table():
-        db.session.execute(text(f"INSERT INTO {SEARCH_TABLE} ({SEARCH_TABLE}) VALUES ('rebuild')"))
+        for table in _search_tables():
+            db.session.execute(text(f"INSERT INTO {table} ({table}) VALUES ('rebuild')"))
         search.mark_all_indexed(db.session.connection())

@@ -42,12 +42,21 @@ FTS_TABLE = "transaction_search"
 # The mark (migration 0017_search_batches): every transaction with id <= upto is in
 # FTS_TABLE, none above it.
 MARK_TABLE = "search_indexed"
-_UPTO = f"(SELECT upto FROM {MARK_TABLE} WHERE id = 1)"
+UPTO = f"(SELECT upto FROM {MARK_TABLE} WHERE id = 1)"
 # The tail (the transactions above the mark) into the index: check runs it before
 # FTS5's integrity check (derived.search_index_differences). Then MARK_ALL.
 INDEX_TAIL = (
     f"INSERT INTO {FTS_TABLE} (rowid, description)"
-    f" SELECT id, description FROM transactions WHERE id > {_UPTO}"
+    f" SELECT id, description FROM transactions WHERE id > {UPTO}"
+)
+# The descriptions' ASCII words (migration 0026_sqlite_description_words: FTS5 over
+# the view WORDS_SOURCE, kept in the same batches under the same mark), read by the
+# statements' history suggestion (banking/rules.py, `described`).
+WORDS_TABLE = "transaction_words"
+WORDS_SOURCE = "transaction_words_source"
+WORDS_TAIL = (
+    f"INSERT INTO {WORDS_TABLE} (rowid, words)"
+    f" SELECT id, words FROM {WORDS_SOURCE} WHERE id > {UPTO}"
 )
 # Every transaction is indexed (after INDEX_TAIL, or after FTS5's 'rebuild'): the mark
 # to the newest id. Never lowered: a mark above every id is still true.
@@ -167,18 +176,28 @@ def has_sqlite_table(connection) -> bool:
     return FTS_TABLE in _sqlite_tables(connection)
 
 
+def has_words_table(connection) -> bool:
+    return WORDS_TABLE in _sqlite_tables(connection)
+
+
 def _sqlite_tables(connection) -> set[str]:
-    """Which of FTS_TABLE and MARK_TABLE this SQLite has (a schema before 0017: no mark)."""
+    """Which of FTS_TABLE, MARK_TABLE and WORDS_TABLE this SQLite has (a schema before
+    0017: no mark; before 0026: no words)."""
     found = connection.execute(
-        text("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (:fts, :mark)"),
-        {"fts": FTS_TABLE, "mark": MARK_TABLE},
+        text(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (:fts, :mark, :words)"
+        ),
+        {"fts": FTS_TABLE, "mark": MARK_TABLE, "words": WORDS_TABLE},
     )
     return set(found.scalars())
 
 
 def index_tail(connection) -> None:
-    """SQLite: index the transactions above the mark and raise it (flush only)."""
+    """SQLite: index the transactions above the mark, in both tables kept under it
+    (the words' too when present), and raise it (flush only)."""
     connection.execute(text(INDEX_TAIL))
+    if has_words_table(connection):
+        connection.execute(text(WORDS_TAIL))
     connection.execute(text(MARK_ALL))
 
 
@@ -222,7 +241,7 @@ def sqlite_condition(connection, needle: str):
     # One IN list (the matches UNION ALL the tail), not "IN (...) OR id > upto": SQLite
     # plans that OR as a walk of the (occurred_on, id) index, filtering every row.
     # Without the mark (the schema of 0010 to 0016) every row is indexed: no tail.
-    tail = f" UNION ALL SELECT id FROM transactions WHERE id > {_UPTO}"
+    tail = f" UNION ALL SELECT id FROM transactions WHERE id > {UPTO}"
     candidates = (
         text(
             f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH :search_runs"

@@ -7,7 +7,9 @@ later date, then the higher id)."""
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import text
 
+from app.extensions import db
 from app.services.banking import rules
 from app.services.banking.rules import words
 from tests.services.banking.stand_in import BOOKS, line, statement_file, upload_statement
@@ -95,7 +97,8 @@ def test_only_two_entry_transactions_of_the_account_to_an_open_account(api, book
 
 def test_entries_twice_in_the_account_never_teach(api, books, post_tx):
     # The account's two-entry transactions are found from the account's entries, each
-    # joined to its transaction's entries (rules._account_pairs): a transaction with two
+    # joined to its transaction's entries (rules._account_pairs; SQLite: each counts its
+    # transaction's entries, rules._sqlite_account_rows): a transaction with two
     # entries in the account is no two-entry transaction of it with another account,
     # whether it has two entries (a move within the account) or three (two of them in
     # the account, one in Fuel), however new and however many words it shares.
@@ -233,7 +236,9 @@ def test_word_suggestions_equal_a_plain_reading_of_every_transaction(
     api, books, post_tx, monkeypatch, index_max
 ):
     """The word fallback narrows the account's transactions by an index of words
-    before matching their words exactly (rules.described, PostgreSQL): it must answer
+    before matching their words exactly (rules.described: PostgreSQL's GIN index,
+    SQLite's FTS5 table transaction_words, the newest postings above its mark among
+    them): it must answer
     as reading every two-entry transaction of the account and comparing words would,
     on descriptions whose words only Python's case folding finds (ß, ſ, ligatures, the
     Kelvin sign, İ, a combining accent) and on separators, digits and word edges; and
@@ -269,3 +274,23 @@ def test_word_suggestions_equal_a_plain_reading_of_every_transaction(
         found[p] is not None for p in ("strasse", "FILE", "stanbul", "Star", "kelvin", "cafe")
     )
     assert found["zzz nothing here"] is None
+
+
+def test_the_newest_postings_are_found_by_their_words_before_and_after_their_batch(
+    app, api, books, post_tx, dialect
+):
+    """SQLite indexes the descriptions' words 16 postings at a time (migrations 0017,
+    0026): a posting not yet indexed (above search_indexed.upto) is found by its words
+    all the same, and still once its batch has indexed it."""
+    counters = ["food", "fuel", "power", "dues"]
+    waited = 0
+    for n in range(17):
+        counter = counters[n % len(counters)]
+        made = spend(post_tx, books, "2026-05-01", f"Quokka{n} hut", counter)
+        if dialect == "sqlite":
+            with app.app_context():
+                upto = db.session.execute(text("SELECT upto FROM search_indexed")).scalar()
+                waited += made > upto
+                db.session.remove()
+        assert history_of(api, books["bank"], f"quokka{n}") == [books[counter]]
+    assert dialect != "sqlite" or waited >= 15  # most were found from the tail
