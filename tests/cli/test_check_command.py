@@ -153,15 +153,7 @@ def test_check_names_and_repairs_a_damaged_description_search(
             " VALUES ('delete', :id, 'Lunch at Zqxville')",
             id=lunch,
         )
-        result = runner.invoke(args=["check"])
-        assert result.exit_code == 1
-        assert result.stdout.splitlines() == [
-            "transaction_search: the description search index differs from the descriptions"
-            " (repair rebuilds it)"
-        ]
-        repaired = runner.invoke(args=["check", "--repair"])
-        assert repaired.exit_code == 1
-        assert "rebuilt the description search index" in repaired.stderr
+        _names_and_rebuilds_the_search_index(runner)
     result = runner.invoke(args=["check"])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
@@ -192,14 +184,7 @@ def test_check_names_and_repairs_a_damaged_words_table(
         found = text("SELECT rowid FROM transaction_words WHERE transaction_words MATCH 'zqxville'")
         assert db.session.execute(found).scalars().all() == []
         db.session.remove()
-    result = runner.invoke(args=["check"])
-    assert result.exit_code == 1
-    assert result.stdout.splitlines() == [
-        "transaction_search: the description search index differs from the descriptions"
-        " (repair rebuilds it)"
-    ]
-    repaired = runner.invoke(args=["check", "--repair"])
-    assert "rebuilt the description search index" in repaired.stderr
+    _names_and_rebuilds_the_search_index(runner)
     result = runner.invoke(args=["check"])
     assert result.exit_code == 0, result.output
     with app.app_context():
@@ -236,3 +221,17 @@ def test_check_passes_with_an_unindexed_tail(
     monkeypatch.setattr(listing, "WALK_ROWS", 1)
     found = api.get("/transactions?limit=10&q=ZQX").get_json()["items"]
     assert sorted(t["id"] for t in found) == sorted([*tail, lunch])
+
+
+def _names_and_rebuilds_the_search_index(runner):
+    """check names the damaged description index (exit 1); --repair rebuilds it and
+    says so (exit 1: it found a difference)."""
+    result = runner.invoke(args=["check"])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "transaction_search: the description search index differs from the descriptions"
+        " (repair rebuilds it)"
+    ]
+    repaired = runner.invoke(args=["check", "--repair"])
+    assert repaired.exit_code == 1
+    assert "rebuilt the description search index" in repaired.stderr
