@@ -229,7 +229,7 @@ def import_statement(items, dry_run, created_by: int | None) -> dict:
         return _import_statement(items, dry_run, created_by)
 
 
-Shape = tuple[date, object, list[dict]]
+Shape = tuple[date, object, list[tuple[int, int]]]  # day, description, entries
 
 
 def _shapes(items, dry_run) -> tuple[list[dict], list[Shape | None]]:
@@ -247,9 +247,13 @@ def _shapes(items, dry_run) -> tuple[list[dict], list[Shape | None]]:
             rows[-1]["error"] = err.message
             shapes.append(None)
             continue
-        payload = [{"account_id": a, "amount_cents": c} for a, c in entries]
-        shapes.append((day, description, payload))
+        shapes.append((day, description, entries))
     return rows, shapes
+
+
+def _payload(entries: list[tuple[int, int]]) -> list[dict]:
+    """Entries as record_transaction takes them."""
+    return [{"account_id": a, "amount_cents": c} for a, c in entries]
 
 
 def _checked(rows: list[dict], shapes: list[Shape | None]) -> list[postable.Posting | None]:
@@ -259,10 +263,10 @@ def _checked(rows: list[dict], shapes: list[Shape | None]) -> list[postable.Post
     for row, shape in zip(rows, shapes, strict=True):
         posting = None
         if shape is not None:
-            day, description, payload = shape
+            day, description, entries = shape
             try:
                 # As record_transaction is called below (the same arguments).
-                posting = postable.checked(day.isoformat(), description, payload)
+                posting = postable.checked(day.isoformat(), description, _payload(entries))
             except ServiceError as err:
                 row["error"] = f"row {row['row']}: {err.message}"
         postings.append(posting)
@@ -290,12 +294,7 @@ def _import_statement(items, dry_run, created_by: int | None) -> dict:
     # Look-alikes among the STORED transactions, for every row in one pass, before
     # anything of this import is posted.
     looked_up = [(n, shape) for n, shape in enumerate(shapes) if shape and shape[2]]
-    found = lookalikes.look_alikes_of_many(
-        [
-            (day, [(e["account_id"], e["amount_cents"]) for e in payload])
-            for _, (day, _, payload) in looked_up
-        ]
-    )
+    found = lookalikes.look_alikes_of_many([(day, entries) for _, (day, _, entries) in looked_up])
     for (n, _), ids in zip(looked_up, found, strict=True):
         rows[n]["possible_duplicates"] = ids
     _checked(rows, shapes)
@@ -306,12 +305,12 @@ def _import_statement(items, dry_run, created_by: int | None) -> dict:
         raise BadRequestError(refused)
     for row, shape in zip(rows, shapes, strict=True):
         assert shape is not None  # a real import raised at the first row without one
-        day, description, payload = shape
+        day, description, entries = shape
         try:
             row["transaction_id"] = transactions.record_transaction(
                 day.isoformat(),
                 description,
-                payload,
+                _payload(entries),
                 created_by=created_by,
                 action="transaction.imported",
             )

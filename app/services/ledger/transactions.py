@@ -39,7 +39,6 @@ from . import audit, documents, lock, postable, reconciliation, schedule_meeting
 # import and its preview (which must refuse exactly what this refuses).
 DESCRIPTION_MAX = postable.DESCRIPTION_MAX
 ENTRY_CHUNK = postable.ENTRY_CHUNK
-check_balanced = postable.check_balanced
 
 
 def parse_replaces(value, name: str = "replaces", what: str = "corrects") -> int | None:
