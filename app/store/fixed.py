@@ -22,37 +22,47 @@ from typing import Any
 
 class FixedStatement:
     """statement (a text() or Core construct with named bind parameters) compiled once
-    per dialect; execute() runs it with Connection.exec_driver_sql."""
+    per dialect; execute() runs it with Connection.exec_driver_sql, its parameters by
+    position where the driver takes them so (sqlite3's qmark) and by name where it takes
+    names (psycopg's pyformat)."""
 
     def __init__(self, statement):
         self.statement = statement
-        self._compiled: dict[Any, tuple[str, tuple]] = {}
+        self._compiled: dict[Any, tuple[str, tuple, bool]] = {}
 
     @property
     def text(self) -> str:
         """The statement's SQL as written (a text() statement's text)."""
         return self.statement.text
 
-    def _for(self, dialect) -> tuple[str, tuple]:
+    def _for(self, dialect) -> tuple[str, tuple, bool]:
         found = self._compiled.get(dialect)
         if found is None:
             compiled = self.statement.compile(dialect=dialect)
-            if compiled.positiontup is None:
-                raise ValueError(f"{dialect.name}: a fixed statement needs positional binds")
+            positional = compiled.positiontup is not None
+            names = compiled.positiontup if positional else list(compiled.binds)
             slots = []
-            for name in compiled.positiontup:
+            for name in names:
                 type_ = compiled.binds[name].type
                 slots.append((name, type_.dialect_impl(dialect).bind_processor(dialect)))
-            found = self._compiled[dialect] = (compiled.string, tuple(slots))
+            found = self._compiled[dialect] = (compiled.string, tuple(slots), positional)
         return found
 
     def execute(self, connection, params: Mapping[str, Any]):
         """The CursorResult of the statement run on connection with params (by name)."""
-        sql, slots = self._for(connection.dialect)
+        sql, slots, positional = self._for(connection.dialect)
+        if positional:
+            return connection.exec_driver_sql(
+                sql,
+                tuple(
+                    params[name] if process is None else process(params[name])
+                    for name, process in slots
+                ),
+            )
         return connection.exec_driver_sql(
             sql,
-            tuple(
-                params[name] if process is None else process(params[name])
+            {
+                name: params[name] if process is None else process(params[name])
                 for name, process in slots
-            ),
+            },
         )

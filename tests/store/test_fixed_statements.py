@@ -68,3 +68,23 @@ def test_a_fixed_statement_binds_each_name_where_it_stands_through_its_type():
             ).one()
             assert tuple(row) == ("2026-01-02", note, "2026-01-02", "2026-01-02 03:04:05.000000")
     engine.dispose()
+
+
+def test_a_fixed_statement_answers_as_the_typed_statement_on_each_store(app):
+    """By position on SQLite (qmark), by name on PostgreSQL (pyformat): a name used twice,
+    a date bound through its type, an untyped integer and a literal percent sign answer
+    exactly as the same text run through SQLAlchemy's own execution (the register's
+    reads, services/ledger/register.py, run this way on both stores)."""
+    statement = text(
+        "SELECT :day, :n + 1, 'a%b' AS pct, CASE WHEN :day >= :low THEN :n END"
+    ).bindparams(bindparam("day", type_=Date()), bindparam("low", type_=Date()))
+    fixed = FixedStatement(statement)
+    with app.app_context():
+        connection = db.session.connection()
+        for day, n in ((date(2026, 1, 2), 5), (date(2025, 12, 31), 7)):
+            params = {"day": day, "n": n, "low": date(2026, 1, 1)}
+            expected = tuple(connection.execute(statement, params).one())
+            assert tuple(fixed.execute(connection, params).one()) == expected
+            assert expected[1:3] == (n + 1, "a%b")
+            assert expected[3] == (n if day >= date(2026, 1, 1) else None)
+        db.session.rollback()

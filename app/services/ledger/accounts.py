@@ -9,9 +9,10 @@ its history and its report lines.
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.exc import IntegrityError
 
+from ... import store
 from ...extensions import db
 from ...models import Account
 from ...store import dialect
@@ -110,6 +111,23 @@ def get_account(account_id: int) -> Account:
     if account is None:
         raise NotFoundError("no such account")
     return account
+
+
+# The fields as_dict gives, read as one fixed statement (store.FixedStatement): a read
+# that needs the account only to show it (the register page) builds no ORM object.
+_AS_DICT = store.FixedStatement(
+    text("SELECT id, name, kind, archived FROM accounts WHERE id = :account_id")
+)
+
+
+def account_dict(account_id: int) -> dict:
+    """as_dict of the account, or NotFoundError (as get_account)."""
+    row = None
+    if validate.id_in_range(account_id):
+        row = _AS_DICT.execute(db.session.connection(), {"account_id": account_id}).first()
+    if row is None:
+        raise NotFoundError("no such account")
+    return {"id": row.id, "name": row.name, "kind": row.kind, "archived": bool(row.archived)}
 
 
 def lock_account(account_id: int) -> Account:

@@ -332,6 +332,30 @@ def test_balances_beyond_64_bits_are_reported_exactly(api, make_account, post_tx
     assert sheet["total_assets_cents"] == sheet["retained_cents"] == 2 * INT64_MAX
 
 
+def test_a_register_beyond_64_bits_is_exact_on_every_page(api, make_account, post_tx):
+    """The register's sums (services/ledger/register.py) past 64 bits: SQLite's SUM stops
+    with "integer overflow" and the figures are added in Python instead; PostgreSQL sums
+    into numeric. The first page, a page below a cursor and a page up to a date agree."""
+    bank = make_account("Bank", "asset")
+    salary = make_account("Salary", "income")
+    for day in ("2026-01-01", "2026-02-01"):
+        assert post_tx(day, "big", (bank, INT64_MAX), (salary, -INT64_MAX)).status_code == 201
+    first = api.get(f"/accounts/{bank}/register", query_string={"limit": 1}).get_json()
+    assert first["balance_cents"] == 2 * INT64_MAX
+    assert [i["balance_cents"] for i in first["items"]] == [2 * INT64_MAX]
+    second = api.get(
+        f"/accounts/{bank}/register", query_string={"limit": 1, "cursor": first["next_cursor"]}
+    ).get_json()
+    assert [i["balance_cents"] for i in second["items"]] == [INT64_MAX]
+    assert second["balance_cents"] == 2 * INT64_MAX
+    window = api.get(f"/accounts/{salary}/register", query_string={"to": "2026-03-01"})
+    assert [i["balance_cents"] for i in window.get_json()["items"]] == [
+        2 * INT64_MAX,
+        INT64_MAX,
+    ]
+    assert window.get_json()["balance_cents"] == 2 * INT64_MAX
+
+
 def test_a_posting_that_would_overflow_a_stored_balance_is_refused(api, make_account, post_tx):
     """A day's or month's balance is stored as a 64-bit integer: leaving that range is a
     400 that stores nothing (SQLite used to store a rounded float; PostgreSQL a 500)."""
