@@ -25,7 +25,7 @@ from bisect import bisect_left
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from sqlalchemy import BigInteger, Numeric, and_, bindparam, cast, delete, exists, select, update
+from sqlalchemy import and_, delete, exists, select, text, update
 
 from ... import store
 from ...extensions import db
@@ -52,28 +52,41 @@ class Candidate(NamedTuple):
 
 
 _COLUMNS = (
-    Schedule.id,
-    Schedule.account_id,
-    Schedule.counter_account_id,
-    Schedule.amount_cents,
-    Schedule.tolerance_cents,
-    Schedule.window_days,
-    Schedule.match_text,
-    Schedule.rrule,
-    Schedule.starts_on,
-    Schedule.weekend,
+    "id, account_id, counter_account_id, amount_cents, tolerance_cents, window_days,"
+    " match_text, rrule, starts_on, weekend"
 )
-# Compared as NUMERIC: amount_cents +/- tolerance_cents may leave 64 bits (PostgreSQL
-# would refuse the bigint sum; SQLite turns it into a REAL, which compares as well).
-_LOWEST = cast(Schedule.amount_cents, Numeric) - cast(Schedule.tolerance_cents, Numeric)
-_HIGHEST = cast(Schedule.amount_cents, Numeric) + cast(Schedule.tolerance_cents, Numeric)
-_CANDIDATES = select(*_COLUMNS).where(
-    Schedule.active.is_(True),
-    Schedule.account_id.in_(bindparam("accounts", expanding=True)),
-    Schedule.counter_account_id.in_(bindparam("counters", expanding=True)),
-    bindparam("high", type_=BigInteger) >= _LOWEST,
-    bindparam("low", type_=BigInteger) <= _HIGHEST,
-)
+# One text per store, the same for every posting (store.FixedStatement: compiled once,
+# no expanding IN rendered anew per posting): the posting's account ids as one JSON
+# array on SQLite (json_each, as the posting's own insert reads them), as one array on
+# PostgreSQL (= ANY). Amounts compared as NUMERIC: amount_cents +/- tolerance_cents
+# may leave 64 bits (PostgreSQL would refuse the bigint sum; SQLite turns it into a
+# REAL, which compares as well).
+_CANDIDATES = {
+    "sqlite": store.FixedStatement(
+        text(
+            f"""
+    SELECT {_COLUMNS} FROM schedules
+    WHERE active
+      AND account_id IN (SELECT value FROM json_each(:ids))
+      AND counter_account_id IN (SELECT value FROM json_each(:ids))
+      AND :high >= CAST(amount_cents AS NUMERIC) - CAST(tolerance_cents AS NUMERIC)
+      AND :low <= CAST(amount_cents AS NUMERIC) + CAST(tolerance_cents AS NUMERIC)
+    """
+        )
+    ),
+    "postgresql": store.FixedStatement(
+        text(
+            f"""
+    SELECT {_COLUMNS} FROM schedules
+    WHERE active
+      AND account_id = ANY(CAST(:ids AS INTEGER[]))
+      AND counter_account_id = ANY(CAST(:ids AS INTEGER[]))
+      AND CAST(:high AS NUMERIC) >= CAST(amount_cents AS NUMERIC) - CAST(tolerance_cents AS NUMERIC)
+      AND CAST(:low AS NUMERIC) <= CAST(amount_cents AS NUMERIC) + CAST(tolerance_cents AS NUMERIC)
+    """
+        )
+    ),
+}
 
 
 def candidates(entries) -> list[Candidate]:
@@ -91,11 +104,21 @@ def candidates(entries) -> list[Candidate]:
     if len(ids) < 2:
         return []
     amounts = [int(c) for _, c in parsed]
-    params = {"accounts": ids, "counters": ids, "low": min(amounts), "high": max(amounts)}
     connection = db.session.connection()
+    which = dialect.name(connection)
+    params = {
+        "ids": "[" + ",".join(map(str, ids)) + "]" if which == dialect.SQLITE else ids,
+        "low": min(amounts),
+        "high": max(amounts),
+    }
     with store.on_its_own(connection, when=store.is_sole_write()):
-        rows = connection.execute(_CANDIDATES, params).all()
-    return [Candidate._make(r) for r in rows]
+        rows = _CANDIDATES[which].execute(connection, params).all()
+    return [Candidate._make((*r[:8], _day(r[8]), r[9])) for r in rows]
+
+
+def _day(value) -> date:
+    """A date column as the driver gives it (SQLite: its ISO text)."""
+    return value if isinstance(value, date) else date.fromisoformat(value)
 
 
 def amount_fits(c, amount: int) -> bool:
