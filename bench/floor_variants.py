@@ -41,21 +41,23 @@ VARIANTS = {
     "no-audit": "no audit event (SQLite: no INSERT into the chain; PostgreSQL: no pending "
     "event in the posting's statement, no seal)",
     "no-derived": "no day and month balances (their triggers dropped)",
-    "no-search": "no description index (SQLite: the FTS trigger dropped; PostgreSQL: the "
-    "trigram index dropped)",
+    "no-search": "no description index (SQLite: the FTS trigger, which also keeps the words "
+    "table, dropped; PostgreSQL: the trigram and the words indexes dropped)",
     "no-recheck": "no balance re-check at commit (SQLite: the pending triggers dropped and "
     "the pre-commit DELETE skipped; PostgreSQL: the constraint triggers dropped)",
     "no-lock-archived": "the header inserted without reading the lock date or checking the "
     "accounts are open (the ownership check stays, as the floor has it)",
     "no-idempotency": "the view calls the posting directly (no Idempotency-Key handling)",
+    "no-schedules": "no read of the schedules a posting may meet (schedule_meeting.candidates "
+    "answers none without asking the database)",
     "no-hooks": "no after-request headers (nosniff, Vary, CORS) and no actor reset at teardown",
     "floor-ish": "all of the above at once",
 }
 
 
 # ---------------------------------------------------------------- the variants (boot)
-def _drop_objects(patterns: list[str], pg_index: str | None = None) -> None:
-    """Drop the triggers whose names contain one of patterns (and pg_index) on the
+def _drop_objects(patterns: list[str], pg_indexes: tuple[str, ...] = ()) -> None:
+    """Drop the triggers whose names contain one of patterns (and pg_indexes) on the
     app's database: the benchmark's throwaway one."""
     from sqlalchemy import text
 
@@ -77,8 +79,8 @@ def _drop_objects(patterns: list[str], pg_index: str | None = None) -> None:
             for name, table in list(rows):
                 if any(p in name for p in patterns):
                     conn.execute(text(f'DROP TRIGGER "{name}" ON "{table}"'))
-            if pg_index:
-                conn.execute(text(f"DROP INDEX IF EXISTS {pg_index}"))
+            for index in pg_indexes:
+                conn.execute(text(f"DROP INDEX IF EXISTS {index}"))
 
 
 def _after_migration(step) -> None:
@@ -121,7 +123,14 @@ def _no_derived() -> None:
 
 
 def _no_search() -> None:
-    _after_migration(lambda: _drop_objects(["search"], "ix_transactions_description_trgm"))
+    indexes = ("ix_transactions_description_trgm", "ix_transactions_description_words")
+    _after_migration(lambda: _drop_objects(["search"], indexes))
+
+
+def _no_schedules() -> None:
+    from app.services.ledger import schedule_meeting
+
+    schedule_meeting.candidates = lambda entries: []
 
 
 def _no_recheck() -> None:
@@ -179,6 +188,7 @@ PATCHES = {
     "no-recheck": [_no_recheck],
     "no-lock-archived": [_no_lock_archived],
     "no-idempotency": [_no_idempotency],
+    "no-schedules": [_no_schedules],
     "no-hooks": [_no_hooks],
 }
 

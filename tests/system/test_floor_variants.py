@@ -20,7 +20,7 @@ import sys
 from bench import floor_variants as f
 for step in f.PATCHES.get(sys.argv[1], []):
     step()
-from app.services.ledger import audit, transactions
+from app.services.ledger import audit, schedule_meeting, transactions
 from app.store import sqlite
 from app.routes import support, transactions as route
 from app.cli import serve
@@ -30,6 +30,7 @@ print("RECORD", audit.record.__module__)
 print("RECHECK", sqlite._check_sqlite_balance.__name__)
 print("CREATED", route.created_once.__module__)
 print("UPGRADE", serve.upgrade_schema.__name__)
+print("CANDIDATES", schedule_meeting.candidates.__name__)
 """
 
 
@@ -45,6 +46,7 @@ def test_the_control_changes_nothing():
     out = probe("ours")
     assert "INSERT INTO audit_pending" in out and "FOR KEY SHARE" in out
     assert "RECHECK _check_sqlite_balance" in out and "UPGRADE upgrade_schema" in out
+    assert "CANDIDATES candidates" in out
 
 
 @pytest.mark.parametrize(
@@ -56,7 +58,17 @@ def test_the_control_changes_nothing():
         ("no-derived", ["UPGRADE upgrade_schema"], ["FOR KEY SHARE"]),
         ("no-search", ["UPGRADE upgrade_schema"], ["FOR KEY SHARE"]),
         ("no-idempotency", ["CREATED app.routes"], ["INSERT INTO audit_pending"]),
-        ("floor-ish", ["INSERT INTO audit_pending", "NOT archived", "CREATED app.routes"], []),
+        ("no-schedules", ["CANDIDATES candidates"], ["INSERT INTO audit_pending"]),
+        (
+            "floor-ish",
+            [
+                "INSERT INTO audit_pending",
+                "NOT archived",
+                "CREATED app.routes",
+                "CANDIDATES candidates",
+            ],
+            [],
+        ),
     ],
 )
 def test_each_variant_removes_what_it_names(variant, gone, present):

@@ -52,9 +52,18 @@ class Candidate(NamedTuple):
 
 
 _COLUMNS = (
-    "id, account_id, counter_account_id, amount_cents, tolerance_cents, window_days,"
-    " match_text, rrule, starts_on, weekend"
+    Schedule.id,
+    Schedule.account_id,
+    Schedule.counter_account_id,
+    Schedule.amount_cents,
+    Schedule.tolerance_cents,
+    Schedule.window_days,
+    Schedule.match_text,
+    Schedule.rrule,
+    Schedule.starts_on,
+    Schedule.weekend,
 )
+_COLUMN_NAMES = ", ".join(c.key for c in _COLUMNS)
 # One text per store, the same for every posting (store.FixedStatement: compiled once,
 # no expanding IN rendered anew per posting): the posting's account ids as one JSON
 # array on SQLite (json_each, as the posting's own insert reads them), as one array on
@@ -65,7 +74,7 @@ _CANDIDATES = {
     "sqlite": store.FixedStatement(
         text(
             f"""
-    SELECT {_COLUMNS} FROM schedules
+    SELECT {_COLUMN_NAMES} FROM schedules
     WHERE active
       AND account_id IN (SELECT value FROM json_each(:ids))
       AND counter_account_id IN (SELECT value FROM json_each(:ids))
@@ -77,7 +86,7 @@ _CANDIDATES = {
     "postgresql": store.FixedStatement(
         text(
             f"""
-    SELECT {_COLUMNS} FROM schedules
+    SELECT {_COLUMN_NAMES} FROM schedules
     WHERE active
       AND account_id = ANY(CAST(:ids AS INTEGER[]))
       AND counter_account_id = ANY(CAST(:ids AS INTEGER[]))
