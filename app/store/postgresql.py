@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 
 import psycopg
 from psycopg.pq import TransactionStatus
@@ -165,7 +166,7 @@ _RAN_ON_ITS_OWN = "_ledger_ran_on_its_own"
 
 
 @contextlib.contextmanager
-def on_its_own(connection, when: bool = True, writes: bool = False):
+def on_its_own(connection, when: bool = True, writes: bool | Callable[[], bool] = False):
     """Run the block's statement (one) as a transaction of its own, when `when` and the
     unit has no transaction open on this PostgreSQL connection yet (see the module
     docstring); otherwise in the unit's transaction as usual. connection: the
@@ -174,7 +175,9 @@ def on_its_own(connection, when: bool = True, writes: bool = False):
     Only for a read that needs no transaction, or for a write that the caller declared
     the unit's sole write: once it has run, it is committed whatever the unit does
     next. A write (`writes`) that ran so is noted (unit.committed_on_its_own): the unit
-    is then never re-run, which would write it twice.
+    is then never re-run, which would write it twice. For a statement that may write
+    nothing, `writes` is a function asked once the block is done: whether it wrote
+    (a statement that wrote nothing leaves the unit free to be re-run).
     """
     conn = getattr(connection.connection, "driver_connection", None)
     alone = (
@@ -195,7 +198,8 @@ def on_its_own(connection, when: bool = True, writes: bool = False):
             delattr(conn, _ON_ITS_OWN)
         if getattr(conn, _RAN_ON_ITS_OWN, False):
             delattr(conn, _RAN_ON_ITS_OWN)
-            if writes:  # committed, even if the block raised after it
+            # committed, even if the block raised after it
+            if writes() if callable(writes) else writes:
                 unit.note_committed_on_its_own()
 
 

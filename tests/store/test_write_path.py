@@ -46,7 +46,9 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         assert api.post("/transactions", json=_posting(bank, food, cents)).status_code == 201
         # PostgreSQL, 2: the token lookup by digest (primary key), and one statement
         # (services.transactions._INSERT_CHECKED) that reads the lock date, checks the
-        # accounts exist and are open, inserts the header and its entries (the derived
+        # accounts exist and are open, makes sure no schedule may meet the posting
+        # (schedule_meeting.MAY_MEET: else it writes nothing, and the schedules are read
+        # and the posting written as on SQLite), inserts the header and its entries (the derived
         # tables are kept by triggers inside it) and writes the audit event as pending
         # (its object built around the new ids); after the COMMIT the same connection
         # seals it into the chain (audit_seal(), sent by the driver directly, its own
@@ -58,17 +60,16 @@ def test_post_of_two_entries_takes_a_fixed_number_of_statements(
         # RETURNING id), one INSERT of the entries ... RETURNING, the audit event's
         # INSERT into the chain, and app.store's pre-COMMIT balance re-check: one
         # DELETE of the pending transactions RETURNING their entries' amounts
-        # (docs/performance.md, "The write path, issue 30"). Without an
-        # Idempotency-Key no statement is spent on keys. Both stores then add one
-        # indexed read (before the posting; on PostgreSQL a read of its own, so the
-        # posting stays its sole write): the active schedules on the posting's
-        # accounts it may meet (services/ledger/schedule_meeting.candidates, docs/schedules.md).
-        expected = 3 if dialect == "postgresql" else 7
+        # (docs/performance.md, "The write path, issue 30"), and before the posting one
+        # indexed read: the active schedules on the posting's accounts it may meet
+        # (services/ledger/schedule_meeting.candidates, docs/schedules.md). Without an
+        # Idempotency-Key no statement is spent on keys.
+        expected = 2 if dialect == "postgresql" else 7
         assert len(statements) == expected, "\n".join(statements)
         assert not [s for s in statements if "idempotency" in s], statements
         if dialect == "postgresql":
-            assert "FROM schedules WHERE active" in statements[1], statements
-            assert statements[2].startswith("WITH books AS ( SELECT locked_through")
+            assert statements[1].startswith("WITH books AS ( SELECT locked_through")
+            assert "NOT EXISTS (SELECT 1 FROM schedules WHERE active" in statements[1]
         else:
             assert statements[0] == "BEGIN IMMEDIATE", statements
             assert "FROM schedules WHERE active" in statements[2], statements
@@ -560,10 +561,10 @@ def test_mcp_record_transaction_takes_a_fixed_number_of_statements(
     assert "result" in rpc.call("record_transaction", arguments)  # warm-up
     statements.clear()
     assert "result" in rpc.call("record_transaction", arguments)
-    # PostgreSQL, 4: the token lookup, the posting's one statement, and the tool's
-    # answer read back (the header, its entries). SQLite, 9: the lookup's read unit
-    # (BEGIN, the token), then the tool's writer unit: as for HTTP, plus the answer's
-    # two reads. Both add the one read of the schedules it may meet
-    # (schedule_meeting.candidates).
-    expected = 5 if dialect == "postgresql" else 10
+    # PostgreSQL, 4: the token lookup, the posting's one statement (which also makes
+    # sure no schedule may meet it), and the tool's answer read back (the header, its
+    # entries). SQLite, 10: the lookup's read unit (BEGIN, the token), then the tool's
+    # writer unit: as for HTTP (with its read of the schedules it may meet,
+    # schedule_meeting.candidates), plus the answer's two reads.
+    expected = 4 if dialect == "postgresql" else 10
     assert len(statements) == expected, "\n".join(statements)

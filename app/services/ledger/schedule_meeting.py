@@ -64,38 +64,56 @@ _COLUMNS = (
     Schedule.weekend,
 )
 _COLUMN_NAMES = ", ".join(c.key for c in _COLUMNS)
-# One text per store, the same for every posting (store.FixedStatement: compiled once,
-# no expanding IN rendered anew per posting): the posting's account ids as one JSON
-# array on SQLite (json_each, as the posting's own insert reads them), as one array on
-# PostgreSQL (= ANY). Amounts compared as NUMERIC: amount_cents +/- tolerance_cents
-# may leave 64 bits (PostgreSQL would refuse the bigint sum; SQLite turns it into a
-# REAL, which compares as well).
-_CANDIDATES = {
-    "sqlite": store.FixedStatement(
-        text(
-            f"""
-    SELECT {_COLUMN_NAMES} FROM schedules
-    WHERE active
-      AND account_id IN (SELECT value FROM json_each(:ids))
-      AND counter_account_id IN (SELECT value FROM json_each(:ids))
-      AND :high >= CAST(amount_cents AS NUMERIC) - CAST(tolerance_cents AS NUMERIC)
-      AND :low <= CAST(amount_cents AS NUMERIC) + CAST(tolerance_cents AS NUMERIC)
-    """
-        )
-    ),
-    "postgresql": store.FixedStatement(
-        text(
-            f"""
-    SELECT {_COLUMN_NAMES} FROM schedules
-    WHERE active
-      AND account_id = ANY(CAST(:ids AS INTEGER[]))
-      AND counter_account_id = ANY(CAST(:ids AS INTEGER[]))
-      AND CAST(:high AS NUMERIC) >= CAST(amount_cents AS NUMERIC) - CAST(tolerance_cents AS NUMERIC)
-      AND CAST(:low AS NUMERIC) <= CAST(amount_cents AS NUMERIC) + CAST(tolerance_cents AS NUMERIC)
-    """
-        )
-    ),
+# The schedules a posting may meet, as a condition on `schedules`, one text per store
+# (the same for every posting: no expanding IN rendered anew per posting): :meet_ids the
+# posting's account ids (may_meet_params: a JSON array read by json_each on SQLite, as
+# the posting's own insert reads its ids; an array literal on PostgreSQL), :meet_low and
+# :meet_high its least and greatest amount. Amounts compared as NUMERIC: amount_cents
+# +/- tolerance_cents may leave 64 bits (PostgreSQL would refuse the bigint sum; SQLite
+# turns it into a REAL, which compares as well). PostgreSQL's posting statement
+# (transactions._INSERT_CHECKED) posts only when NOT EXISTS a schedule so, saving this
+# read's round trip in the usual case.
+MAY_MEET = {
+    "sqlite": """active
+      AND account_id IN (SELECT value FROM json_each(:meet_ids))
+      AND counter_account_id IN (SELECT value FROM json_each(:meet_ids))
+      AND :meet_high >= CAST(amount_cents AS NUMERIC) - CAST(tolerance_cents AS NUMERIC)
+      AND :meet_low <= CAST(amount_cents AS NUMERIC) + CAST(tolerance_cents AS NUMERIC)""",
+    "postgresql": """active
+      AND account_id = ANY (CAST(:meet_ids AS INTEGER[]))
+      AND counter_account_id = ANY (CAST(:meet_ids AS INTEGER[]))
+      AND CAST(:meet_high AS NUMERIC)
+          >= CAST(amount_cents AS NUMERIC) - CAST(tolerance_cents AS NUMERIC)
+      AND CAST(:meet_low AS NUMERIC)
+          <= CAST(amount_cents AS NUMERIC) + CAST(tolerance_cents AS NUMERIC)""",
 }
+# Compiled once per process (store.FixedStatement).
+_CANDIDATES = {
+    which: store.FixedStatement(text(f"SELECT {_COLUMN_NAMES} FROM schedules WHERE {condition}"))
+    for which, condition in MAY_MEET.items()
+}
+# MAY_MEET's parameters for a posting that is to meet nothing (a schedule's own): no
+# account id, so no schedule.
+MEET_NOTHING = {"meet_ids": "{}", "meet_low": 0, "meet_high": 0}
+
+
+def may_meet_params(entries, which: str) -> dict:
+    """MAY_MEET's parameters for a posting's (account_id, amount_cents) entries on store
+    `which`. An id beyond the INTEGER column names no schedule's account (and
+    PostgreSQL would refuse to compare it): the posting refuses it in its own words.
+    Fewer than two such ids: none, as no schedule can then be met."""
+    parsed = list(entries)
+    ids = sorted({a for a, _ in parsed if validate.id_in_range(a)})
+    if len(ids) < 2:
+        ids = []
+    amounts = [int(c) for _, c in parsed] or [0]
+    return {
+        "meet_ids": "[" + ",".join(map(str, ids)) + "]"
+        if which == dialect.SQLITE
+        else dialect.int_array(ids),
+        "meet_low": min(amounts),
+        "meet_high": max(amounts),
+    }
 
 
 def candidates(entries) -> list[Candidate]:
@@ -106,20 +124,11 @@ def candidates(entries) -> list[Candidate]:
     meet (with 1,000 dues schedules on the bank, a grocery bill reads no schedule); on
     PostgreSQL run as a read of its own when the posting is the unit's sole write, so the
     posting's own statement still is."""
-    # An id beyond the INTEGER column names no schedule's account (and PostgreSQL would
-    # refuse to compare it): the posting refuses it in its own words.
-    parsed = list(entries)
-    ids = sorted({a for a, _ in parsed if validate.id_in_range(a)})
-    if len(ids) < 2:
-        return []
-    amounts = [int(c) for _, c in parsed]
     connection = db.session.connection()
     which = dialect.name(connection)
-    params = {
-        "ids": "[" + ",".join(map(str, ids)) + "]" if which == dialect.SQLITE else ids,
-        "low": min(amounts),
-        "high": max(amounts),
-    }
+    params = may_meet_params(entries, which)
+    if params["meet_ids"] in ("[]", "{}"):
+        return []
     with store.on_its_own(connection, when=store.is_sole_write()):
         rows = _CANDIDATES[which].execute(connection, params).all()
     return [Candidate._make((*r[:8], _day(r[8]), r[9])) for r in rows]

@@ -103,10 +103,20 @@ def record_transaction(
             reconciled_ok=True,
         )
         kept = reconciliation.kept_in_correction(original_id, original.occurred_on, day, parsed)
-    # The schedules it may meet (docs/schedules.md, "Meeting"): one indexed query, none
-    # found in books without schedules; a schedule's own posting meets nothing.
-    found = [] if schedule is not None else schedule_meeting.candidates(parsed)
-    tx_id = _post(day, description, parsed, created_by, action, links, kept, alone=not found)
+    # The schedules it may meet (docs/schedules.md, "Meeting"); a schedule's own posting
+    # meets nothing. On PostgreSQL the usual posting is written by its one statement
+    # only when no schedule may meet it, so it needs no read of the schedules of its
+    # own; otherwise (or on SQLite) one indexed query, none found in books without
+    # schedules, and then the posting.
+    found: list = []
+    tx_id = None
+    if schedule is None:
+        if not kept:
+            tx_id = _posted_unless_it_may_meet(day, description, parsed, created_by, action, links)
+        if tx_id is None:
+            found = schedule_meeting.candidates(parsed)
+    if tx_id is None:
+        tx_id = _post(day, description, parsed, created_by, action, links, kept, alone=not found)
     held = schedule_meeting.held_by(original_id) if original_id is not None and found else []
     if original is not None:
         replace_original(original, tx_id)
@@ -116,6 +126,34 @@ def record_transaction(
     ):
         schedule_meeting.meet_new(found, tx_id, day, description, parsed)
     return tx_id
+
+
+def _posted_unless_it_may_meet(day, description, parsed, created_by, action, links) -> int | None:
+    """PostgreSQL: the posting's id, written by its one statement unless a schedule may
+    meet it (schedule_meeting.MAY_MEET, checked in the same statement); None when it
+    wrote nothing (a schedule may meet it, or a refusal, which posting again through
+    _post names) and on SQLite (no round trip to save there)."""
+    connection = db.session.connection()
+    return _in_one_statement(
+        connection, day, description, created_by, parsed, action, links, True, True
+    )
+
+
+def _in_one_statement(
+    connection, day, description, created_by, parsed, action, links, alone: bool, meet: bool
+) -> int | None:
+    """PostgreSQL, a posting of at most ENTRY_CHUNK entries: its id, written with its
+    pending audit event by _INSERT_CHECKED (`meet`: only if no schedule may meet it);
+    None when that wrote nothing, and on SQLite."""
+    if not dialect.is_postgresql(connection) or len(parsed) > ENTRY_CHUNK:
+        return None
+    stored = _insert_checked_postgresql(
+        connection, day, description, created_by, parsed, action, links, alone, meet
+    )
+    if not stored:
+        return None
+    audit.pending(connection, stored[0][4])  # it wrote the event as pending
+    return stored[0][0]
 
 
 def _post(
@@ -134,15 +172,14 @@ def _post(
     False: something written after it belongs with it (it meets a schedule), so it is
     never the unit's sole write."""
     connection = db.session.connection()
-    if dialect.is_postgresql(connection) and len(parsed) <= ENTRY_CHUNK and not kept:
-        stored = _insert_checked_postgresql(
-            connection, day, description, created_by, parsed, action, links, alone
+    if not kept:
+        tx_id = _in_one_statement(
+            connection, day, description, created_by, parsed, action, links, alone, False
         )
-        if stored:
-            audit.pending(connection, stored[0][4])  # it wrote the event as pending
-            return stored[0][0]
-        # Nothing was written: the day is locked or an account is missing or archived
-        # (named below, by postable.refuse_at_post).
+        if tx_id is not None:
+            return tx_id
+        # Nothing was written (or SQLite): the day is locked or an account is missing
+        # or archived (named below, by postable.refuse_at_post).
     header = {
         "occurred_on": day,
         "description": description,
@@ -280,7 +317,10 @@ def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
 # same statement writes the posting's audit event: `obj` builds the event's object
 # (canonical JSON) around the new ids, and audit.PG_PENDING_FROM_OBJ writes it as
 # pending (nothing when no header was inserted), sealed into the chain after the
-# commit (services/ledger/audit/writing.py).
+# commit (services/ledger/audit/writing.py). With a posting's schedule parameters
+# (schedule_meeting.may_meet_params) the header is inserted only when no schedule may
+# meet the posting: the usual posting then needs no read of the schedules of its own
+# (transactions._posted_unless_it_may_meet); with MEET_NOTHING the condition holds.
 _INSERT_CHECKED = text(
     """
     WITH books AS (
@@ -293,6 +333,9 @@ _INSERT_CHECKED = text(
                    WHERE id = ANY (CAST(:account_set AS bigint[])) AND NOT archived
                    FOR SHARE) AS usable) = :account_count
           AND NOT EXISTS (SELECT 1 FROM books WHERE locked_through >= :occurred_on)
+          AND NOT EXISTS (SELECT 1 FROM schedules WHERE """
+    + schedule_meeting.MAY_MEET["postgresql"]
+    + """)
         RETURNING id
     ), posted AS (
         INSERT INTO entries (transaction_id, account_id, amount_cents)
@@ -322,21 +365,40 @@ _INSERT_CHECKED = text(
 
 
 def _insert_checked_postgresql(
-    connection, day, description, created_by, parsed, action: str, links: dict, alone: bool
+    connection,
+    day,
+    description,
+    created_by,
+    parsed,
+    action: str,
+    links: dict,
+    alone: bool,
+    meet: bool = False,
 ) -> list:
     """Insert the posting and its pending audit event if all its accounts exist and
-    are open and the day is not locked: its (transaction_id, entry_id, account_id,
-    amount_cents, pending event id) rows by entry id, or [] (nothing written)."""
+    are open and the day is not locked (and, if `meet`, no schedule may meet it): its
+    (transaction_id, entry_id, account_id, amount_cents, pending event id) rows by
+    entry id, or [] (nothing written)."""
     accounts = {account_id for account_id, _ in parsed}
     obj_before, obj_after = audit.transaction_object_parts(day, description, **links)
+    meeting = (
+        schedule_meeting.may_meet_params(parsed, dialect.POSTGRESQL)
+        if meet
+        else schedule_meeting.MEET_NOTHING
+    )
+    stored: list = []
     # The caller's sole write (store.sole_write: POST /transactions without a key or a
     # correction) runs as a transaction of its own when nothing of the unit has begun
-    # one: the statement is the whole posting, so its BEGIN and COMMIT are saved.
-    with store.on_its_own(connection, when=alone and store.is_sole_write(), writes=True):
-        return _tuples(
+    # one: the statement is the whole posting, so its BEGIN and COMMIT are saved. One
+    # that wrote nothing leaves the unit free to be re-run.
+    with store.on_its_own(
+        connection, when=alone and store.is_sole_write(), writes=lambda: bool(stored)
+    ):
+        stored = _tuples(
             connection,
             _INSERT_CHECKED,
             {
+                **meeting,
                 "occurred_on": day,
                 "description": description,
                 "created_by": created_by,
@@ -350,6 +412,7 @@ def _insert_checked_postgresql(
                 **audit.sql_event_params(action),
             },
         )
+    return stored
 
 
 def delete_transaction(tx_id: int) -> None:

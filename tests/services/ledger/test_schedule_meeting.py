@@ -7,8 +7,13 @@ takes the occurrence over. The test clock's today is Saturday 2026-11-21."""
 
 from __future__ import annotations
 
-import pytest
+import sqlite3
 
+import psycopg
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from app.services.ledger import schedule_meeting
 from tests.testkit import events
 
 
@@ -188,3 +193,34 @@ def test_a_correction_takes_the_occurrence_over_when_it_still_qualifies(api, boo
     # A replacement that no longer qualifies leaves the occurrence open.
     _correct(api, books, fixed, "2026-10-03", 9999)
     assert closed(api) == []
+
+
+def test_a_payment_that_meets_a_schedule_is_rerun_whole_when_the_database_asks(
+    app, api, books, post_tx, dialect, monkeypatch
+):
+    """On PostgreSQL a plain posting is first sent as one statement of its own that
+    writes only when no schedule may meet it (transactions._posted_unless_it_may_meet).
+    For a payment that meets one, that statement wrote nothing, so the unit (the
+    posting and its meeting, one database transaction) is still re-run whole when the
+    database asks for a retry: stored once, and met (on SQLite the unit is always
+    re-run whole)."""
+    made = schedule(api, books)
+    real, calls = schedule_meeting.meet_new, []
+
+    def deadlock_once(*args, **kwargs):
+        calls.append(1)
+        real(*args, **kwargs)
+        if len(calls) == 1:
+            cause = (
+                psycopg.errors.DeadlockDetected("deadlock")
+                if dialect == "postgresql"
+                else sqlite3.OperationalError("database is locked")
+            )
+            raise OperationalError("INSERT ...", {}, cause)
+
+    monkeypatch.setattr(schedule_meeting, "meet_new", deadlock_once)
+    paid = pay(post_tx, books, "2026-11-02")
+    assert len(calls) == 2
+    assert closed(api, made) == [(made, "2026-11-01", "met", paid)]
+    payments = api.get("/transactions", query_string={"q": "Dues"}).get_json()
+    assert [t["id"] for t in payments] == [paid]
