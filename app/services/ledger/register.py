@@ -27,9 +27,9 @@ the whole and cleared balances come in the same statement (_figures), never a sc
 of the account's history. The cleared balance costs what the account has cleared
 (the partial index ix_entries_cleared). Each statement's text is compiled once per
 process (store.FixedStatement, _execute), the account read as one of them too
-(accounts.account_dict): about 1 ms of Python a page less. Figures at 1M transactions:
-docs/performance.md, "The register page, second round" and "The register page, third
-round (issue 47)".
+(accounts.account_dict): about 0.4 ms a page less, served. Figures at 1M
+transactions: docs/performance.md, "Books at scale: the register page (second round,
+issue 20)" and "Pages of the listing and of a register" (its third round, issue 47).
 """
 
 from __future__ import annotations
