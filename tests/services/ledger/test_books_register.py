@@ -106,6 +106,9 @@ def test_register_refusals(api, card_books):
     card = card_books["card"]
     assert api.get("/accounts/999/register").status_code == 404
     assert api.get("/accounts/999/register").get_json() == {"error": "no such account"}
+    for beyond in (2**31, 2**63, 2**64):  # past the INTEGER id column, and past 64 bits
+        r = api.get(f"/accounts/{beyond}/register")
+        assert (r.status_code, r.get_json()) == (404, {"error": "no such account"}), beyond
     for query, word in [
         ("limit=0", "limit"),
         ("limit=501", "limit"),
