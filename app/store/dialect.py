@@ -6,6 +6,8 @@ a statement built once per dialect (per_dialect), and insert() / upsert() for an
 INSERT that skips or updates the row it collides with. Both stores spell ON CONFLICT
 alike (on_conflict_do_nothing / on_conflict_do_update), so one builder serves both.
 int_array(): the one text literal of a PostgreSQL integer array a statement casts.
+as_date(): a DATE column's value as a driver gives it without SQLAlchemy's result
+types (SQLite: its ISO text), as a date.
 in_chunks(): values cut into IN lists of at most IN_LIST_MAX, one statement each
 (SQLite's oldest builds take at most 999 parameters a statement).
 
@@ -16,6 +18,7 @@ session's. Only two stores are served: whatever is not PostgreSQL is SQLite.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import date
 from typing import Any, TypeVar
 
 from sqlalchemy.dialects import postgresql as _postgresql
@@ -30,6 +33,12 @@ _INSERT = {POSTGRESQL: _postgresql.insert, SQLITE: _sqlite.insert}
 IN_LIST_MAX = 900  # values per IN list: under SQLite's oldest parameter limit (999)
 
 T = TypeVar("T")
+
+
+def as_date(value) -> date:
+    """A DATE column's value as the driver gives it (PostgreSQL: a date; SQLite: its
+    stored ISO text), as a date."""
+    return value if isinstance(value, date) else date.fromisoformat(value)
 
 
 def name(bind=None) -> str:

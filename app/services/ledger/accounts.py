@@ -127,7 +127,7 @@ def account_dict(account_id: int) -> dict:
         row = _AS_DICT.execute(db.session.connection(), {"account_id": account_id}).first()
     if row is None:
         raise NotFoundError("no such account")
-    return {"id": row.id, "name": row.name, "kind": row.kind, "archived": bool(row.archived)}
+    return as_dict(row)
 
 
 def lock_account(account_id: int) -> Account:

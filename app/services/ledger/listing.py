@@ -178,7 +178,7 @@ def page(query: ListingQuery) -> Page:
     next_cursor = None
     if more:
         last_id, last_day = rows[-1][0], rows[-1][1]
-        next_cursor = cursors.encode(KIND, scope, _as_date(last_day), int(last_id))
+        next_cursor = cursors.encode(KIND, scope, dialect.as_date(last_day), int(last_id))
     ids = [int(r[0]) for r in rows]
     counts = documents.counts(connection, ids)
     return Page(
@@ -245,10 +245,6 @@ def _narrowing(connection, needle: str, keyset: list):
         rows = _tuples(connection, sample.limit(SAMPLE_ROWS))
         return search.postgresql_condition(needle, [r[0] for r in rows])
     return search.sqlite_condition(connection, needle)
-
-
-def _as_date(value) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(value)
 
 
 # --- rendering: header rows -> the listing's JSON text (plain or paged) -----------

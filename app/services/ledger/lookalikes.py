@@ -18,7 +18,7 @@ from sqlalchemy import exists, select, tuple_
 
 from ...extensions import db
 from ...models import Entry, Transaction
-from .validate import ID_MAX
+from .validate import id_in_range
 
 WINDOW_DAYS = 3
 LIMIT = 5
@@ -98,7 +98,7 @@ def look_alikes_of_many(
     # Only ids an account can have (accounts.id is a 32-bit INTEGER: PostgreSQL refuses
     # to compare it with a larger one); a row naming another matches nothing anyway.
     accounts = sorted(
-        {pair[0] for signature in wanted for pair in signature if abs(pair[0]) <= ID_MAX}
+        {pair[0] for signature in wanted for pair in signature if id_in_range(pair[0])}
     )
     touching = (
         select(Entry.transaction_id)

@@ -283,7 +283,7 @@ def _ranked_days(
         pg_setting="" if _is_sqlite() else _SERIAL,
     )
     row = _execute(sql, params, tuple(dates)).one()
-    days = [None if v is None else _day(v) for v in row[: len(ranks)]]
+    days = [None if v is None else dialect.as_date(v) for v in row[: len(ranks)]]
     n = len(ranks)
     sums = (int(row[n + 1] or 0), int(row[n + 2] or 0)) if whole else None
     return days, int(row[n]), sums
@@ -360,7 +360,7 @@ def _spans_read(
     sql = " UNION ALL ".join(parts) + " LIMIT :n"
     rows = _execute(sql, params, tuple(dates)).all()
     # In the page's order whatever order the store returned the concatenation in.
-    return sorted(rows, key=lambda r: (_day(r.occurred_on), r.id), reverse=True)
+    return sorted(rows, key=lambda r: (dialect.as_date(r.occurred_on), r.id), reverse=True)
 
 
 def _ranks(first: int, wanted: int) -> list[int]:
@@ -460,11 +460,11 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
     more = len(rows) > limit
     rows = rows[:limit]
     sign = reports.sign_for(account["kind"])
-    top = (_day(rows[0].occurred_on), int(rows[0].id)) if rows else None
+    top = (dialect.as_date(rows[0].occurred_on), int(rows[0].id)) if rows else None
     same_day = None
-    if top is not None and (not more or _day(rows[-1].occurred_on) < top[0]):
+    if top is not None and (not more or dialect.as_date(rows[-1].occurred_on) < top[0]):
         # Every entry of the top entry's day up to it is on this page.
-        same_day = sum(r.amount_cents for r in rows if _day(r.occurred_on) == top[0])
+        same_day = sum(r.amount_cents for r in rows if dialect.as_date(r.occurred_on) == top[0])
     if sums is not None:  # the newest entry's running balance is the whole balance
         total, cleared = sums
         running, cleared_to = total, cleared
@@ -476,7 +476,7 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
             {
                 "entry_id": row.id,
                 "transaction_id": row.transaction_id,
-                "occurred_on": _day(row.occurred_on).isoformat(),
+                "occurred_on": dialect.as_date(row.occurred_on).isoformat(),
                 "description": row.description,
                 "amount_cents": row.amount_cents,
                 "balance_cents": sign * running,
@@ -489,7 +489,7 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
     next_cursor = None
     if more:
         last = rows[-1]
-        next_cursor = cursors.encode(kind, scope, _day(last.occurred_on), int(last.id))
+        next_cursor = cursors.encode(kind, scope, dialect.as_date(last.occurred_on), int(last.id))
     return {
         "account": account,
         "balance_cents": sign * total,
@@ -498,7 +498,3 @@ def register(account_id: int, start, end, limit: int | None, cursor: str | None)
         "items": items,
         "next_cursor": next_cursor,
     }
-
-
-def _day(value) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(value)

@@ -92,21 +92,22 @@ _CANDIDATES = {
     which: store.FixedStatement(text(f"SELECT {_COLUMN_NAMES} FROM schedules WHERE {condition}"))
     for which, condition in MAY_MEET.items()
 }
-# MAY_MEET's parameters for a posting that is to meet nothing (a schedule's own): no
-# account id, so no schedule.
+# MAY_MEET's parameters (PostgreSQL) for a posting no schedule may meet (a schedule's
+# own, or one with fewer than two accounts a schedule could name): no account id, so
+# the condition never holds.
 MEET_NOTHING = {"meet_ids": "{}", "meet_low": 0, "meet_high": 0}
 
 
-def may_meet_params(entries, which: str) -> dict:
+def may_meet_params(entries, which: str) -> dict | None:
     """MAY_MEET's parameters for a posting's (account_id, amount_cents) entries on store
-    `which`. An id beyond the INTEGER column names no schedule's account (and
-    PostgreSQL would refuse to compare it): the posting refuses it in its own words.
-    Fewer than two such ids: none, as no schedule can then be met."""
+    `which`; None when no schedule can meet it: fewer than two of its ids can name an
+    account (an id beyond the INTEGER column names none, and PostgreSQL would refuse
+    to compare it: the posting refuses it in its own words)."""
     parsed = list(entries)
     ids = sorted({a for a, _ in parsed if validate.id_in_range(a)})
     if len(ids) < 2:
-        ids = []
-    amounts = [int(c) for _, c in parsed] or [0]
+        return None
+    amounts = [int(c) for _, c in parsed]
     return {
         "meet_ids": "[" + ",".join(map(str, ids)) + "]"
         if which == dialect.SQLITE
@@ -127,16 +128,11 @@ def candidates(entries) -> list[Candidate]:
     connection = db.session.connection()
     which = dialect.name(connection)
     params = may_meet_params(entries, which)
-    if params["meet_ids"] in ("[]", "{}"):
+    if params is None:
         return []
     with store.on_its_own(connection, when=store.is_sole_write()):
         rows = _CANDIDATES[which].execute(connection, params).all()
-    return [Candidate._make((*r[:8], _day(r[8]), r[9])) for r in rows]
-
-
-def _day(value) -> date:
-    """A date column as the driver gives it (SQLite: its ISO text)."""
-    return value if isinstance(value, date) else date.fromisoformat(value)
+    return [Candidate._make((*r[:8], dialect.as_date(r[8]), r[9])) for r in rows]
 
 
 def amount_fits(c, amount: int) -> bool:

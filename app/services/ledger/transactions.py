@@ -111,8 +111,11 @@ def record_transaction(
     found: list = []
     tx_id = None
     if schedule is None:
-        if not kept:
-            tx_id = _posted_unless_it_may_meet(day, description, parsed, created_by, action, links)
+        if not kept:  # PostgreSQL: posted unless a schedule may meet it (None: not posted)
+            connection = db.session.connection()
+            tx_id = _in_one_statement(
+                connection, day, description, created_by, parsed, action, links, True, True
+            )
         if tx_id is None:
             found = schedule_meeting.candidates(parsed)
     if tx_id is None:
@@ -128,23 +131,14 @@ def record_transaction(
     return tx_id
 
 
-def _posted_unless_it_may_meet(day, description, parsed, created_by, action, links) -> int | None:
-    """PostgreSQL: the posting's id, written by its one statement unless a schedule may
-    meet it (schedule_meeting.MAY_MEET, checked in the same statement); None when it
-    wrote nothing (a schedule may meet it, or a refusal, which posting again through
-    _post names) and on SQLite (no round trip to save there)."""
-    connection = db.session.connection()
-    return _in_one_statement(
-        connection, day, description, created_by, parsed, action, links, True, True
-    )
-
-
 def _in_one_statement(
     connection, day, description, created_by, parsed, action, links, alone: bool, meet: bool
 ) -> int | None:
     """PostgreSQL, a posting of at most ENTRY_CHUNK entries: its id, written with its
-    pending audit event by _INSERT_CHECKED (`meet`: only if no schedule may meet it);
-    None when that wrote nothing, and on SQLite."""
+    pending audit event by _INSERT_CHECKED (`meet`: only if no schedule may meet it,
+    schedule_meeting.MAY_MEET checked in the same statement); None when that wrote
+    nothing (a schedule may meet it, or a refusal, which posting again through _post
+    names), and on SQLite (no round trip to save there)."""
     if not dialect.is_postgresql(connection) or len(parsed) > ENTRY_CHUNK:
         return None
     stored = _insert_checked_postgresql(
@@ -320,7 +314,7 @@ def _insert_entries(connection, rows: list[dict]) -> list[tuple]:
 # commit (services/ledger/audit/writing.py). With a posting's schedule parameters
 # (schedule_meeting.may_meet_params) the header is inserted only when no schedule may
 # meet the posting: the usual posting then needs no read of the schedules of its own
-# (transactions._posted_unless_it_may_meet); with MEET_NOTHING the condition holds.
+# (record_transaction); with MEET_NOTHING the condition holds.
 _INSERT_CHECKED = text(
     """
     WITH books AS (
@@ -382,10 +376,8 @@ def _insert_checked_postgresql(
     accounts = {account_id for account_id, _ in parsed}
     obj_before, obj_after = audit.transaction_object_parts(day, description, **links)
     meeting = (
-        schedule_meeting.may_meet_params(parsed, dialect.POSTGRESQL)
-        if meet
-        else schedule_meeting.MEET_NOTHING
-    )
+        meet and schedule_meeting.may_meet_params(parsed, dialect.POSTGRESQL)
+    ) or schedule_meeting.MEET_NOTHING
     stored: list = []
     # The caller's sole write (store.sole_write: POST /transactions without a key or a
     # correction) runs as a transaction of its own when nothing of the unit has begun

@@ -41,13 +41,21 @@ def _grow(account: int, other: int, n: int) -> None:
         conn.execute(text("VACUUM ANALYZE"))
 
 
-def test_a_wide_span_is_probed_not_hashed(app, dialect, make_account):
+def _grown_bank(app, dialect, make_account, why: str) -> int:
+    """PostgreSQL only (else skipped for `why`): a bank account grown by _grow."""
     if dialect != "postgresql":
-        pytest.skip("PostgreSQL's join choice (SQLite is told its join order: CROSS JOIN)")
+        pytest.skip(why)
     bank = make_account("Bank", "asset")
     food = make_account("Food", "expense")
     with app.app_context():
         _grow(bank, food, 30_000)
+    return bank
+
+
+def test_a_wide_span_is_probed_not_hashed(app, dialect, make_account):
+    why = "PostgreSQL's join choice (SQLite is told its join order: CROSS JOIN)"
+    bank = _grown_bank(app, dialect, make_account, why)
+    with app.app_context():
         # What _page_rows does: the days (their statement sets the read's planner
         # settings), then the entries of a span of 100 days (1,000 transactions)
         # below the newest.
@@ -73,14 +81,12 @@ def test_a_wide_span_is_probed_not_hashed(app, dialect, make_account):
 
 
 def test_a_deep_pages_spans_are_read_without_jit_or_workers(app, dialect, make_account):
-    if dialect != "postgresql":
-        pytest.skip("PostgreSQL's JIT and parallel workers (SQLite has neither)")
-    bank = make_account("Bank", "asset")
-    food = make_account("Food", "expense")
+    bank = _grown_bank(
+        app, dialect, make_account, "PostgreSQL's JIT and parallel workers (SQLite has neither)"
+    )
     with app.app_context():
         if not db.session.execute(text("SELECT pg_jit_available()")).scalar():
             pytest.skip("this PostgreSQL server has no JIT")
-        _grow(bank, food, 30_000)
         kind = f"register:{bank}"
         deep = cursors.encode(kind, cursors.scope_of(kind, None, None), date(2018, 1, 1), 10**9)
         spans: list = []

@@ -199,7 +199,7 @@ def test_a_payment_that_meets_a_schedule_is_rerun_whole_when_the_database_asks(
     app, api, books, post_tx, dialect, monkeypatch
 ):
     """On PostgreSQL a plain posting is first sent as one statement of its own that
-    writes only when no schedule may meet it (transactions._posted_unless_it_may_meet).
+    writes only when no schedule may meet it (transactions.record_transaction).
     For a payment that meets one, that statement wrote nothing, so the unit (the
     posting and its meeting, one database transaction) is still re-run whole when the
     database asks for a retry: stored once, and met (on SQLite the unit is always
